@@ -1,0 +1,212 @@
+"""Errors raised by the agent runtime. Each has a stable ``.code``.
+
+    AgentError
+    ├── SnapshotNotFound       AGENT_RESUME_NO_SNAPSHOT_FOUND
+    ├── ToolCallNotSuspended   AGENT_RESUME_TOOL_CALL_NOT_SUSPENDED
+    │   └── AmbiguousToolCall  AGENT_RESUME_AMBIGUOUS_TOOL_CALL
+    ├── AlreadyDecided         APPROVAL_ALREADY_DECIDED
+    ├── FingerprintMismatch    APPROVAL_FINGERPRINT_MISMATCH
+    ├── InvalidResumeData      AGENT_RESUME_INVALID_DATA
+    ├── InvalidToolArgs        APPROVAL_INVALID_ARGS
+    ├── ApprovalExpired        APPROVAL_EXPIRED
+    ├── AgentConfigError       AGENT_CONFIG_INVALID
+    ├── ModelError             MODEL_ERROR
+    └── ScriptExhausted        MODEL_SCRIPT_EXHAUSTED (agents.models.ScriptedModel)
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, ClassVar
+
+
+class AgentError(Exception):
+    """Root of every error raised by the ``agents`` package."""
+
+    code: ClassVar[str] = "AGENT_ERROR"
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-safe description (``code`` and ``message``) for APIs and logs."""
+        return {"code": self.code, "message": str(self)}
+
+
+class SnapshotNotFound(AgentError):
+    """Storage has never seen this run (or it was stored somewhere else)."""
+
+    code = "AGENT_RESUME_NO_SNAPSHOT_FOUND"
+
+    def __init__(self, run_id: str) -> None:
+        self.run_id = run_id
+        super().__init__(
+            f"no suspended run {run_id!r} in storage. If it was started by another process or "
+            "before a restart, configure persistent storage shared by both (STORAGE_URL="
+            "sqlite+aiosqlite:///./data/countersign.db or postgresql+asyncpg://…, or pass "
+            "storage=create_storage(url) to the Agent); an in-memory store forgets runs on exit"
+        )
+
+
+class ToolCallNotSuspended(AgentError):
+    """The run exists, but the given tool call is not waiting for this kind of decision."""
+
+    code = "AGENT_RESUME_TOOL_CALL_NOT_SUSPENDED"
+
+    def __init__(self, run_id: str, tool_call_id: str | None, detail: str = "") -> None:
+        self.run_id = run_id
+        self.tool_call_id = tool_call_id
+        super().__init__(
+            detail
+            or f"tool call {tool_call_id!r} of run {run_id!r} is not suspended; list the "
+            "pending calls with list_suspended_runs() and pass one of their tool_call_id"
+        )
+
+
+class AmbiguousToolCall(ToolCallNotSuspended):
+    """Several calls are pending and none was named."""
+
+    code = "AGENT_RESUME_AMBIGUOUS_TOOL_CALL"
+
+    def __init__(self, run_id: str, candidates: list[str]) -> None:
+        self.candidates = candidates
+        super().__init__(
+            run_id,
+            None,
+            f"{len(candidates)} tool calls are pending ({', '.join(candidates)}); "
+            "pass tool_call_id to say which one you decide",
+        )
+
+
+class AlreadyDecided(AgentError):
+    """Someone decided this call first; nothing was run a second time."""
+
+    code = "APPROVAL_ALREADY_DECIDED"
+
+    def __init__(
+        self,
+        run_id: str,
+        tool_call_id: str | None,
+        *,
+        decision: str,
+        decided_by: str | None,
+        decided_at: datetime,
+    ) -> None:
+        self.run_id = run_id
+        self.tool_call_id = tool_call_id
+        self.decision = decision
+        self.decided_by = decided_by
+        self.decided_at = decided_at
+        who = decided_by or "someone"
+        super().__init__(
+            f"tool call {tool_call_id!r} of run {run_id!r} was already {decision} by {who} "
+            f"at {decided_at.isoformat()}; a decision is single-use, nothing was run again"
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            **super().to_dict(),
+            "decision": self.decision,
+            "decided_by": self.decided_by,
+            "decided_at": self.decided_at.isoformat(),
+        }
+
+
+class FingerprintMismatch(AgentError):
+    """The decision was made on different arguments than the ones pending."""
+
+    code = "APPROVAL_FINGERPRINT_MISMATCH"
+
+    def __init__(self, run_id: str, tool_call_id: str, expected: str, given: str) -> None:
+        self.run_id = run_id
+        self.tool_call_id = tool_call_id
+        self.expected = expected
+        self.given = given
+        super().__init__(
+            f"the fingerprint given for tool call {tool_call_id!r} of run {run_id!r} does not "
+            "match the pending call: it was shown with other arguments. Reload the pending "
+            "call and decide again; nothing was run"
+        )
+
+
+class InvalidResumeData(AgentError):
+    """Resume data does not validate against the tool's ``resume_schema``."""
+
+    code = "AGENT_RESUME_INVALID_DATA"
+
+    def __init__(self, tool_call_id: str, errors: list[dict[str, Any]]) -> None:
+        self.tool_call_id = tool_call_id
+        self.errors = errors
+        super().__init__(
+            f"resume data for tool call {tool_call_id!r} does not match its resume_schema: "
+            f"{_summary(errors)}. The call is still suspended; send valid data"
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**super().to_dict(), "errors": self.errors}
+
+
+class InvalidToolArgs(AgentError):
+    """Edited arguments given on approve do not validate against the tool's input schema."""
+
+    code = "APPROVAL_INVALID_ARGS"
+
+    def __init__(self, tool_call_id: str, errors: list[dict[str, Any]]) -> None:
+        self.tool_call_id = tool_call_id
+        self.errors = errors
+        super().__init__(
+            f"edited arguments for tool call {tool_call_id!r} are invalid: {_summary(errors)}. "
+            "Nothing was claimed: the call is still pending"
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**super().to_dict(), "errors": self.errors}
+
+
+class ApprovalExpired(AgentError):
+    """The pending call expired before it was decided (it was declined as expired)."""
+
+    code = "APPROVAL_EXPIRED"
+
+    def __init__(self, run_id: str, tool_call_id: str | None) -> None:
+        self.run_id = run_id
+        self.tool_call_id = tool_call_id
+        super().__init__(
+            f"tool call {tool_call_id!r} of run {run_id!r} expired before it was decided; "
+            "it was declined and did not run. Ask the agent again to get a new request"
+        )
+
+
+class AgentConfigError(AgentError):
+    """An ``Agent`` was built or called with options it cannot use."""
+
+    code = "AGENT_CONFIG_INVALID"
+
+
+class ModelError(AgentError):
+    """The model provider failed for good (after its own retries)."""
+
+    code = "MODEL_ERROR"
+
+    def __init__(
+        self, message: str, *, status: int | None = None, request_id: str | None = None
+    ) -> None:
+        self.status = status
+        self.request_id = request_id
+        parts = [message]
+        if status is not None:
+            parts.append(f"status {status}")
+        if request_id:
+            parts.append(f"request id {request_id}")
+        super().__init__("; ".join(parts))
+
+
+class ScriptExhausted(AgentError):
+    """A ``ScriptedModel`` was asked for more answers than its script holds."""
+
+    code = "MODEL_SCRIPT_EXHAUSTED"
+
+
+def _summary(errors: list[dict[str, Any]]) -> str:
+    parts = []
+    for error in errors[:5]:
+        loc = ".".join(str(p) for p in error.get("loc", ()) or ()) or "(root)"
+        parts.append(f"{loc}: {error.get('msg')}")
+    return "; ".join(parts) or "invalid"

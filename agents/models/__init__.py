@@ -1,0 +1,51 @@
+"""Models: the ``Model`` protocol, ``ScriptedModel`` for tests, the OpenAI adapter.
+
+Example:
+    >>> from agents.models import ScriptedModel, call, reply
+    >>> model = ScriptedModel([call("delete_record", {"id": "abc-123"}), reply("Done.")])
+"""
+
+from agents.errors import ModelError, ScriptExhausted
+from agents.models._base import (
+    Model,
+    ModelEvent,
+    ModelRequest,
+    ObjectOutput,
+    TextDelta,
+    ToolCallRequest,
+    Usage,
+)
+from agents.models._scripted import (
+    Call,
+    Calls,
+    Obj,
+    Reply,
+    ScriptedModel,
+    ScriptItem,
+    call,
+    calls,
+    obj,
+    reply,
+)
+
+__all__ = [
+    "Call",
+    "Calls",
+    "Model",
+    "ModelError",
+    "ModelEvent",
+    "ModelRequest",
+    "Obj",
+    "ObjectOutput",
+    "Reply",
+    "ScriptExhausted",
+    "ScriptItem",
+    "ScriptedModel",
+    "TextDelta",
+    "ToolCallRequest",
+    "Usage",
+    "call",
+    "calls",
+    "obj",
+    "reply",
+]

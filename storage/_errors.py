@@ -1,0 +1,28 @@
+"""Errors raised by storage backends.
+
+    StorageError
+    ├── StorageConfigError      the storage URL cannot be used
+    └── SnapshotVersionConflict another process changed a snapshot first
+"""
+
+from __future__ import annotations
+
+
+class StorageError(Exception):
+    """Root of every error raised by the ``storage`` package."""
+
+
+class StorageConfigError(StorageError):
+    """The storage URL names no backend or cannot be opened."""
+
+
+class SnapshotVersionConflict(StorageError):
+    """A snapshot was written by someone else since it was read; reload it and retry."""
+
+    def __init__(self, run_id: str, expected_version: int) -> None:
+        self.run_id = run_id
+        self.expected_version = expected_version
+        super().__init__(
+            f"snapshot of run {run_id!r} is no longer at version {expected_version}: "
+            "another process changed it; reload the snapshot and apply the change again"
+        )

@@ -1,0 +1,176 @@
+"""``InMemoryStorage``: the protocol in one process's memory (tests, demos; lost on exit)."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import time
+from collections.abc import Sequence
+from datetime import datetime
+
+from storage._errors import SnapshotVersionConflict
+from storage._records import (
+    AuditEvent,
+    ClaimRecord,
+    MessageRecord,
+    SnapshotRecord,
+    ThreadRecord,
+    utcnow,
+)
+
+
+class InMemoryStorage:
+    """Everything in dicts guarded by one lock; ``memory://`` selects it.
+
+    Example:
+        >>> store = InMemoryStorage()
+    """
+
+    def __init__(self) -> None:
+        self._lock = asyncio.Lock()
+        self._snapshots: dict[str, SnapshotRecord] = {}
+        self._claims: dict[tuple[str, str], ClaimRecord] = {}
+        self._threads: dict[str, ThreadRecord] = {}
+        self._messages: dict[str, list[MessageRecord]] = {}
+        self._audit: list[AuditEvent] = []
+        self._values: dict[str, tuple[str, float]] = {}
+
+    # -- snapshots -------------------------------------------------------------------------
+    async def save_snapshot(self, record: SnapshotRecord) -> None:
+        async with self._lock:
+            current = self._snapshots.get(record.run_id)
+            stored_version = current.version if current else 0
+            if stored_version != record.version - 1:
+                raise SnapshotVersionConflict(record.run_id, record.version - 1)
+            self._snapshots[record.run_id] = record
+
+    async def load_snapshot(self, run_id: str) -> SnapshotRecord | None:
+        return self._snapshots.get(run_id)
+
+    async def delete_snapshot(self, run_id: str) -> None:
+        async with self._lock:
+            self._snapshots.pop(run_id, None)
+
+    async def list_snapshots(
+        self,
+        *,
+        agent_id: str | None = None,
+        thread_id: str | None = None,
+        resource_id: str | None = None,
+        offset: int = 0,
+        limit: int | None = None,
+    ) -> tuple[list[SnapshotRecord], int]:
+        found = [
+            s
+            for s in self._snapshots.values()
+            if (agent_id is None or s.agent_id == agent_id)
+            and (thread_id is None or s.thread_id == thread_id)
+            and (resource_id is None or s.resource_id == resource_id)
+        ]
+        found.sort(key=lambda s: (s.suspended_at, s.run_id), reverse=True)
+        end = None if limit is None else offset + limit
+        return found[offset:end], len(found)
+
+    # -- claims ----------------------------------------------------------------------------
+    async def claim(self, record: ClaimRecord) -> ClaimRecord | None:
+        async with self._lock:
+            existing = self._claims.get((record.run_id, record.key))
+            if existing is not None:
+                return existing
+            self._claims[(record.run_id, record.key)] = record
+            return None
+
+    async def complete_claim(self, run_id: str, key: str, outcome: dict[str, object]) -> None:
+        async with self._lock:
+            existing = self._claims[(run_id, key)]
+            self._claims[(run_id, key)] = dataclasses.replace(
+                existing, status="completed", outcome=dict(outcome), completed_at=utcnow()
+            )
+
+    async def list_claims(self, run_id: str) -> list[ClaimRecord]:
+        found = [c for (rid, _), c in self._claims.items() if rid == run_id]
+        return sorted(found, key=lambda c: c.decided_at)
+
+    async def list_unfinished_claims(self, claimed_before: datetime) -> list[ClaimRecord]:
+        found = [
+            c
+            for c in self._claims.values()
+            if c.status == "claimed" and c.decided_at < claimed_before
+        ]
+        return sorted(found, key=lambda c: c.decided_at)
+
+    # -- memory ----------------------------------------------------------------------------
+    async def save_thread(self, record: ThreadRecord) -> None:
+        self._threads[record.thread_id] = record
+
+    async def get_thread(self, thread_id: str) -> ThreadRecord | None:
+        return self._threads.get(thread_id)
+
+    async def append_messages(self, records: Sequence[MessageRecord]) -> None:
+        async with self._lock:
+            for record in records:
+                self._messages.setdefault(record.thread_id, []).append(record)
+
+    async def list_messages(
+        self, thread_id: str, *, limit: int | None = None, exclude_run_id: str | None = None
+    ) -> list[MessageRecord]:
+        found = [
+            m
+            for m in self._messages.get(thread_id, [])
+            if exclude_run_id is None or m.run_id != exclude_run_id
+        ]
+        return found if limit is None else found[-limit:] if limit > 0 else []
+
+    # -- audit -----------------------------------------------------------------------------
+    async def append_audit(self, event: AuditEvent) -> None:
+        self._audit.append(event)
+
+    async def query_audit(
+        self,
+        *,
+        run_id: str | None = None,
+        tool_call_id: str | None = None,
+        thread_id: str | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        limit: int | None = None,
+    ) -> list[AuditEvent]:
+        found = [
+            e
+            for e in self._audit
+            if (run_id is None or e.run_id == run_id)
+            and (tool_call_id is None or e.tool_call_id == tool_call_id)
+            and (thread_id is None or e.thread_id == thread_id)
+            and (since is None or e.at >= since)
+            and (until is None or e.at < until)
+        ]
+        found.sort(key=lambda e: e.at)
+        return found if limit is None else found[:limit]
+
+    # -- key → value -----------------------------------------------------------------------
+    async def add_if_absent(self, key: str, value: str, ttl_seconds: float) -> bool:
+        async with self._lock:
+            if self._live_value(key) is not None:
+                return False
+            self._values[key] = (value, time.monotonic() + ttl_seconds)
+            return True
+
+    async def get_value(self, key: str) -> str | None:
+        return self._live_value(key)
+
+    async def delete_value(self, key: str) -> None:
+        self._values.pop(key, None)
+
+    def _live_value(self, key: str) -> str | None:
+        entry = self._values.get(key)
+        if entry is None:
+            return None
+        value, expires = entry
+        if expires <= time.monotonic():
+            del self._values[key]
+            return None
+        return value
+
+    async def close(self) -> None:
+        return None
+

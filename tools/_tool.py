@@ -1,0 +1,178 @@
+"""``create_tool`` and the ``Tool`` it returns."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel, TypeAdapter, ValidationError
+
+from tools._context import ApprovalContext, Suspended, ToolContext, _errors
+from tools._errors import ToolDefinitionError, ToolInputError, ToolOutputError
+
+ApprovalPredicate = Callable[[ApprovalContext], bool | Awaitable[bool]]
+"""Sync or async ``(ApprovalContext) -> bool``: True means the call needs approval."""
+
+Execute = Callable[[Any, ToolContext], Any]
+"""``async def (input, ctx)`` (or a plain def, run in a worker thread)."""
+
+_JSON = TypeAdapter(Any)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Tool:
+    """A tool an agent can call. Build one with ``create_tool``."""
+
+    id: str
+    """Stable identifier; the name the model sees when tools are given as a list."""
+    description: str
+    """What the tool does, shown to the model."""
+    input_schema: type[BaseModel]
+    """Pydantic model of the arguments; its JSON schema is what the model sees."""
+    execute: Execute
+    """The implementation."""
+    output_schema: type[BaseModel] | None = None
+    """Optional pydantic model the result is validated against."""
+    suspend_schema: type[BaseModel] | None = None
+    """Optional pydantic model ``ctx.suspend()`` payloads are validated against."""
+    resume_schema: type[BaseModel] | None = None
+    """Optional pydantic model resume data is validated against."""
+    require_approval: bool | ApprovalPredicate = False
+    """True, or a predicate: when it holds, the call waits for a person before running."""
+    idempotent: bool = False
+    """True when running twice with one ``idempotency_key`` is safe (retried after a crash)."""
+
+    def parameters_schema(self) -> dict[str, Any]:
+        """The JSON schema of the input, as sent to the model."""
+        return self.input_schema.model_json_schema()
+
+    def resume_json_schema(self) -> dict[str, Any] | None:
+        """The JSON schema of the resume data, or None."""
+        return None if self.resume_schema is None else self.resume_schema.model_json_schema()
+
+    def parse_input(self, args: dict[str, Any]) -> BaseModel:
+        """Validate arguments against the input schema (``ToolInputError`` when invalid)."""
+        try:
+            return self.input_schema.model_validate(args)
+        except ValidationError as exc:
+            raise ToolInputError(self.id, _errors(exc)) from None
+
+    def parse_resume(self, data: Any) -> BaseModel | None:
+        """Validate resume data against the resume schema (raises pydantic ``ValidationError``)."""
+        if self.resume_schema is None:
+            return None
+        return self.resume_schema.model_validate(data)
+
+    async def needs_approval(self, context: ApprovalContext) -> bool:
+        """Evaluate ``require_approval``; a predicate that raises means approval is required."""
+        return await evaluate_predicate(self.require_approval, context)
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> Any:
+        """Validate, execute and check the output; returns JSON-safe data or ``Suspended``."""
+        parsed = self.parse_input(args)
+        ctx.suspend_schema = self.suspend_schema
+        ctx.tool_id = self.id
+        if inspect.iscoroutinefunction(self.execute):
+            result = await self.execute(parsed, ctx)
+        else:
+            result = await asyncio.to_thread(self.execute, parsed, ctx)
+            if inspect.isawaitable(result):
+                result = await result
+        if ctx.suspended_with is not None:
+            return Suspended(ctx.suspended_with)
+        if isinstance(result, Suspended):
+            return result
+        return self._check_output(result)
+
+    def _check_output(self, result: Any) -> Any:
+        if self.output_schema is not None:
+            try:
+                result = self.output_schema.model_validate(
+                    result.model_dump() if isinstance(result, BaseModel) else result
+                )
+            except ValidationError as exc:
+                raise ToolOutputError(
+                    f"tool {self.id!r} returned a result its output_schema rejects: {exc}"
+                ) from None
+        try:
+            return _JSON.dump_python(result, mode="json")
+        except Exception as exc:
+            raise ToolOutputError(
+                f"tool {self.id!r} returned {type(result).__name__}, which is not JSON-safe; "
+                "return a dict, list, str, number, bool, None or a pydantic model"
+            ) from exc
+
+
+async def evaluate_predicate(
+    requirement: bool | ApprovalPredicate | None, context: ApprovalContext
+) -> bool:
+    """True when ``requirement`` asks for approval; a raising predicate counts as True."""
+    if requirement is None or isinstance(requirement, bool):
+        return bool(requirement)
+    try:
+        verdict = requirement(context)
+        if inspect.isawaitable(verdict):
+            verdict = await verdict
+        return bool(verdict)
+    except Exception:
+        return True
+
+
+def create_tool(
+    *,
+    id: str,
+    description: str,
+    input_schema: type[BaseModel],
+    execute: Execute,
+    output_schema: type[BaseModel] | None = None,
+    suspend_schema: type[BaseModel] | None = None,
+    resume_schema: type[BaseModel] | None = None,
+    require_approval: bool | ApprovalPredicate = False,
+    idempotent: bool = False,
+) -> Tool:
+    """Define a tool.
+
+    Example:
+        >>> from pydantic import BaseModel
+        >>> class DeleteInput(BaseModel):
+        ...     id: str
+        >>> async def delete_record(input: DeleteInput, ctx: ToolContext) -> dict:
+        ...     return {"deleted": input.id}
+        >>> delete_tool = create_tool(id="delete-record", description="Delete a record by ID",
+        ...                           input_schema=DeleteInput, execute=delete_record,
+        ...                           require_approval=True)
+    """
+    if not id or not isinstance(id, str):
+        raise ToolDefinitionError("create_tool needs a non-empty string id")
+    for name, schema in (
+        ("input_schema", input_schema),
+        ("output_schema", output_schema),
+        ("suspend_schema", suspend_schema),
+        ("resume_schema", resume_schema),
+    ):
+        if schema is not None and not (
+            isinstance(schema, type) and issubclass(schema, BaseModel)
+        ):
+            raise ToolDefinitionError(
+                f"tool {id!r}: {name} must be a pydantic BaseModel subclass, got {schema!r}"
+            )
+    if not callable(execute):
+        raise ToolDefinitionError(f"tool {id!r}: execute must be a function (input, ctx)")
+    if not (isinstance(require_approval, bool) or callable(require_approval)):
+        raise ToolDefinitionError(
+            f"tool {id!r}: require_approval must be a bool or a predicate (ApprovalContext)"
+        )
+    return Tool(
+        id=id,
+        description=description,
+        input_schema=input_schema,
+        execute=execute,
+        output_schema=output_schema,
+        suspend_schema=suspend_schema,
+        resume_schema=resume_schema,
+        require_approval=require_approval,
+        idempotent=idempotent,
+    )
