@@ -1,8 +1,9 @@
 """Models: the ``Model`` protocol, ``ScriptedModel`` for tests, the OpenAI adapter.
 
 Example:
-    >>> from agents.models import ScriptedModel, call, reply
+    >>> from agents.models import OpenAIModel, ScriptedModel, call, reply
     >>> model = ScriptedModel([call("delete_record", {"id": "abc-123"}), reply("Done.")])
+    >>> real = OpenAIModel("gpt-5-mini")  # reads OPENAI_API_KEY / OPENAI_BASE_URL on first use
 """
 
 from agents.errors import ModelError, ScriptExhausted
@@ -15,6 +16,7 @@ from agents.models._base import (
     ToolCallRequest,
     Usage,
 )
+from agents.models._openai import OpenAIModel, resolve_model
 from agents.models._scripted import (
     Call,
     Calls,
@@ -37,6 +39,7 @@ __all__ = [
     "ModelRequest",
     "Obj",
     "ObjectOutput",
+    "OpenAIModel",
     "Reply",
     "ScriptExhausted",
     "ScriptItem",
@@ -48,4 +51,5 @@ __all__ = [
     "calls",
     "obj",
     "reply",
+    "resolve_model",
 ]
