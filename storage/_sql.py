@@ -1,0 +1,491 @@
+"""``SQLStorage``: the protocol on SQLAlchemy's async engine (SQLite via aiosqlite, PostgreSQL).
+
+Atomicity comes from the database: a claim is an ``INSERT ... ON CONFLICT DO NOTHING`` on the
+``(run_id, key)`` primary key, a snapshot update is ``UPDATE ... WHERE version = expected`` with a
+row-count check, ``add_if_absent`` an upsert that only overwrites an expired value. The schema is
+migrated by Alembic on first use (see ``storage._migrate``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from datetime import datetime, timedelta
+from typing import Any, TypeVar
+
+import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.engine import URL, Row
+from sqlalchemy.exc import OperationalError
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+
+from storage import _migrate
+from storage._errors import SnapshotVersionConflict, StorageConfigError
+from storage._records import (
+    AuditEvent,
+    ClaimRecord,
+    MessageRecord,
+    SnapshotRecord,
+    ThreadRecord,
+    utcnow,
+)
+from storage._sql_engine import WRITE_OPTION, create_engine
+from storage._sql_schema import audit, claims, kv, messages, snapshots, threads
+
+logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+_LOCK_RETRIES = 20
+_KV_PURGE_EVERY_SECONDS = 60.0
+
+
+class SQLStorage:
+    """Storage in a SQL database; ``sqlite+aiosqlite://`` and ``postgresql+asyncpg://`` URLs.
+
+    Give it a URL (it creates, and on ``close`` disposes, its engine) or an ``AsyncEngine``
+    you own (it never disposes that one). The schema is migrated on first use.
+
+    Example:
+        >>> store = SQLStorage("sqlite+aiosqlite:///./data/countersign.db")
+    """
+
+    def __init__(self, url_or_engine: str | URL | AsyncEngine) -> None:
+        if isinstance(url_or_engine, AsyncEngine):
+            self._engine = url_or_engine
+            self._schema: str | None = None
+            self._owns_engine = False
+        else:
+            self._engine, self._schema = create_engine(url_or_engine)
+            self._owns_engine = True
+        self._dialect = self._engine.dialect.name
+        if self._dialect not in ("sqlite", "postgresql"):
+            raise StorageConfigError(
+                f"SQLStorage supports SQLite and PostgreSQL, not {self._dialect!r}: "
+                "use a sqlite+aiosqlite:// or postgresql+asyncpg:// URL"
+            )
+        self._writer = self._engine.execution_options(**{WRITE_OPTION: True})
+        self._migrated = False
+        self._migrate_lock = asyncio.Lock()
+        self._next_kv_purge = 0.0
+
+    @property
+    def engine(self) -> AsyncEngine:
+        """The engine this storage runs on."""
+        return self._engine
+
+    async def migrate(self) -> str | None:
+        """Apply pending migrations now (first use does it anyway); return the revision."""
+        async with self._migrate_lock:
+            revision = await _migrate.upgrade(self._engine, schema=self._schema)
+            self._migrated = True
+            return revision
+
+    async def close(self) -> None:
+        if self._owns_engine:
+            await self._engine.dispose()
+
+    # -- plumbing --------------------------------------------------------------------------
+    async def _ready(self) -> None:
+        if not self._migrated:
+            async with self._migrate_lock:
+                if not self._migrated:
+                    await _migrate.upgrade(self._engine, schema=self._schema)
+                    self._migrated = True
+
+    async def _read(self, work: Callable[[AsyncConnection], Awaitable[T]]) -> T:
+        await self._ready()
+        async with self._engine.connect() as conn:
+            return await work(conn)
+
+    async def _write(self, work: Callable[[AsyncConnection], Awaitable[T]]) -> T:
+        """Run ``work`` in one write transaction, retrying while SQLite reports a lock."""
+        await self._ready()
+        attempt = 0
+        while True:
+            try:
+                async with self._writer.begin() as conn:
+                    return await work(conn)
+            except OperationalError as exc:
+                attempt += 1
+                if self._dialect != "sqlite" or not _is_locked(exc) or attempt > _LOCK_RETRIES:
+                    raise
+                logger.debug("SQLite database busy, retry %d of %d", attempt, _LOCK_RETRIES)
+                await asyncio.sleep(random.uniform(0, min(0.01 * 2**attempt, 0.5)))
+
+    def _insert(self, table: sa.Table) -> Any:
+        """A dialect-specific INSERT (both offer ``on_conflict_do_*``)."""
+        return (postgresql.insert if self._dialect == "postgresql" else sqlite.insert)(table)
+
+    # -- snapshots -------------------------------------------------------------------------
+    async def save_snapshot(self, record: SnapshotRecord) -> None:
+        values = {
+            "run_id": record.run_id,
+            "agent_id": record.agent_id,
+            "thread_id": record.thread_id,
+            "resource_id": record.resource_id,
+            "suspended_at": record.suspended_at,
+            "version": record.version,
+            "data": record.data,
+        }
+
+        async def work(conn: AsyncConnection) -> bool:
+            if record.version == 1:
+                stmt = (
+                    self._insert(snapshots)
+                    .values(**values)
+                    .on_conflict_do_nothing(index_elements=[snapshots.c.run_id])
+                    .returning(snapshots.c.run_id)
+                )
+                return (await conn.execute(stmt)).first() is not None
+            result = await conn.execute(
+                snapshots.update()
+                .where(snapshots.c.run_id == record.run_id)
+                .where(snapshots.c.version == record.version - 1)
+                .values(**values)
+            )
+            return result.rowcount == 1
+
+        if record.version < 1 or not await self._write(work):
+            raise SnapshotVersionConflict(record.run_id, record.version - 1)
+
+    async def load_snapshot(self, run_id: str) -> SnapshotRecord | None:
+        async def work(conn: AsyncConnection) -> SnapshotRecord | None:
+            stmt = snapshots.select().where(snapshots.c.run_id == run_id)
+            row = (await conn.execute(stmt)).first()
+            return None if row is None else _snapshot(row)
+
+        return await self._read(work)
+
+    async def delete_snapshot(self, run_id: str) -> None:
+        async def work(conn: AsyncConnection) -> None:
+            await conn.execute(snapshots.delete().where(snapshots.c.run_id == run_id))
+
+        await self._write(work)
+
+    async def list_snapshots(
+        self,
+        *,
+        agent_id: str | None = None,
+        thread_id: str | None = None,
+        resource_id: str | None = None,
+        offset: int = 0,
+        limit: int | None = None,
+    ) -> tuple[list[SnapshotRecord], int]:
+        where = []
+        if agent_id is not None:
+            where.append(snapshots.c.agent_id == agent_id)
+        if thread_id is not None:
+            where.append(snapshots.c.thread_id == thread_id)
+        if resource_id is not None:
+            where.append(snapshots.c.resource_id == resource_id)
+        count = sa.select(sa.func.count()).select_from(snapshots).where(*where)
+        page = (
+            snapshots.select()
+            .where(*where)
+            .order_by(snapshots.c.suspended_at.desc(), snapshots.c.run_id.desc())
+            .offset(max(offset, 0))
+            .limit(limit)
+        )
+
+        async def work(conn: AsyncConnection) -> tuple[list[SnapshotRecord], int]:
+            async with conn.begin():
+                total = (await conn.execute(count)).scalar_one()
+                if limit is not None and limit <= 0:
+                    return [], total
+                rows = (await conn.execute(page)).all()
+            return [_snapshot(row) for row in rows], total
+
+        return await self._read(work)
+
+    # -- claims ----------------------------------------------------------------------------
+    async def claim(self, record: ClaimRecord) -> ClaimRecord | None:
+        stmt = (
+            self._insert(claims)
+            .values(
+                run_id=record.run_id,
+                key=record.key,
+                tool_call_id=record.tool_call_id,
+                decision=record.decision,
+                decided_by=record.decided_by,
+                decided_at=record.decided_at,
+                detail=record.detail,
+                status=record.status,
+                outcome=record.outcome,
+                completed_at=record.completed_at,
+            )
+            .on_conflict_do_nothing(index_elements=[claims.c.run_id, claims.c.key])
+            .returning(claims.c.run_id)
+        )
+
+        async def work(conn: AsyncConnection) -> ClaimRecord | None:
+            if (await conn.execute(stmt)).first() is not None:
+                return None
+            existing = claims.select().where(
+                claims.c.run_id == record.run_id, claims.c.key == record.key
+            )
+            return _claim((await conn.execute(existing)).one())
+
+        return await self._write(work)
+
+    async def complete_claim(self, run_id: str, key: str, outcome: dict[str, object]) -> None:
+        stmt = (
+            claims.update()
+            .where(claims.c.run_id == run_id, claims.c.key == key)
+            .values(status="completed", outcome=dict(outcome), completed_at=utcnow())
+        )
+
+        async def work(conn: AsyncConnection) -> int:
+            return (await conn.execute(stmt)).rowcount
+
+        if await self._write(work) != 1:
+            raise KeyError(
+                f"no claim {key!r} on run {run_id!r} to complete: claim() it before completing it"
+            )
+
+    async def list_claims(self, run_id: str) -> list[ClaimRecord]:
+        stmt = (
+            claims.select()
+            .where(claims.c.run_id == run_id)
+            .order_by(claims.c.decided_at, claims.c.key)
+        )
+        return await self._read(lambda conn: self._claims(conn, stmt))
+
+    async def list_unfinished_claims(self, claimed_before: datetime) -> list[ClaimRecord]:
+        stmt = (
+            claims.select()
+            .where(claims.c.status == "claimed", claims.c.decided_at < claimed_before)
+            .order_by(claims.c.decided_at, claims.c.run_id, claims.c.key)
+        )
+        return await self._read(lambda conn: self._claims(conn, stmt))
+
+    @staticmethod
+    async def _claims(conn: AsyncConnection, stmt: sa.Select[Any]) -> list[ClaimRecord]:
+        return [_claim(row) for row in (await conn.execute(stmt)).all()]
+
+    # -- memory ----------------------------------------------------------------------------
+    async def save_thread(self, record: ThreadRecord) -> None:
+        stmt = self._insert(threads).values(
+            thread_id=record.thread_id,
+            resource_id=record.resource_id,
+            created_at=record.created_at,
+            updated_at=record.updated_at,
+            metadata=record.metadata,
+        )
+        stmt = stmt.on_conflict_do_update(
+            index_elements=[threads.c.thread_id],
+            set_={
+                "resource_id": stmt.excluded.resource_id,
+                "created_at": stmt.excluded.created_at,
+                "updated_at": stmt.excluded.updated_at,
+                "metadata": stmt.excluded.metadata,
+            },
+        )
+
+        async def work(conn: AsyncConnection) -> None:
+            await conn.execute(stmt)
+
+        await self._write(work)
+
+    async def get_thread(self, thread_id: str) -> ThreadRecord | None:
+        async def work(conn: AsyncConnection) -> ThreadRecord | None:
+            stmt = threads.select().where(threads.c.thread_id == thread_id)
+            row = (await conn.execute(stmt)).first()
+            if row is None:
+                return None
+            return ThreadRecord(
+                thread_id=row.thread_id,
+                resource_id=row.resource_id,
+                created_at=row.created_at,
+                updated_at=row.updated_at,
+                metadata=row.metadata,
+            )
+
+        return await self._read(work)
+
+    async def append_messages(self, records: Sequence[MessageRecord]) -> None:
+        if not records:
+            return
+        rows = [
+            {
+                "id": m.id,
+                "thread_id": m.thread_id,
+                "resource_id": m.resource_id,
+                "run_id": m.run_id,
+                "role": m.role,
+                "content": m.content,
+                "created_at": m.created_at,
+            }
+            for m in records
+        ]
+
+        async def work(conn: AsyncConnection) -> None:
+            for row in rows:  # one by one: the autoincrement sequence keeps their order
+                await conn.execute(messages.insert().values(**row))
+
+        await self._write(work)
+
+    async def list_messages(
+        self, thread_id: str, *, limit: int | None = None, exclude_run_id: str | None = None
+    ) -> list[MessageRecord]:
+        if limit is not None and limit <= 0:
+            return []
+        stmt = messages.select().where(messages.c.thread_id == thread_id)
+        if exclude_run_id is not None:
+            stmt = stmt.where(
+                sa.or_(messages.c.run_id.is_(None), messages.c.run_id != exclude_run_id)
+            )
+        stmt = stmt.order_by(messages.c.seq.desc()).limit(limit)
+
+        async def work(conn: AsyncConnection) -> list[MessageRecord]:
+            rows = (await conn.execute(stmt)).all()
+            return [
+                MessageRecord(
+                    id=row.id,
+                    thread_id=row.thread_id,
+                    resource_id=row.resource_id,
+                    run_id=row.run_id,
+                    role=row.role,
+                    content=row.content,
+                    created_at=row.created_at,
+                )
+                for row in reversed(rows)
+            ]
+
+        return await self._read(work)
+
+    # -- audit -----------------------------------------------------------------------------
+    async def append_audit(self, event: AuditEvent) -> None:
+        stmt = audit.insert().values(
+            id=event.id,
+            at=event.at,
+            kind=event.kind,
+            run_id=event.run_id,
+            tool_call_id=event.tool_call_id,
+            thread_id=event.thread_id,
+            agent_id=event.agent_id,
+            actor=event.actor,
+            source=event.source,
+            data=event.data,
+        )
+
+        async def work(conn: AsyncConnection) -> None:
+            await conn.execute(stmt)
+
+        await self._write(work)
+
+    async def query_audit(
+        self,
+        *,
+        run_id: str | None = None,
+        tool_call_id: str | None = None,
+        thread_id: str | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        limit: int | None = None,
+    ) -> list[AuditEvent]:
+        if limit is not None and limit <= 0:
+            return []
+        stmt = audit.select()
+        if run_id is not None:
+            stmt = stmt.where(audit.c.run_id == run_id)
+        if tool_call_id is not None:
+            stmt = stmt.where(audit.c.tool_call_id == tool_call_id)
+        if thread_id is not None:
+            stmt = stmt.where(audit.c.thread_id == thread_id)
+        if since is not None:
+            stmt = stmt.where(audit.c.at >= since)
+        if until is not None:
+            stmt = stmt.where(audit.c.at < until)
+        stmt = stmt.order_by(audit.c.at, audit.c.seq).limit(limit)
+
+        async def work(conn: AsyncConnection) -> list[AuditEvent]:
+            return [
+                AuditEvent(
+                    id=row.id,
+                    at=row.at,
+                    kind=row.kind,
+                    run_id=row.run_id,
+                    tool_call_id=row.tool_call_id,
+                    thread_id=row.thread_id,
+                    agent_id=row.agent_id,
+                    actor=row.actor,
+                    source=row.source,
+                    data=row.data,
+                )
+                for row in (await conn.execute(stmt)).all()
+            ]
+
+        return await self._read(work)
+
+    # -- key → value -----------------------------------------------------------------------
+    async def add_if_absent(self, key: str, value: str, ttl_seconds: float) -> bool:
+        now = utcnow()
+        stmt = self._insert(kv).values(
+            key=key, value=value, expires_at=now + timedelta(seconds=ttl_seconds)
+        )
+        stmt = stmt.on_conflict_do_update(
+            index_elements=[kv.c.key],
+            set_={"value": stmt.excluded.value, "expires_at": stmt.excluded.expires_at},
+            where=kv.c.expires_at <= now,
+        ).returning(kv.c.key)
+        purge = time.monotonic() >= self._next_kv_purge
+        if purge:
+            self._next_kv_purge = time.monotonic() + _KV_PURGE_EVERY_SECONDS
+
+        async def work(conn: AsyncConnection) -> bool:
+            if purge:
+                await conn.execute(kv.delete().where(kv.c.expires_at <= now))
+            return (await conn.execute(stmt)).first() is not None
+
+        return await self._write(work)
+
+    async def get_value(self, key: str) -> str | None:
+        stmt = sa.select(kv.c.value).where(kv.c.key == key, kv.c.expires_at > utcnow())
+
+        async def work(conn: AsyncConnection) -> str | None:
+            found: str | None = (await conn.execute(stmt)).scalar_one_or_none()
+            return found
+
+        return await self._read(work)
+
+    async def delete_value(self, key: str) -> None:
+        async def work(conn: AsyncConnection) -> None:
+            await conn.execute(kv.delete().where(kv.c.key == key))
+
+        await self._write(work)
+
+
+def _is_locked(exc: OperationalError) -> bool:
+    message = str(exc.orig).lower()
+    return "database is locked" in message or "database is busy" in message
+
+
+def _snapshot(row: Row[Any]) -> SnapshotRecord:
+    return SnapshotRecord(
+        run_id=row.run_id,
+        agent_id=row.agent_id,
+        thread_id=row.thread_id,
+        resource_id=row.resource_id,
+        suspended_at=row.suspended_at,
+        version=row.version,
+        data=row.data,
+    )
+
+
+def _claim(row: Row[Any]) -> ClaimRecord:
+    return ClaimRecord(
+        run_id=row.run_id,
+        key=row.key,
+        tool_call_id=row.tool_call_id,
+        decision=row.decision,
+        decided_by=row.decided_by,
+        decided_at=row.decided_at,
+        detail=row.detail,
+        status=row.status,
+        outcome=row.outcome,
+        completed_at=row.completed_at,
+    )

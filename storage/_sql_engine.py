@@ -1,0 +1,98 @@
+"""Opening the async engine of ``SQLStorage``: URL checks, SQLite pragmas, PostgreSQL schema.
+
+SQLite gets WAL, a busy timeout and explicit ``BEGIN`` statements so that several processes can
+share one file: writes run in ``BEGIN IMMEDIATE`` transactions (they queue for the write lock up
+front instead of failing half-way), reads in plain deferred ones.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import event
+from sqlalchemy.engine import URL, Connection, make_url
+from sqlalchemy.exc import ArgumentError
+from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+
+from storage._errors import StorageConfigError
+
+WRITE_OPTION = "countersign_write"
+"""Execution option marking a connection whose transaction will write (SQLite: BEGIN IMMEDIATE)."""
+
+SQLITE_BUSY_TIMEOUT_MS = 30_000
+"""How long a SQLite connection waits for another process's write lock before giving up."""
+
+_DRIVERS = ("sqlite+aiosqlite", "postgresql+asyncpg")
+_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,62}$")
+
+
+def parse_url(url: str | URL) -> tuple[URL, str | None]:
+    """Check a storage URL; return it without our own ``schema`` option, and that option.
+
+    ``postgresql+asyncpg://user@host/db?schema=NAME`` keeps countersign's tables in their own
+    PostgreSQL schema (created on first use).
+    """
+    try:
+        parsed = make_url(url)
+    except ArgumentError as exc:
+        raise StorageConfigError(
+            "the SQL storage URL cannot be parsed: use sqlite+aiosqlite:///path.db or "
+            "postgresql+asyncpg://user@host:5432/db"
+        ) from exc
+    if parsed.drivername not in _DRIVERS:
+        raise StorageConfigError(
+            f"SQLStorage needs an async driver, got {parsed.drivername!r}: write the URL as "
+            "sqlite+aiosqlite:///path.db or postgresql+asyncpg://user@host:5432/db"
+        )
+    schema = parsed.query.get("schema")
+    if isinstance(schema, tuple):
+        schema = schema[-1]
+    if schema is not None:
+        if parsed.get_backend_name() != "postgresql":
+            raise StorageConfigError(
+                "the schema= URL option only applies to PostgreSQL: remove it from the SQLite URL"
+            )
+        if not _IDENTIFIER.match(schema):
+            raise StorageConfigError(
+                f"schema={schema!r} is not a plain SQL identifier: use letters, digits and _"
+            )
+        parsed = parsed.difference_update_query(["schema"])
+    return parsed, schema
+
+
+def create_engine(url: str | URL) -> tuple[AsyncEngine, str | None]:
+    """An engine for ``url`` with our SQLite settings, and the PostgreSQL schema to use."""
+    parsed, schema = parse_url(url)
+    connect_args: dict[str, Any] = {}
+    if parsed.get_backend_name() == "sqlite":
+        database = parsed.database or ""
+        if database and database != ":memory:" and not database.startswith("file:"):
+            Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+        connect_args["timeout"] = SQLITE_BUSY_TIMEOUT_MS / 1000
+    elif schema is not None:
+        connect_args["server_settings"] = {"search_path": schema}
+    engine = create_async_engine(parsed, connect_args=connect_args)
+    if parsed.get_backend_name() == "sqlite":
+        configure_sqlite(engine)
+    return engine, schema
+
+
+def configure_sqlite(engine: AsyncEngine) -> None:
+    """WAL, busy timeout, and our own BEGIN / BEGIN IMMEDIATE on every connection of ``engine``."""
+
+    @event.listens_for(engine.sync_engine, "connect")
+    def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+        # Stop the driver from issuing its own BEGIN; _on_begin issues the right one.
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        cursor.execute(f"PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_MS}")
+        cursor.execute("PRAGMA journal_mode = WAL")
+        cursor.execute("PRAGMA synchronous = NORMAL")
+        cursor.close()
+
+    @event.listens_for(engine.sync_engine, "begin")
+    def _on_begin(connection: Connection) -> None:
+        write = connection.get_execution_options().get(WRITE_OPTION, False)
+        connection.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")

@@ -1,0 +1,140 @@
+"""Table definitions of ``SQLStorage``, shared by the queries and the Alembic migrations.
+
+Timestamps go through ``UTCDateTime``: stored as UTC on every database (naive UTC text on
+SQLite, ``timestamptz`` on PostgreSQL) and returned timezone-aware UTC. JSON documents use the
+plain ``JSON`` type (``json``, not ``jsonb``, on PostgreSQL) so key order survives a round trip.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Dialect
+
+VERSION_TABLE = "countersign_alembic_version"
+"""Alembic's bookkeeping table; named for us so a host application's own Alembic is unaffected."""
+
+metadata = sa.MetaData(
+    naming_convention={
+        "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+        "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+        "pk": "pk_%(table_name)s",
+    }
+)
+
+
+class UTCDateTime(sa.types.TypeDecorator[datetime]):
+    """A ``DateTime`` that only accepts aware datetimes and always returns aware UTC ones."""
+
+    impl = sa.DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            raise ValueError(
+                f"naive datetime {value.isoformat()} given to storage: "
+                "pass a timezone-aware one (storage.utcnow() or datetime.now(UTC))"
+            )
+        value = value.astimezone(UTC)
+        return value.replace(tzinfo=None) if dialect.name == "sqlite" else value
+
+    def process_result_value(self, value: Any, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        assert isinstance(value, datetime)
+        if value.tzinfo is None:
+            return value.replace(tzinfo=UTC)
+        return value.astimezone(UTC)
+
+
+_ID = sa.String(255)
+_SEQ = sa.BigInteger().with_variant(sa.Integer(), "sqlite")
+
+snapshots = sa.Table(
+    "snapshots",
+    metadata,
+    sa.Column("run_id", _ID, primary_key=True),
+    sa.Column("agent_id", _ID, nullable=False),
+    sa.Column("thread_id", _ID, nullable=True),
+    sa.Column("resource_id", _ID, nullable=True),
+    sa.Column("suspended_at", UTCDateTime(), nullable=False),
+    sa.Column("version", sa.Integer(), nullable=False),
+    sa.Column("data", sa.JSON(), nullable=False),
+    sa.Index(None, "agent_id", "suspended_at"),
+    sa.Index(None, "thread_id", "suspended_at"),
+    sa.Index(None, "resource_id", "suspended_at"),
+    sa.Index(None, "suspended_at"),
+)
+
+claims = sa.Table(
+    "claims",
+    metadata,
+    sa.Column("run_id", _ID, primary_key=True),
+    sa.Column("key", _ID, primary_key=True),
+    sa.Column("tool_call_id", _ID, nullable=True),
+    sa.Column("decision", sa.String(64), nullable=False),
+    sa.Column("decided_by", _ID, nullable=True),
+    sa.Column("decided_at", UTCDateTime(), nullable=False),
+    sa.Column("detail", sa.JSON(), nullable=False),
+    sa.Column("status", sa.String(32), nullable=False),
+    sa.Column("outcome", sa.JSON(), nullable=True),
+    sa.Column("completed_at", UTCDateTime(), nullable=True),
+    sa.Index(None, "status", "decided_at"),
+)
+
+threads = sa.Table(
+    "threads",
+    metadata,
+    sa.Column("thread_id", _ID, primary_key=True),
+    sa.Column("resource_id", _ID, nullable=True),
+    sa.Column("created_at", UTCDateTime(), nullable=False),
+    sa.Column("updated_at", UTCDateTime(), nullable=False),
+    sa.Column("metadata", sa.JSON(), nullable=False),
+)
+
+messages = sa.Table(
+    "messages",
+    metadata,
+    sa.Column("seq", _SEQ, primary_key=True, autoincrement=True),
+    sa.Column("id", _ID, nullable=False),
+    sa.Column("thread_id", _ID, nullable=False),
+    sa.Column("resource_id", _ID, nullable=True),
+    sa.Column("run_id", _ID, nullable=True),
+    sa.Column("role", sa.String(64), nullable=False),
+    sa.Column("content", sa.JSON(), nullable=False),
+    sa.Column("created_at", UTCDateTime(), nullable=False),
+    sa.Index(None, "thread_id", "seq"),
+)
+
+audit = sa.Table(
+    "audit",
+    metadata,
+    sa.Column("seq", _SEQ, primary_key=True, autoincrement=True),
+    sa.Column("id", _ID, nullable=False),
+    sa.Column("at", UTCDateTime(), nullable=False),
+    sa.Column("kind", sa.String(64), nullable=False),
+    sa.Column("run_id", _ID, nullable=True),
+    sa.Column("tool_call_id", _ID, nullable=True),
+    sa.Column("thread_id", _ID, nullable=True),
+    sa.Column("agent_id", _ID, nullable=True),
+    sa.Column("actor", _ID, nullable=True),
+    sa.Column("source", sa.String(64), nullable=True),
+    sa.Column("data", sa.JSON(), nullable=False),
+    sa.Index(None, "run_id", "at"),
+    sa.Index(None, "tool_call_id", "at"),
+    sa.Index(None, "thread_id", "at"),
+    sa.Index(None, "at"),
+)
+
+kv = sa.Table(
+    "kv",
+    metadata,
+    sa.Column("key", _ID, primary_key=True),
+    sa.Column("value", sa.Text(), nullable=False),
+    sa.Column("expires_at", UTCDateTime(), nullable=False),
+    sa.Index(None, "expires_at"),
+)
