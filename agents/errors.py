@@ -5,10 +5,10 @@
     ├── ToolCallNotSuspended   AGENT_RESUME_TOOL_CALL_NOT_SUSPENDED
     │   └── AmbiguousToolCall  AGENT_RESUME_AMBIGUOUS_TOOL_CALL
     ├── AlreadyDecided         APPROVAL_ALREADY_DECIDED
+    │   └── ApprovalExpired    APPROVAL_EXPIRED
     ├── FingerprintMismatch    APPROVAL_FINGERPRINT_MISMATCH
     ├── InvalidResumeData      AGENT_RESUME_INVALID_DATA
     ├── InvalidToolArgs        APPROVAL_INVALID_ARGS
-    ├── ApprovalExpired        APPROVAL_EXPIRED
     ├── AgentConfigError       AGENT_CONFIG_INVALID
     ├── ModelError             MODEL_ERROR
     └── ScriptExhausted        MODEL_SCRIPT_EXHAUSTED (agents.models.ScriptedModel)
@@ -160,18 +160,22 @@ class InvalidToolArgs(AgentError):
         return {**super().to_dict(), "errors": self.errors}
 
 
-class ApprovalExpired(AgentError):
-    """The pending call expired before it was decided (it was declined as expired)."""
+class ApprovalExpired(AlreadyDecided):
+    """The pending call expired before anyone decided it (it was declined as expired)."""
 
     code = "APPROVAL_EXPIRED"
 
-    def __init__(self, run_id: str, tool_call_id: str | None) -> None:
+    def __init__(self, run_id: str, tool_call_id: str | None, *, decided_at: datetime) -> None:
+        AgentError.__init__(
+            self,
+            f"tool call {tool_call_id!r} of run {run_id!r} expired before it was decided; "
+            "it was declined and did not run. Ask the agent again to get a new request",
+        )
         self.run_id = run_id
         self.tool_call_id = tool_call_id
-        super().__init__(
-            f"tool call {tool_call_id!r} of run {run_id!r} expired before it was decided; "
-            "it was declined and did not run. Ask the agent again to get a new request"
-        )
+        self.decision = "expired"
+        self.decided_by = None
+        self.decided_at = decided_at
 
 
 class AgentConfigError(AgentError):

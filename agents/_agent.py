@@ -1,0 +1,518 @@
+"""``Agent``: construction, running, and the decision methods (SPEC 3.1, 3.3)."""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Any
+
+from pydantic import ValidationError
+
+from agents._decisions import Decisions
+from agents._executor import DELEGATION_PREFIX, Executor, outcome_of_sub_run
+from agents._hooks import Hooks
+from agents._listing import list_suspended_runs, send_tool_approval
+from agents._messages import Message, ToolSpec
+from agents._outcome import Outcome
+from agents._results import RunResult, SuspendedRunsPage
+from agents._run import Run
+from agents._state import PendingCallState, RunState
+from agents._stream import AgentStream
+from agents._tasks import TaskSet
+from agents.errors import AgentConfigError, InvalidResumeData, InvalidToolArgs
+from agents.memory import Memory
+from agents.models._base import Model
+from storage import InMemoryStorage, Storage
+from tools import ApprovalPredicate, Tool, ToolInputError
+
+logger = logging.getLogger(__name__)
+
+_OPTION_NAMES = frozenset(
+    {"auto_resume_suspended_tools", "require_tool_approval", "max_steps", "request_context"}
+)
+DEFAULT_MAX_STEPS = 8
+
+
+class Agent:
+    """An LLM agent whose dangerous tool calls wait for a person.
+
+    Example:
+        >>> from agents import Agent
+        >>> from agents.models import ScriptedModel, call, reply
+        >>> agent = Agent(id="ops", instructions="You run ops.", tools=[delete_tool],
+        ...               model=ScriptedModel([call("delete-record", {"id": "abc-123"}),
+        ...                                    reply("Deleted.")]))          # doctest: +SKIP
+        >>> result = await agent.generate("Delete record abc-123")          # doctest: +SKIP
+        >>> result.finish_reason                                            # doctest: +SKIP
+        'suspended'
+        >>> done = await agent.approve_tool_call_generate(run_id=result.run_id)  # doctest: +SKIP
+    """
+
+    def __init__(
+        self,
+        *,
+        id: str,
+        model: Model | str,
+        name: str | None = None,
+        instructions: str = "",
+        description: str = "",
+        tools: Mapping[str, Tool] | Sequence[Tool] | None = None,
+        agents: Mapping[str, Agent] | None = None,
+        memory: Memory | None = None,
+        storage: Storage | None = None,
+        hooks: Hooks | None = None,
+        default_options: Mapping[str, Any] | None = None,
+    ) -> None:
+        if not id:
+            raise AgentConfigError("Agent needs a non-empty id")
+        self.id = id
+        """Stable id; stored with every run."""
+        self.name = name or id
+        """Display name."""
+        self.instructions = instructions
+        """The system prompt."""
+        self.description = description
+        """What this agent does (shown to a supervisor's model)."""
+        self.model: Model = _resolve_model(model)
+        """The model behind the agent."""
+        self.hooks = hooks or Hooks()
+        """Callbacks around tool execution."""
+        self._tools = _tool_map(tools)
+        self.agents: dict[str, Agent] = dict(agents or {})
+        """Sub-agents, each offered to the model as the tool ``agent-<key>``."""
+        self.default_options = _check_options(dict(default_options or {}))
+        """Options applied to every run unless the call overrides them."""
+        self.memory = memory
+        """Where threads are kept (None: the model sees only the current run)."""
+        self._storage_explicit = storage is not None or (memory is not None and memory.storage is not None)
+        chosen = storage or (memory.storage if memory else None)
+        if chosen is None:
+            logger.warning(
+                "agent %r has no storage: using an in-memory store, so pending approvals do not "
+                "survive a restart. Pass storage=create_storage(url)",
+                id,
+            )
+            chosen = InMemoryStorage()
+        self._storage: Storage = chosen
+        if memory is not None and memory.storage is None:
+            memory.storage = chosen
+        self._tasks = TaskSet()
+        self._executor = Executor(self)
+        self._decisions = Decisions(self)
+        for sub in self.agents.values():
+            sub._inherit_storage(chosen, explicit=self._storage_explicit)
+
+    # -- configuration ---------------------------------------------------------------------
+    @property
+    def storage(self) -> Storage:
+        """The store holding this agent's snapshots, claims, audit log (and memory)."""
+        return self._storage
+
+    @property
+    def tools(self) -> dict[str, Tool]:
+        """Tools by the name the model sees."""
+        return dict(self._tools)
+
+    def use_storage(self, storage: Storage, *, memory: Memory | None = None) -> None:
+        """Adopt ``storage`` (and ``memory``) unless the agent was given its own."""
+        if not self._storage_explicit:
+            self._storage = storage
+            self._storage_explicit = True
+            if self.memory is not None and self.memory.storage is None:
+                self.memory.storage = storage
+        if self.memory is None and memory is not None:
+            self.memory = memory
+        for sub in self.agents.values():
+            sub._inherit_storage(self._storage, explicit=True)
+
+    def _inherit_storage(self, storage: Storage, *, explicit: bool) -> None:
+        if not self._storage_explicit:
+            self._storage = storage
+            self._storage_explicit = explicit
+        for sub in self.agents.values():
+            sub._inherit_storage(self._storage, explicit=explicit)
+
+    def _delegate_for(self, tool_name: str) -> Agent | None:
+        if tool_name.startswith(DELEGATION_PREFIX):
+            return self.agents.get(tool_name.removeprefix(DELEGATION_PREFIX))
+        return None
+
+    def _tool_specs(self) -> list[ToolSpec]:
+        specs = [
+            ToolSpec(name=name, description=tool.description, parameters=tool.parameters_schema())
+            for name, tool in self._tools.items()
+        ]
+        for key, sub in self.agents.items():
+            specs.append(
+                ToolSpec(
+                    name=f"{DELEGATION_PREFIX}{key}",
+                    description=sub.description or f"Delegate a task to the {sub.name} agent",
+                    parameters={
+                        "type": "object",
+                        "properties": {
+                            "prompt": {"type": "string", "description": "The task to carry out"}
+                        },
+                        "required": ["prompt"],
+                        "additionalProperties": False,
+                    },
+                )
+            )
+        return specs
+
+    async def _conversation(self, state: RunState) -> list[Message]:
+        messages: list[Message] = []
+        if self.instructions:
+            messages.append(Message(role="system", content=self.instructions))
+        if self.memory is not None and state.thread_id:
+            messages.extend(await self.memory.history(state.thread_id, exclude_run_id=state.run_id))
+        messages.extend(state.messages)
+        return messages
+
+    def _find_tool(self, pending: PendingCallState) -> Tool | None:
+        """The tool a pending call will run, following the agent path down."""
+        owner: Agent = self
+        for agent_id in pending.agent_path[1:]:
+            nxt = next((a for a in owner.agents.values() if a.id == agent_id), None)
+            if nxt is None:
+                return None
+            owner = nxt
+        return owner._tools.get(pending.tool_name)
+
+    async def _audit_requests(self, state: RunState, fresh: list[PendingCallState]) -> None:
+        for p in fresh:
+            await self._executor.audit(
+                "approval-requested" if p.kind == "approval" else "suspended",
+                state,
+                tool_call_id=p.tool_call_id,
+                data={
+                    "tool_name": p.tool_name,
+                    "args": p.args,
+                    "fingerprint": p.fingerprint,
+                    "agent_path": p.agent_path,
+                    "suspend_payload": p.suspend_payload,
+                },
+            )
+
+    # -- running ---------------------------------------------------------------------------
+    async def stream(
+        self,
+        message: str,
+        *,
+        thread_id: str | None = None,
+        resource_id: str | None = None,
+        require_tool_approval: bool | ApprovalPredicate | None = None,
+        max_steps: int | None = None,
+        request_context: Mapping[str, Any] | None = None,
+        auto_resume_suspended_tools: bool | None = None,
+        decided_by: str | None = None,
+    ) -> AgentStream:
+        """Start a run on ``message``; returns at once with the run's stream.
+
+        With ``auto_resume_suspended_tools`` and a tool in this thread waiting for data, the
+        message is first tried as that tool's resume data (see ``agents.memory``).
+        """
+        options = {**self.default_options}
+        approval = (
+            require_tool_approval
+            if require_tool_approval is not None
+            else options.get("require_tool_approval", False)
+        )
+        auto_resume = bool(
+            auto_resume_suspended_tools
+            if auto_resume_suspended_tools is not None
+            else options.get("auto_resume_suspended_tools", False)
+        )
+        context = dict(request_context or options.get("request_context") or {})
+        if auto_resume and thread_id:
+            from agents._auto_resume import try_auto_resume
+
+            resumed = await try_auto_resume(
+                self, message, thread_id=thread_id, resource_id=resource_id, decided_by=decided_by
+            )
+            if resumed is not None:
+                return resumed
+        state = RunState(
+            run_id=uuid.uuid4().hex,
+            agent_id=self.id,
+            thread_id=thread_id,
+            resource_id=resource_id,
+            max_steps=max_steps or int(options.get("max_steps") or DEFAULT_MAX_STEPS),
+            require_tool_approval=approval is not False and approval is not None,
+            auto_resume=auto_resume,
+            request_context=_json_safe(context),
+        )
+        stream = AgentStream(state.run_id)
+        run = Run(self, state, stream, approval_predicate=approval)
+        self._tasks.start(run.start(message), name=f"run-{state.run_id}")
+        return stream
+
+    async def generate(self, message: str, **options: Any) -> RunResult:
+        """Run to the end (or to the first suspension) and return the ``RunResult``.
+
+        Raises the error that ended the run (e.g. ``ModelError``) instead of returning it.
+        """
+        return await _finished(await self.stream(message, **options))
+
+    # -- deciding --------------------------------------------------------------------------
+    async def approve_tool_call(
+        self,
+        *,
+        run_id: str,
+        tool_call_id: str | None = None,
+        args: dict[str, Any] | None = None,
+        fingerprint: str | None = None,
+        decided_by: str | None = None,
+        source: str = "python",
+    ) -> AgentStream:
+        """Approve a pending call; it runs and the run continues on the returned stream.
+
+        ``args`` approves with edited arguments (validated first). The call is claimed
+        before this returns: a second decision raises ``AlreadyDecided``.
+
+        Example:
+            >>> stream = await agent.approve_tool_call(run_id=result.run_id)  # doctest: +SKIP
+            >>> (await stream.result()).text                                  # doctest: +SKIP
+        """
+        record, state = await self._decisions.load(run_id, tool_call_id)
+        pending = await self._decisions.select(state, tool_call_id, "approval")
+        self._decisions.check_fingerprint(state, pending, fingerprint)
+        run_args = pending.args if args is None else self._validated_args(pending, args)
+        detail: dict[str, Any] = {"source": source}
+        if args is not None:
+            detail.update(edited=True, original_args=pending.args, args=run_args)
+        await self._decisions.claim(state, pending, "approved", decided_by, detail)
+
+        async def outcome() -> Outcome:
+            if pending.delegate is not None:
+                sub = self._delegate_for(pending.local_tool)
+                assert sub is not None
+                inner = await sub.approve_tool_call(
+                    run_id=pending.delegate.run_id,
+                    tool_call_id=pending.delegate.tool_call_id,
+                    args=args,
+                    decided_by=decided_by,
+                    source=source,
+                )
+                return await outcome_of_sub_run(inner)
+            return await self._executor.execute(state, pending.call_id, pending.local_tool, run_args)
+
+        return self._continue(record.version, state, pending, outcome)
+
+    async def decline_tool_call(
+        self,
+        *,
+        run_id: str,
+        tool_call_id: str | None = None,
+        reason: str | None = None,
+        fingerprint: str | None = None,
+        decided_by: str | None = None,
+        source: str = "python",
+    ) -> AgentStream:
+        """Decline a pending call: it never runs; the model is told (with ``reason``) and answers.
+
+        Example:
+            >>> stream = await agent.decline_tool_call(run_id=r.run_id, reason="wrong id")  # doctest: +SKIP
+        """
+        record, state = await self._decisions.load(run_id, tool_call_id)
+        pending = await self._decisions.select(state, tool_call_id, "approval")
+        self._decisions.check_fingerprint(state, pending, fingerprint)
+        decision = "expired" if source == "expiry" else "declined"
+        await self._decisions.claim(
+            state, pending, decision, decided_by, {"source": source, "reason": reason}
+        )
+
+        async def outcome() -> Outcome:
+            if pending.delegate is not None:
+                sub = self._delegate_for(pending.local_tool)
+                assert sub is not None
+                inner = await sub.decline_tool_call(
+                    run_id=pending.delegate.run_id,
+                    tool_call_id=pending.delegate.tool_call_id,
+                    reason=reason,
+                    decided_by=decided_by,
+                    source=source,
+                )
+                return await outcome_of_sub_run(inner)
+            return Outcome.denied(reason)
+
+        return self._continue(record.version, state, pending, outcome)
+
+    async def resume_stream(
+        self,
+        resume_data: Any,
+        *,
+        run_id: str,
+        tool_call_id: str | None = None,
+        decided_by: str | None = None,
+        source: str = "python",
+    ) -> AgentStream:
+        """Resume a call that suspended itself; the tool runs again with ``ctx.resume_data``.
+
+        Example:
+            >>> stream = await agent.resume_stream({"priority": "high"}, run_id=r.run_id)  # doctest: +SKIP
+        """
+        record, state = await self._decisions.load(run_id, tool_call_id)
+        pending = await self._decisions.select(state, tool_call_id, "suspension")
+        tool = self._find_tool(pending)
+        parsed: Any = resume_data
+        if tool is not None and tool.resume_schema is not None:
+            try:
+                parsed = tool.parse_resume(resume_data)
+            except ValidationError as exc:
+                raise InvalidResumeData(pending.tool_call_id, _errors(exc)) from None
+        await self._decisions.claim(
+            state, pending, "resumed", decided_by, {"source": source, "resume_data": _json_safe(resume_data)}
+        )
+
+        async def outcome() -> Outcome:
+            if pending.delegate is not None:
+                sub = self._delegate_for(pending.local_tool)
+                assert sub is not None
+                inner = await sub.resume_stream(
+                    resume_data,
+                    run_id=pending.delegate.run_id,
+                    tool_call_id=pending.delegate.tool_call_id,
+                    decided_by=decided_by,
+                    source=source,
+                )
+                return await outcome_of_sub_run(inner)
+            return await self._executor.execute(
+                state,
+                pending.call_id,
+                pending.local_tool,
+                pending.local_args,
+                resume_data=parsed,
+                suspend_payload=pending.suspend_payload,
+            )
+
+        return self._continue(record.version, state, pending, outcome)
+
+    async def approve_tool_call_generate(self, **kwargs: Any) -> RunResult:
+        """``approve_tool_call`` and wait for the run's result."""
+        return await _finished(await self.approve_tool_call(**kwargs))
+
+    async def decline_tool_call_generate(self, **kwargs: Any) -> RunResult:
+        """``decline_tool_call`` and wait for the run's result."""
+        return await _finished(await self.decline_tool_call(**kwargs))
+
+    async def resume_generate(self, resume_data: Any, **kwargs: Any) -> RunResult:
+        """``resume_stream`` and wait for the run's result."""
+        return await _finished(await self.resume_stream(resume_data, **kwargs))
+
+    async def send_tool_approval(
+        self,
+        *,
+        thread_id: str,
+        resource_id: str | None = None,
+        approved: bool = True,
+        tool_call_id: str | None = None,
+        reason: str | None = None,
+        decided_by: str | None = None,
+        source: str = "python",
+    ) -> AgentStream:
+        """Decide the pending approval of a thread without knowing its run id."""
+        return await send_tool_approval(
+            self,
+            thread_id=thread_id,
+            resource_id=resource_id,
+            approved=approved,
+            tool_call_id=tool_call_id,
+            reason=reason,
+            decided_by=decided_by,
+            source=source,
+        )
+
+    async def list_suspended_runs(
+        self,
+        *,
+        thread_id: str | None = None,
+        resource_id: str | None = None,
+        page: int | None = None,
+        per_page: int | None = None,
+    ) -> SuspendedRunsPage:
+        """Runs of this agent waiting for decisions (newest first), with their pending calls."""
+        return await list_suspended_runs(
+            self, thread_id=thread_id, resource_id=resource_id, page=page, per_page=per_page
+        )
+
+    async def drain(self) -> None:
+        """Wait for every run this agent started in the background."""
+        await self._tasks.drain()
+
+    # -- internals -------------------------------------------------------------------------
+    def _continue(
+        self,
+        version: int,
+        state: RunState,
+        pending: PendingCallState,
+        outcome: Callable[[], Awaitable[Outcome]],
+    ) -> AgentStream:
+        stream = AgentStream(state.run_id)
+        run = Run(self, state, stream, version=version)
+        self._tasks.start(run.finish_decided(pending, outcome), name=f"run-{state.run_id}")
+        return stream
+
+    def _validated_args(self, pending: PendingCallState, args: dict[str, Any]) -> dict[str, Any]:
+        tool = self._find_tool(pending)
+        if tool is None:
+            return dict(args)
+        try:
+            return tool.parse_input(args).model_dump(mode="json")
+        except ToolInputError as exc:
+            raise InvalidToolArgs(pending.tool_call_id, list(exc.errors)) from None
+
+
+async def _finished(stream: AgentStream) -> RunResult:
+    result = await stream.result()
+    if result.finish_reason == "error" and result.error is not None:
+        raise result.error
+    return result
+
+
+def _resolve_model(model: Model | str) -> Model:
+    if isinstance(model, str):
+        from agents.models import resolve_model
+
+        return resolve_model(model)
+    return model
+
+
+def _tool_map(tools: Mapping[str, Tool] | Sequence[Tool] | None) -> dict[str, Tool]:
+    if tools is None:
+        return {}
+    if isinstance(tools, Mapping):
+        mapping = dict(tools)
+    else:
+        mapping = {t.id: t for t in tools}
+    for name, tool in mapping.items():
+        if not isinstance(tool, Tool):
+            raise AgentConfigError(f"tool {name!r} is {type(tool).__name__}; build it with create_tool()")
+        if name.startswith(DELEGATION_PREFIX):
+            raise AgentConfigError(f"tool name {name!r} is reserved for sub-agents ('agent-<key>')")
+    return mapping
+
+
+def _check_options(options: dict[str, Any]) -> dict[str, Any]:
+    unknown = set(options) - _OPTION_NAMES
+    if unknown:
+        raise AgentConfigError(
+            f"unknown default_options {sorted(unknown)}; known: {sorted(_OPTION_NAMES)}"
+        )
+    return options
+
+
+def _json_safe(value: Any) -> Any:
+    import json
+
+    try:
+        return json.loads(json.dumps(value, default=str))
+    except (TypeError, ValueError):
+        return {}
+
+
+def _errors(exc: ValidationError) -> list[dict[str, Any]]:
+    return [
+        {"loc": list(e["loc"]), "msg": e["msg"], "type": e["type"]}
+        for e in exc.errors(include_url=False)
+    ]

@@ -1,0 +1,146 @@
+"""Auto-resume: a plain user message may be the data a suspended tool is waiting for.
+
+For each call in the thread that suspended itself (most recent first), one structured-output
+request asks the model whether the message answers it. Only ``suspend()`` calls qualify:
+calls waiting for APPROVAL are never decided by text or by the model.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import TYPE_CHECKING, Any
+
+from pydantic import ValidationError
+
+from agents._messages import Message
+from agents._results import PendingToolCall
+from agents._stream import AgentStream
+from agents.errors import AgentError
+from agents.models._base import ModelRequest, ObjectOutput, TextDelta
+
+if TYPE_CHECKING:
+    from agents._agent import Agent
+
+logger = logging.getLogger(__name__)
+
+EXTRACTION_INSTRUCTIONS = (
+    "A tool is paused, waiting for information from the user. Decide whether the user's "
+    "message provides that information. If it does, set answered to true and fill resume_data "
+    "with exactly the fields the schema asks for, taken from the message. If it does not (the "
+    "user asks something else, or leaves required fields unknown), set answered to false and "
+    "resume_data to null. Never invent values. Approving or declining actions is NOT "
+    "information: such messages are never an answer."
+)
+
+
+def response_schema(resume_schema: dict[str, Any]) -> dict[str, Any]:
+    """The exact structured-output schema of one extraction request (SPEC 3.5)."""
+    return {
+        "type": "object",
+        "properties": {
+            "answered": {"type": "boolean"},
+            "resume_data": {"anyOf": [resume_schema, {"type": "null"}]},
+        },
+        "required": ["answered", "resume_data"],
+        "additionalProperties": False,
+    }
+
+
+async def try_auto_resume(
+    agent: Agent,
+    message: str,
+    *,
+    thread_id: str,
+    resource_id: str | None,
+    decided_by: str | None,
+) -> AgentStream | None:
+    """Resume the suspended call this message answers, or None (a normal turn follows)."""
+    listing = await agent.list_suspended_runs(thread_id=thread_id)
+    waiting = sorted(
+        (
+            (run.run_id, call)
+            for run in listing.runs
+            for call in run.tool_calls
+            if not call.requires_approval and call.resume_schema is not None
+        ),
+        key=lambda item: item[1].suspended_at or 0,  # type: ignore[arg-type, return-value]
+        reverse=True,
+    )
+    for run_id, call in waiting:
+        data = await _extract(agent, message, call)
+        if data is None:
+            continue
+        try:
+            stream = await agent.resume_stream(
+                data,
+                run_id=run_id,
+                tool_call_id=call.tool_call_id,
+                decided_by=decided_by,
+                source="thread-reply",
+            )
+        except AgentError as exc:
+            logger.info("auto-resume of %s/%s not applied: %s", run_id, call.tool_call_id, exc)
+            continue
+        if agent.memory is not None:
+            await agent.memory.append(
+                thread_id, resource_id, run_id, [Message(role="user", content=message)]
+            )
+        return stream
+    return None
+
+
+async def _extract(agent: Agent, message: str, call: PendingToolCall) -> Any | None:
+    assert call.resume_schema is not None
+    context = {
+        "tool": call.tool_name,
+        "tool_arguments": call.args,
+        "question": call.suspend_payload,
+    }
+    request = ModelRequest(
+        messages=[
+            Message(role="system", content=EXTRACTION_INSTRUCTIONS),
+            Message(
+                role="user",
+                content=f"Paused tool call: {json.dumps(context)}\n\nUser message: {message}",
+            ),
+        ],
+        response_schema=response_schema(call.resume_schema),
+        response_schema_name="resume_data",
+    )
+    value: Any = None
+    text: list[str] = []
+    try:
+        async for event in agent.model.stream(request):
+            if isinstance(event, ObjectOutput):
+                value = event.value
+            elif isinstance(event, TextDelta):
+                text.append(event.text)
+    except AgentError as exc:
+        logger.warning("auto-resume extraction failed: %s", exc)
+        return None
+    if value is None and text:
+        try:
+            value = json.loads("".join(text))
+        except ValueError:
+            return None
+    if not isinstance(value, dict) or value.get("answered") is not True:
+        return None
+    data = value.get("resume_data")
+    tool = agent._find_tool(_as_state_call(call))
+    if tool is not None and tool.resume_schema is not None:
+        try:
+            tool.parse_resume(data)
+        except ValidationError:
+            return None
+    return data
+
+
+def _as_state_call(call: PendingToolCall) -> Any:
+    """Enough of a pending entry for ``Agent._find_tool`` (agent path and tool name)."""
+
+    class _Ref:
+        agent_path = call.agent_path
+        tool_name = call.tool_name
+
+    return _Ref()

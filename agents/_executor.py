@@ -1,0 +1,223 @@
+"""Running one tool call (local tool or sub-agent delegation) and describing what pends."""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any
+
+from agents._fingerprint import fingerprint
+from agents._hooks import ToolCallInfo, call_hook
+from agents._messages import ToolCallPart
+from agents._outcome import Outcome
+from agents._state import DelegateRef, PendingCallState, RunState
+from agents.errors import AgentError
+from storage import AuditEvent, utcnow
+from tools import Suspended, ToolContext, ToolError
+
+if TYPE_CHECKING:
+    from agents._agent import Agent
+    from agents._stream import AgentStream
+
+logger = logging.getLogger(__name__)
+
+DELEGATION_PREFIX = "agent-"
+
+
+class Executor:
+    """Executes calls for one agent; knows its tools, sub-agents and hooks."""
+
+    def __init__(self, agent: Agent) -> None:
+        self.agent = agent
+
+    async def execute(
+        self,
+        state: RunState,
+        call_id: str,
+        name: str,
+        args: dict[str, Any],
+        *,
+        resume_data: Any = None,
+        suspend_payload: dict[str, Any] | None = None,
+    ) -> Outcome:
+        """Run a call now (it was not gated, or it was approved/resumed)."""
+        sub = self.agent._delegate_for(name)
+        if sub is not None:
+            return await self._delegate(state, name, args)
+        tool = self.agent._tools.get(name)
+        if tool is None:
+            known = ", ".join(sorted(self.agent._tools)) or "none"
+            return Outcome.error(f"unknown tool {name!r}; available tools: {known}")
+        info = ToolCallInfo(
+            tool_name=name,
+            input=dict(args),
+            tool_call_id=call_id,
+            run_id=state.run_id,
+            request_context=state.request_context,
+        )
+        verdict = await call_hook(self.agent.hooks.before_tool_call, info)
+        if isinstance(verdict, dict) and verdict.get("proceed") is False:
+            return Outcome(status="ok", result=verdict.get("output"))
+        ctx = ToolContext(
+            run_id=state.run_id,
+            tool_call_id=call_id,
+            agent_id=self.agent.id,
+            thread_id=state.thread_id,
+            resource_id=state.resource_id,
+            request_context=state.request_context,
+            resume_data=resume_data,
+            suspend_payload=suspend_payload,
+            idempotency_key=f"{state.run_id}:{call_id}",
+        )
+        try:
+            result = await tool.run(args, ctx)
+        except ToolError as exc:
+            return Outcome.error(str(exc))
+        except Exception as exc:
+            logger.warning("tool %s (call %s) raised %r", name, call_id, exc)
+            return Outcome.error(f"tool {name!r} failed: {type(exc).__name__}: {exc}")
+        if isinstance(result, Suspended):
+            return Outcome(status="suspended", suspend_payload=result.payload)
+        await call_hook(
+            self.agent.hooks.after_tool_call,
+            ToolCallInfo(
+                tool_name=name,
+                input=dict(args),
+                tool_call_id=call_id,
+                run_id=state.run_id,
+                request_context=state.request_context,
+                result=result,
+            ),
+        )
+        return Outcome(status="ok", result=result)
+
+    async def _delegate(self, state: RunState, name: str, args: dict[str, Any]) -> Outcome:
+        sub = self.agent._delegate_for(name)
+        assert sub is not None
+        prompt = args.get("prompt")
+        if not isinstance(prompt, str) or not prompt:
+            return Outcome.error(f"{name} needs {{'prompt': '<the task>'}}")
+        stream = await sub.stream(
+            prompt,
+            resource_id=state.resource_id,
+            request_context=state.request_context,
+            require_tool_approval=state.require_tool_approval,
+        )
+        return await outcome_of_sub_run(stream)
+
+    # -- pending entries -------------------------------------------------------------------
+    def approval_entry(self, state: RunState, call: ToolCallPart) -> PendingCallState:
+        """The pending entry of a call held for approval before it runs."""
+        tool = self.agent._tools.get(call.name)
+        return PendingCallState(
+            tool_call_id=call.id,
+            call_id=call.id,
+            local_tool=call.name,
+            local_args=dict(call.args),
+            kind="approval",
+            tool_name=call.name,
+            args=dict(call.args),
+            fingerprint=fingerprint(call.name, dict(call.args)),
+            agent_path=[self.agent.id],
+            resume_schema=tool.resume_json_schema() if tool else None,
+            suspended_at=utcnow(),
+        )
+
+    def pending_entries(
+        self,
+        state: RunState,
+        call_id: str,
+        local_tool: str,
+        local_args: dict[str, Any],
+        outcome: Outcome,
+        previous: list[PendingCallState],
+    ) -> list[PendingCallState]:
+        """Entries for a call that suspended itself or whose sub-agent run is waiting."""
+        now = utcnow()
+        if outcome.status == "suspended":
+            tool = self.agent._tools.get(local_tool)
+            prior = next((p for p in previous if p.tool_call_id == call_id), None)
+            return [
+                PendingCallState(
+                    tool_call_id=call_id,
+                    call_id=call_id,
+                    local_tool=local_tool,
+                    local_args=dict(local_args),
+                    kind="suspension",
+                    tool_name=local_tool,
+                    args=dict(local_args),
+                    fingerprint=fingerprint(local_tool, dict(local_args)),
+                    agent_path=[self.agent.id],
+                    suspend_payload=outcome.suspend_payload,
+                    resume_schema=tool.resume_json_schema() if tool else None,
+                    round=prior.round + 1 if prior else 0,
+                    suspended_at=now,
+                )
+            ]
+        key = local_tool.removeprefix(DELEGATION_PREFIX)
+        by_inner = {p.delegate.tool_call_id: p for p in previous if p.delegate is not None}
+        entries: list[PendingCallState] = []
+        taken = {p.tool_call_id for p in previous}
+        for inner in outcome.inner_pending:
+            prior = by_inner.get(inner.tool_call_id)
+            if prior is not None:
+                handle, round_ = prior.tool_call_id, prior.round + 1
+            else:
+                alone = len(outcome.inner_pending) == 1 and call_id not in taken
+                handle, round_ = (call_id if alone else f"{call_id}/{inner.tool_call_id}"), 0
+            entries.append(
+                PendingCallState(
+                    tool_call_id=handle,
+                    call_id=call_id,
+                    local_tool=local_tool,
+                    local_args=dict(local_args),
+                    kind="approval" if inner.requires_approval else "suspension",
+                    tool_name=inner.tool_name,
+                    args=dict(inner.args),
+                    fingerprint=inner.fingerprint,
+                    agent_path=[self.agent.id, *inner.agent_path],
+                    suspend_payload=inner.suspend_payload,
+                    resume_schema=inner.resume_schema,
+                    round=round_,
+                    suspended_at=now,
+                    delegate=DelegateRef(
+                        agent_key=key,
+                        run_id=outcome.inner_run_id or "",
+                        tool_call_id=inner.tool_call_id,
+                    ),
+                )
+            )
+        return entries
+
+    async def audit(self, event_kind: str, state: RunState, **fields: Any) -> None:
+        """Append an audit event about this run."""
+        await self.agent.storage.append_audit(
+            AuditEvent(
+                id=_event_id(),
+                at=utcnow(),
+                kind=event_kind,
+                run_id=state.run_id,
+                thread_id=state.thread_id,
+                agent_id=self.agent.id,
+                **fields,
+            )
+        )
+
+
+async def outcome_of_sub_run(stream: AgentStream) -> Outcome:
+    """Turn a sub-agent's finished (or suspended) run into the delegation call's outcome."""
+    result = await stream.result()
+    if result.finish_reason == "suspended":
+        return Outcome(
+            status="delegated", inner_run_id=result.run_id, inner_pending=list(result.pending)
+        )
+    if result.finish_reason == "error":
+        error = result.error
+        message = str(error) if isinstance(error, AgentError) else repr(error)
+        return Outcome.error(f"sub-agent failed: {message}")
+    return Outcome(status="ok", result=result.text)
+
+
+def _event_id() -> str:
+    import uuid
+
+    return uuid.uuid4().hex

@@ -1,0 +1,23 @@
+"""``fingerprint``: binds a decision to the exact tool and arguments a person saw."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+
+def canonical_json(value: Any) -> str:
+    """Sorted keys, no spaces, UTF-8 (non-ASCII kept as is)."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def fingerprint(tool_name: str, args: dict[str, Any]) -> str:
+    """SHA-256 hex of the canonical JSON of ``{"args": args, "tool": tool_name}``.
+
+    Example:
+        >>> fingerprint("delete_record", {"id": "abc-123"})[:12]
+        'b6a13fb8c10a'
+    """
+    document = canonical_json({"args": args, "tool": tool_name})
+    return hashlib.sha256(document.encode("utf-8")).hexdigest()

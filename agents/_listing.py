@@ -1,0 +1,88 @@
+"""Finding suspended runs through storage: listing, and deciding by thread."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from agents._results import SuspendedRun, SuspendedRunsPage
+from agents._state import RunState
+from agents._stream import AgentStream
+from agents.errors import AmbiguousToolCall, ToolCallNotSuspended
+
+if TYPE_CHECKING:
+    from agents._agent import Agent
+
+
+async def list_suspended_runs(
+    agent: Agent,
+    *,
+    thread_id: str | None,
+    resource_id: str | None,
+    page: int | None,
+    per_page: int | None,
+) -> SuspendedRunsPage:
+    """One indexed query for the page, then the claims of just those runs."""
+    paginate = page is not None and per_page is not None
+    offset = page * per_page if paginate and page is not None and per_page is not None else 0
+    records, total = await agent.storage.list_snapshots(
+        agent_id=agent.id,
+        thread_id=thread_id,
+        resource_id=resource_id,
+        offset=offset,
+        limit=per_page if paginate else None,
+    )
+    runs = []
+    for record in records:
+        state = RunState.model_validate(record.data)
+        claimed = {c.key for c in await agent.storage.list_claims(record.run_id)}
+        runs.append(
+            SuspendedRun(
+                run_id=record.run_id,
+                agent_id=record.agent_id,
+                thread_id=record.thread_id,
+                resource_id=record.resource_id,
+                suspended_at=record.suspended_at,
+                tool_calls=[p.public() for p in state.pending if p.claim_key not in claimed],
+            )
+        )
+    return SuspendedRunsPage(runs=runs, total=total)
+
+
+async def send_tool_approval(
+    agent: Agent,
+    *,
+    thread_id: str,
+    resource_id: str | None,
+    approved: bool,
+    tool_call_id: str | None,
+    reason: str | None,
+    decided_by: str | None,
+    source: str,
+) -> AgentStream:
+    """Find the thread's pending approval through storage and decide it."""
+    listing = await list_suspended_runs(
+        agent, thread_id=thread_id, resource_id=resource_id, page=None, per_page=None
+    )
+    candidates = [
+        (run.run_id, call.tool_call_id)
+        for run in listing.runs
+        for call in run.tool_calls
+        if call.requires_approval and tool_call_id in (None, call.tool_call_id)
+    ]
+    if not candidates:
+        raise ToolCallNotSuspended(
+            "",
+            tool_call_id,
+            f"no tool call waits for approval in thread {thread_id!r}"
+            + (f" with id {tool_call_id!r}" if tool_call_id else ""),
+        )
+    if len(candidates) > 1:
+        raise AmbiguousToolCall(candidates[0][0], [c for _, c in candidates])
+    run_id, call_id = candidates[0]
+    if approved:
+        return await agent.approve_tool_call(
+            run_id=run_id, tool_call_id=call_id, decided_by=decided_by, source=source
+        )
+    return await agent.decline_tool_call(
+        run_id=run_id, tool_call_id=call_id, reason=reason, decided_by=decided_by, source=source
+    )

@@ -1,0 +1,142 @@
+"""What a run reports: chunks, pending calls, ``RunResult``, pages of suspended runs."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Literal
+
+from agents.models._base import Usage
+
+FinishReason = Literal["stop", "suspended", "length", "error"]
+
+
+class _ItemAccess:
+    """Lets result objects be read as ``obj.name`` and ``obj["name"]``."""
+
+    def __getitem__(self, key: str) -> Any:
+        try:
+            return getattr(self, key)
+        except AttributeError:
+            raise KeyError(key) from None
+
+
+class Payload(dict[str, Any]):
+    """A chunk's payload: a dict whose keys can also be read as attributes."""
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+
+@dataclass(frozen=True)
+class Chunk(_ItemAccess):
+    """One event of a run's ``full_stream``."""
+
+    type: str
+    """``start``, ``text-delta``, ``tool-call``, ``tool-call-approval``, ``tool-call-suspended``,
+    ``tool-call-resumed``, ``tool-result``, ``tool-output-denied``, ``step-finish``, ``finish``,
+    ``error``."""
+    run_id: str
+    """The run (the handle to decide with)."""
+    payload: Payload = field(default_factory=Payload)
+    """Fields of this chunk type, snake_case."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class PendingToolCall(_ItemAccess):
+    """A call waiting for a person: approval before it runs, or data after ``suspend()``."""
+
+    tool_call_id: str
+    """The handle to decide with (the outermost call id for sub-agent calls)."""
+    tool_name: str
+    """The tool that will run (the inner tool for sub-agent calls)."""
+    args: dict[str, Any]
+    """The arguments it will run with."""
+    requires_approval: bool
+    """True: waits for approve/decline. False: waits for resume data."""
+    suspend_payload: dict[str, Any] | None
+    """What the tool suspended with (None for approvals)."""
+    resume_schema: dict[str, Any] | None
+    """JSON schema of the resume data, or None."""
+    fingerprint: str
+    """``agents.fingerprint(tool_name, args)``."""
+    agent_path: list[str]
+    """The chain of agent ids from the top to the agent owning the tool."""
+    suspended_at: datetime | None = None
+    """When the call started waiting."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class ToolCallRecord(_ItemAccess):
+    """A tool call the model made."""
+
+    tool_call_id: str
+    tool_name: str
+    args: dict[str, Any]
+
+
+@dataclass(frozen=True, kw_only=True)
+class ToolResultRecord(_ItemAccess):
+    """The result a tool call produced (or its denial/error, as the model saw it)."""
+
+    tool_call_id: str
+    tool_name: str
+    result: Any
+
+
+@dataclass(frozen=True, kw_only=True)
+class StepResult(_ItemAccess):
+    """One model turn and the tool calls it made."""
+
+    text: str
+    tool_calls: list[ToolCallRecord]
+    tool_results: list[ToolResultRecord]
+    usage: Usage
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunResult(_ItemAccess):
+    """The outcome of ``generate()`` or ``await stream.result()``."""
+
+    text: str
+    """The answer's text (of this stretch of the run)."""
+    finish_reason: FinishReason
+    """``stop``, ``suspended`` (calls are pending), ``length`` (max_steps) or ``error``."""
+    run_id: str
+    """Decide or resume pending calls with this id."""
+    pending: list[PendingToolCall] = field(default_factory=list)
+    """Every call waiting for a person."""
+    tool_calls: list[ToolCallRecord] = field(default_factory=list)
+    tool_results: list[ToolResultRecord] = field(default_factory=list)
+    steps: list[StepResult] = field(default_factory=list)
+    usage: Usage = field(default_factory=Usage)
+    error: BaseException | None = None
+    """The error that ended the run when ``finish_reason == "error"``."""
+
+    @property
+    def suspend_payload(self) -> PendingToolCall | None:
+        """The most recently suspended pending call, or None."""
+        return self.pending[-1] if self.pending else None
+
+
+@dataclass(frozen=True, kw_only=True)
+class SuspendedRun(_ItemAccess):
+    """A run waiting for decisions, as listed by ``list_suspended_runs``."""
+
+    run_id: str
+    agent_id: str
+    thread_id: str | None
+    resource_id: str | None
+    suspended_at: datetime
+    tool_calls: list[PendingToolCall]
+
+
+@dataclass(frozen=True, kw_only=True)
+class SuspendedRunsPage(_ItemAccess):
+    """One page of ``list_suspended_runs``."""
+
+    runs: list[SuspendedRun]
+    total: int

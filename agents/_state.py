@@ -1,0 +1,85 @@
+"""The persisted state of a suspended run (the snapshot document) and its conversions."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from agents._messages import Message
+from agents._results import PendingToolCall
+
+SCHEMA_VERSION = 1
+
+
+class DelegateRef(BaseModel):
+    """Where a sub-agent's pending call lives: the sub-agent, its run and its handle."""
+
+    agent_key: str
+    run_id: str
+    tool_call_id: str
+
+
+class PendingCallState(BaseModel):
+    """One pending call as stored."""
+
+    tool_call_id: str
+    """The handle to decide with at this level."""
+    call_id: str
+    """The model's id of the call at this level (several handles can share it for sub-agents)."""
+    local_tool: str
+    """The tool the model called at this level (``agent-<key>`` for delegations)."""
+    local_args: dict[str, Any]
+    kind: Literal["approval", "suspension"]
+    tool_name: str
+    """The tool that will run (inner tool for delegations)."""
+    args: dict[str, Any]
+    fingerprint: str
+    agent_path: list[str]
+    suspend_payload: dict[str, Any] | None = None
+    resume_schema: dict[str, Any] | None = None
+    round: int = 0
+    """Bumped each time the same call suspends again; part of the claim key."""
+    suspended_at: datetime
+    delegate: DelegateRef | None = None
+
+    @property
+    def claim_key(self) -> str:
+        return f"{self.tool_call_id}#{self.round}"
+
+    def public(self) -> PendingToolCall:
+        return PendingToolCall(
+            tool_call_id=self.tool_call_id,
+            tool_name=self.tool_name,
+            args=dict(self.args),
+            requires_approval=self.kind == "approval",
+            suspend_payload=self.suspend_payload,
+            resume_schema=self.resume_schema,
+            fingerprint=self.fingerprint,
+            agent_path=list(self.agent_path),
+            suspended_at=self.suspended_at,
+        )
+
+
+class RunState(BaseModel):
+    """Everything needed to continue a run in another process (compact on purpose)."""
+
+    schema_version: int = SCHEMA_VERSION
+    run_id: str
+    agent_id: str
+    thread_id: str | None = None
+    resource_id: str | None = None
+    messages: list[Message] = Field(default_factory=list)
+    """Messages of this run only (earlier thread history is reloaded from memory)."""
+    steps: int = 0
+    max_steps: int = 8
+    require_tool_approval: bool = False
+    """The call option as a boolean (a predicate is stored as True: fail safe)."""
+    auto_resume: bool = False
+    request_context: dict[str, Any] = Field(default_factory=dict)
+    agent_path: list[str] = Field(default_factory=list)
+    pending: list[PendingCallState] = Field(default_factory=list)
+
+    def to_document(self) -> dict[str, Any]:
+        return self.model_dump(mode="json", exclude_defaults=True)
