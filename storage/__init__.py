@@ -5,6 +5,8 @@ Example:
     >>> store = create_storage("memory://")
 """
 
+from typing import TYPE_CHECKING, Any
+
 from storage._errors import SnapshotVersionConflict, StorageConfigError, StorageError
 from storage._factory import DEFAULT_STORAGE_URL, create_storage
 from storage._memory import InMemoryStorage
@@ -18,12 +20,18 @@ from storage._records import (
     utcnow,
 )
 
+if TYPE_CHECKING:
+    from storage._redis import RedisStorage
+    from storage._sql import SQLStorage
+
 __all__ = [
     "DEFAULT_STORAGE_URL",
     "AuditEvent",
     "ClaimRecord",
     "InMemoryStorage",
     "MessageRecord",
+    "RedisStorage",
+    "SQLStorage",
     "SnapshotRecord",
     "SnapshotVersionConflict",
     "Storage",
@@ -33,3 +41,16 @@ __all__ = [
     "create_storage",
     "utcnow",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """Import the SQL and Redis backends only when first asked for (they pull in drivers)."""
+    if name == "SQLStorage":
+        from storage._sql import SQLStorage
+
+        return SQLStorage
+    if name == "RedisStorage":
+        from storage._redis import RedisStorage
+
+        return RedisStorage
+    raise AttributeError(f"module 'storage' has no attribute {name!r}")
