@@ -169,15 +169,15 @@ class Agent:
         messages.extend(state.messages)
         return messages
 
-    def _find_tool(self, pending: PendingCallState) -> Tool | None:
+    def _find_tool(self, agent_path: list[str], tool_name: str) -> Tool | None:
         """The tool a pending call will run, following the agent path down."""
         owner: Agent = self
-        for agent_id in pending.agent_path[1:]:
+        for agent_id in agent_path[1:]:
             nxt = next((a for a in owner.agents.values() if a.id == agent_id), None)
             if nxt is None:
                 return None
             owner = nxt
-        return owner._tools.get(pending.tool_name)
+        return owner._tools.get(tool_name)
 
     async def _audit_requests(self, state: RunState, fresh: list[PendingCallState]) -> None:
         for p in fresh:
@@ -354,7 +354,7 @@ class Agent:
         """
         record, state = await self._decisions.load(run_id, tool_call_id)
         pending = await self._decisions.select(state, tool_call_id, "suspension")
-        tool = self._find_tool(pending)
+        tool = self._find_tool(pending.agent_path, pending.tool_name)
         parsed: Any = resume_data
         if tool is not None and tool.resume_schema is not None:
             try:
@@ -454,7 +454,7 @@ class Agent:
         return stream
 
     def _validated_args(self, pending: PendingCallState, args: dict[str, Any]) -> dict[str, Any]:
-        tool = self._find_tool(pending)
+        tool = self._find_tool(pending.agent_path, pending.tool_name)
         if tool is None:
             return dict(args)
         try:

@@ -127,7 +127,7 @@ async def _extract(agent: Agent, message: str, call: PendingToolCall) -> Any | N
     if not isinstance(value, dict) or value.get("answered") is not True:
         return None
     data = value.get("resume_data")
-    tool = agent._find_tool(_as_state_call(call))
+    tool = agent._find_tool(call.agent_path, call.tool_name)
     if tool is not None and tool.resume_schema is not None:
         try:
             tool.parse_resume(data)
@@ -135,12 +135,3 @@ async def _extract(agent: Agent, message: str, call: PendingToolCall) -> Any | N
             return None
     return data
 
-
-def _as_state_call(call: PendingToolCall) -> Any:
-    """Enough of a pending entry for ``Agent._find_tool`` (agent path and tool name)."""
-
-    class _Ref:
-        agent_path = call.agent_path
-        tool_name = call.tool_name
-
-    return _Ref()
