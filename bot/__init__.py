@@ -1,0 +1,32 @@
+"""The Slack edge of countersign: approval cards, thread replies, ``python -m bot``.
+
+Example:
+    >>> from bot import load_settings
+    >>> settings = load_settings({"SLACK_BOT_TOKEN": "xoxb-1", "SLACK_SIGNING_SECRET": "s"})
+    >>> settings.mode
+    'http'
+"""
+
+from bot._app import BOLT_APP, SERVICES, create_bolt_app, create_web_app
+from bot._errors import BotConfigError, BotError
+from bot._ids import APPROVE_ACTION, DECLINE_ACTION
+from bot._runner import Runner, RunnerClosed
+from bot._services import Services, create_services
+from bot._settings import Settings, load_settings
+
+__all__ = [
+    "APPROVE_ACTION",
+    "BOLT_APP",
+    "DECLINE_ACTION",
+    "SERVICES",
+    "BotConfigError",
+    "BotError",
+    "Runner",
+    "RunnerClosed",
+    "Services",
+    "Settings",
+    "create_bolt_app",
+    "create_services",
+    "create_web_app",
+    "load_settings",
+]

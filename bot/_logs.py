@@ -1,0 +1,38 @@
+"""Logging setup; keeps request bodies and secrets out of the logs.
+
+slack-bolt logs the whole request body (at INFO) when a signature is invalid: that logger is
+raised to WARNING and given a filter that drops any record carrying a body.
+"""
+
+from __future__ import annotations
+
+import logging
+
+_VERIFICATION_LOGGERS = (
+    "slack_bolt.AsyncRequestVerification",
+    "slack_bolt.RequestVerification",
+)
+
+
+class _DropBodies(logging.Filter):
+    """Refuses records that would print a request body."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return "body:" not in record.getMessage()
+
+
+def redact_bolt_logs() -> None:
+    """Silence bolt's body-logging verification loggers (call after building an ``AsyncApp``)."""
+    for name in _VERIFICATION_LOGGERS:
+        logger = logging.getLogger(name)
+        logger.setLevel(logging.WARNING)
+        if not any(isinstance(f, _DropBodies) for f in logger.filters):
+            logger.addFilter(_DropBodies())
+
+
+def configure_logging(level: str) -> None:
+    """Root logging at ``level`` with one line per record."""
+    logging.basicConfig(
+        level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s", force=True
+    )
+    redact_bolt_logs()

@@ -1,0 +1,112 @@
+"""Pydantic models of the Slack payloads the listeners read (parsed at the top of each one)."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict
+
+HANDLED_SUBTYPES = (None, "thread_broadcast", "file_share")
+"""Message subtypes that are a person writing; edits, joins, bot messages … are ignored."""
+
+
+class _Slack(BaseModel):
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+
+class MessageEvent(_Slack):
+    """An ``app_mention`` or ``message`` event."""
+
+    type: str
+    subtype: str | None = None
+    user: str | None = None
+    bot_id: str | None = None
+    text: str = ""
+    ts: str
+    thread_ts: str | None = None
+    channel: str
+    channel_type: str | None = None
+    team: str | None = None
+
+    @property
+    def root_ts(self) -> str:
+        """The ``ts`` of the thread this message belongs to (itself when top-level)."""
+        return self.thread_ts or self.ts
+
+    @property
+    def is_thread_reply(self) -> bool:
+        """True when the message is a reply inside an existing thread."""
+        return self.thread_ts is not None and self.thread_ts != self.ts
+
+    @property
+    def is_from_person(self) -> bool:
+        """A person's own message: no bot, no edit or other subtype."""
+        return self.bot_id is None and self.user is not None and self.subtype in HANDLED_SUBTYPES
+
+
+class EventEnvelope(_Slack):
+    """The ``event_callback`` body around an event."""
+
+    event_id: str | None = None
+    team_id: str | None = None
+    event: MessageEvent
+
+
+class _User(_Slack):
+    id: str
+    team_id: str | None = None
+
+
+class _Team(_Slack):
+    id: str
+
+
+class _Container(_Slack):
+    channel_id: str | None = None
+    message_ts: str | None = None
+    thread_ts: str | None = None
+
+
+class _Channel(_Slack):
+    id: str
+
+
+class _Message(_Slack):
+    ts: str
+    thread_ts: str | None = None
+
+
+class _Action(_Slack):
+    action_id: str
+    value: str | None = None
+
+
+class BlockActions(_Slack):
+    """A ``block_actions`` interaction: a button click."""
+
+    user: _User
+    team: _Team | None = None
+    container: _Container = _Container()
+    channel: _Channel | None = None
+    message: _Message | None = None
+    actions: list[_Action]
+
+    @property
+    def channel_id(self) -> str | None:
+        """Where the clicked message is."""
+        return self.container.channel_id or (self.channel.id if self.channel else None)
+
+    @property
+    def message_ts(self) -> str | None:
+        """The clicked message."""
+        return self.container.message_ts or (self.message.ts if self.message else None)
+
+    @property
+    def thread_ts(self) -> str | None:
+        """The thread of the clicked message (itself when top-level)."""
+        if self.message and self.message.thread_ts:
+            return self.message.thread_ts
+        return self.container.thread_ts or self.message_ts
+
+    @property
+    def team_id(self) -> str | None:
+        """The workspace the click came from."""
+        return self.team.id if self.team else self.user.team_id

@@ -1,0 +1,137 @@
+"""Post a run's stream in its Slack thread: streamed text, approval cards, questions."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from agents import AgentStream
+from agents.errors import AgentError
+from bot import _messages as msg
+from bot._blocks import (
+    CardView,
+    approval_card,
+    approval_fallback,
+    as_dicts,
+    question_blocks,
+    question_fallback,
+)
+from bot._cards import PostedCard
+from bot._ids import resource_id, thread_id
+from bot._refs import ApprovalRef
+from bot._services import Services
+from bot._streamer import ReplyStreamer
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, kw_only=True)
+class SlackThread:
+    """A Slack thread the agent talks in, and who is talking."""
+
+    team: str
+    channel: str
+    thread_ts: str
+    requester: str | None
+    """The Slack user whose message or click led to this run."""
+
+    @property
+    def thread_id(self) -> str:
+        """SPEC 6 memory thread id."""
+        return thread_id(self.team, self.channel, self.thread_ts)
+
+    @property
+    def resource_id(self) -> str:
+        """SPEC 6 memory resource id."""
+        return resource_id(self.team, self.channel)
+
+
+class _Chunk(BaseModel):
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+
+class ApprovalChunk(_Chunk):
+    """Payload of ``tool-call-approval``."""
+
+    tool_call_id: str
+    tool_name: str
+    args: dict[str, Any] = Field(default_factory=dict)
+    fingerprint: str
+    agent_path: list[str] = Field(default_factory=list)
+
+
+class SuspendedChunk(_Chunk):
+    """Payload of ``tool-call-suspended``."""
+
+    tool_call_id: str
+    tool_name: str
+    suspend_payload: dict[str, Any] | None = None
+
+
+async def post_run(services: Services, stream: AgentStream, thread: SlackThread) -> None:
+    """Consume a run's ``full_stream`` and show it in ``thread``."""
+    client = services.client
+    streamer = ReplyStreamer(
+        client,
+        channel=thread.channel,
+        thread_ts=thread.thread_ts,
+        min_interval=services.stream_interval,
+    )
+    async for chunk in stream.full_stream:
+        if chunk.type == "text-delta":
+            await streamer.append(str(chunk.payload.get("text") or ""))
+        elif chunk.type == "tool-call-approval":
+            await streamer.finish()
+            approval = ApprovalChunk.model_validate(dict(chunk.payload))
+            await post_card(services, thread, chunk.run_id, approval)
+        elif chunk.type == "tool-call-suspended":
+            await streamer.finish()
+            question = SuspendedChunk.model_validate(dict(chunk.payload))
+            await client.chat_postMessage(
+                channel=thread.channel,
+                thread_ts=thread.thread_ts,
+                text=question_fallback(question.tool_name, question.suspend_payload),
+                blocks=as_dicts(question_blocks(question.tool_name, question.suspend_payload)),
+            )
+    await streamer.finish()
+    result = await stream.result()
+    if result.finish_reason == "error":
+        error = result.error
+        code = error.code if isinstance(error, AgentError) else type(error).__name__
+        logger.error("run %s failed: %s", result.run_id, code, exc_info=error)
+        await client.chat_postMessage(
+            channel=thread.channel,
+            thread_ts=thread.thread_ts,
+            text=msg.RUN_FAILED.format(code=code),
+        )
+
+
+async def post_card(
+    services: Services, thread: SlackThread, run_id: str, approval: ApprovalChunk
+) -> None:
+    """Post an approval card in the thread and record where it is."""
+    view = CardView(
+        ref=ApprovalRef(
+            run_id=run_id, tool_call_id=approval.tool_call_id, fingerprint=approval.fingerprint
+        ),
+        tool_name=approval.tool_name,
+        args=approval.args,
+        requester=thread.requester,
+        agent_path=tuple(approval.agent_path),
+    )
+    response = await services.client.chat_postMessage(
+        channel=thread.channel,
+        thread_ts=thread.thread_ts,
+        text=approval_fallback(view),
+        blocks=as_dicts(approval_card(view)),
+    )
+    posted = PostedCard(
+        view=view,
+        channel=str(response.get("channel") or thread.channel),
+        ts=str(response["ts"]),
+        thread_ts=thread.thread_ts,
+    )
+    await services.cards.record(posted, thread_id=thread.thread_id, agent_id=services.agent.id)

@@ -1,0 +1,108 @@
+"""Start the bot: storage, agent, Slack client, ``auth.test``, then HTTP or Socket Mode."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import importlib.util
+import logging
+import signal
+from collections.abc import AsyncIterator
+
+from aiohttp import web
+from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
+from slack_sdk.errors import SlackApiError
+
+from agents import Agent
+from bot import _messages as msg
+from bot._agent_loader import attach_storage, import_agent
+from bot._app import create_bolt_app, create_web_app
+from bot._default_agent import default_agent
+from bot._errors import BotConfigError
+from bot._services import Services, create_services
+from bot._settings import Settings
+from bot._webclient import create_web_client
+from storage import create_storage
+
+logger = logging.getLogger(__name__)
+
+
+def build_agent(settings: Settings) -> Agent:
+    """``BOT_AGENT`` when set, else the built-in agent."""
+    return import_agent(settings.bot_agent) if settings.bot_agent else default_agent(settings)
+
+
+@contextlib.asynccontextmanager
+async def running_bot(
+    settings: Settings, *, agent: Agent | None = None
+) -> AsyncIterator[tuple[Services, web.AppRunner]]:
+    """Everything started and listening; stopped and drained on exit."""
+    if settings.slack_bot_token is None:
+        raise BotConfigError([msg.LOCAL_MODE_UNAVAILABLE])
+    storage = create_storage(settings.storage_url)
+    try:
+        served = attach_storage(agent or build_agent(settings), storage)
+        client = create_web_client(
+            settings.slack_bot_token.get_secret_value(), api_url=settings.slack_api_url
+        )
+        try:
+            auth = await client.auth_test()
+        except SlackApiError as exc:
+            raise BotConfigError(
+                [msg.AUTH_TEST_FAILED.format(error=exc.response.get("error", "unknown"))]
+            ) from None
+        logger.info("connected to Slack team %s as %s", auth.get("team_id"), auth.get("user_id"))
+        services = create_services(agent=served, client=client, settings=settings)
+        async with _serving(services) as runner:
+            yield services, runner
+    finally:
+        await storage.close()
+
+
+@contextlib.asynccontextmanager
+async def _serving(services: Services) -> AsyncIterator[web.AppRunner]:
+    settings = services.settings
+    socket_mode = settings.mode == "socket"
+    secret = settings.slack_signing_secret
+    bolt = create_bolt_app(
+        services,
+        signing_secret=None if socket_mode or secret is None else secret.get_secret_value(),
+    )
+    web_app = create_web_app(services, None if socket_mode else bolt)
+    install_api(web_app, services)
+    runner = web.AppRunner(web_app)
+    await runner.setup()
+    handler: AsyncSocketModeHandler | None = None
+    try:
+        await web.TCPSite(runner, settings.host, settings.port).start()
+        logger.info("serving %s mode on %s:%s", settings.mode, settings.host, settings.port)
+        if socket_mode and settings.slack_app_token is not None:
+            handler = AsyncSocketModeHandler(bolt, settings.slack_app_token.get_secret_value())
+            await handler.connect_async()  # type: ignore[no-untyped-call]
+        yield runner
+    finally:
+        if handler is not None:
+            await handler.close_async()  # type: ignore[no-untyped-call]
+        await runner.cleanup()
+
+
+def install_api(web_app: web.Application, services: Services) -> None:
+    """Add the ``/api`` routes when ``bot._api`` provides ``install_api(app, services)``."""
+    if importlib.util.find_spec("bot._api") is None:
+        return
+    module = importlib.import_module("bot._api")
+    install = getattr(module, "install_api", None)
+    if callable(install):
+        install(web_app, services)
+
+
+async def serve_forever(settings: Settings) -> None:
+    """Run until SIGINT or SIGTERM, then drain and stop."""
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError):
+            loop.add_signal_handler(sig, stop.set)
+    async with running_bot(settings):
+        await stop.wait()
+    logger.info("stopped")

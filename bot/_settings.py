@@ -1,0 +1,190 @@
+"""``Settings``: every environment variable of countersign, read and checked in one place.
+
+Example:
+    >>> settings = load_settings({"SLACK_BOT_TOKEN": "xoxb-1", "SLACK_SIGNING_SECRET": "s"})
+    >>> settings.mode
+    'http'
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, SecretStr
+
+from bot import _messages as msg
+from bot._errors import BotConfigError
+
+Mode = Literal["http", "socket", "local"]
+"""How the bot talks to Slack: HTTP events, Socket Mode, or the local workspace."""
+
+_STORAGE_SCHEMES = ("memory", "sqlite+aiosqlite", "postgresql+asyncpg", "redis", "rediss")
+_LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+_TRUE = ("1", "true", "yes", "on")
+_FALSE = ("0", "false", "no", "off", "")
+
+
+class Settings(BaseModel):
+    """The validated configuration (SPEC 8). Build it with ``load_settings``."""
+
+    model_config = ConfigDict(frozen=True)
+
+    slack_bot_token: SecretStr | None = None
+    """``SLACK_BOT_TOKEN``: the bot token (``xoxb-…``)."""
+    slack_signing_secret: SecretStr | None = None
+    """``SLACK_SIGNING_SECRET``: verifies requests in HTTP mode."""
+    slack_app_token: SecretStr | None = None
+    """``SLACK_APP_TOKEN``: app-level token (``xapp-…``); set → Socket Mode."""
+    slack_api_url: str | None = None
+    """``SLACK_API_URL``: Web API base URL (default Slack's ``https://slack.com/api/``)."""
+    openai_api_key: SecretStr | None = None
+    """``OPENAI_API_KEY`` for the built-in agent's model."""
+    openai_base_url: str | None = None
+    """``OPENAI_BASE_URL``: any OpenAI-compatible server."""
+    openai_model: str = "gpt-5-mini"
+    """``OPENAI_MODEL``: the model name of the built-in agent."""
+    storage_url: str | None = None
+    """``STORAGE_URL``: where runs, memory and the audit log live (default SQLite file)."""
+    redis_url: str | None = None
+    """``REDIS_URL``: shared de-duplication and thread locks across instances."""
+    bot_agent: str | None = None
+    """``BOT_AGENT``: ``module:attribute`` of the Agent to serve (default: built-in agent)."""
+    host: str = "0.0.0.0"
+    """``HOST`` the HTTP server binds to."""
+    port: int = 3000
+    """``PORT`` the HTTP server listens on."""
+    approvers: tuple[str, ...] = ()
+    """``APPROVERS``: Slack user (``U…``/``W…``) and user-group (``S…``) ids; empty = anyone."""
+    allow_self_approval: bool = False
+    """``ALLOW_SELF_APPROVAL``: may the requester approve their own request."""
+    approval_ttl_seconds: int = 86400
+    """``APPROVAL_TTL_SECONDS``: pending approvals expire after this long."""
+    api_token: SecretStr | None = None
+    """``API_TOKEN``: enables ``/api`` (Bearer token); unset = API off."""
+    log_level: str = "INFO"
+    """``LOG_LEVEL``."""
+
+    @property
+    def mode(self) -> Mode:
+        """``socket`` with an app token, ``http`` with a bot token, else ``local``."""
+        if self.slack_bot_token is None:
+            return "local"
+        return "socket" if self.slack_app_token is not None else "http"
+
+
+def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
+    """Read the configuration from ``environ`` (default ``os.environ``).
+
+    Raises ``BotConfigError`` listing every problem found, each with how to fix it.
+    """
+    env = os.environ if environ is None else environ
+    problems: list[str] = []
+
+    def text(name: str) -> str | None:
+        value = env.get(name, "").strip()
+        return value or None
+
+    def secret(name: str) -> SecretStr | None:
+        value = text(name)
+        return None if value is None else SecretStr(value)
+
+    def number(name: str, default: int, low: int, high: int) -> int:
+        raw = text(name)
+        if raw is None:
+            return default
+        try:
+            value = int(raw)
+        except ValueError:
+            value = low - 1
+        if not low <= value <= high:
+            problems.append(f"{name} must be a whole number from {low} to {high}, got {raw!r}")
+            return default
+        return value
+
+    def flag(name: str) -> bool:
+        raw = (text(name) or "").lower()
+        if raw not in _TRUE + _FALSE:
+            problems.append(f"{name} must be true or false, got {env.get(name)!r}")
+        return raw in _TRUE
+
+    bot_token, app_token = secret("SLACK_BOT_TOKEN"), secret("SLACK_APP_TOKEN")
+    signing_secret = secret("SLACK_SIGNING_SECRET")
+    _check_slack(problems, env, bot_token, app_token, signing_secret)
+    storage_url = text("STORAGE_URL")
+    _check_storage_url(problems, storage_url)
+    bot_agent = text("BOT_AGENT")
+    if bot_agent is not None:
+        problem = check_agent_spec(bot_agent)
+        if problem:
+            problems.append(problem)
+    log_level = (text("LOG_LEVEL") or "INFO").upper()
+    if log_level not in _LOG_LEVELS:
+        problems.append(f"LOG_LEVEL must be one of {', '.join(_LOG_LEVELS)}, got {log_level!r}")
+        log_level = "INFO"
+    settings = Settings(
+        slack_bot_token=bot_token,
+        slack_signing_secret=signing_secret,
+        slack_app_token=app_token,
+        slack_api_url=text("SLACK_API_URL"),
+        openai_api_key=secret("OPENAI_API_KEY"),
+        openai_base_url=text("OPENAI_BASE_URL"),
+        openai_model=text("OPENAI_MODEL") or "gpt-5-mini",
+        storage_url=storage_url,
+        redis_url=text("REDIS_URL"),
+        bot_agent=bot_agent,
+        host=text("HOST") or "0.0.0.0",
+        port=number("PORT", 3000, 1, 65535),
+        approvers=tuple(a for a in (text("APPROVERS") or "").replace(",", " ").split() if a),
+        allow_self_approval=flag("ALLOW_SELF_APPROVAL"),
+        approval_ttl_seconds=number("APPROVAL_TTL_SECONDS", 86400, 60, 365 * 86400),
+        api_token=secret("API_TOKEN"),
+        log_level=log_level,
+    )
+    if problems:
+        raise BotConfigError(problems)
+    return settings
+
+
+def _check_slack(
+    problems: list[str],
+    env: Mapping[str, str],
+    bot_token: SecretStr | None,
+    app_token: SecretStr | None,
+    signing_secret: SecretStr | None,
+) -> None:
+    if env.get("SLACK_CLIENT_ID", "").strip() and env.get("SLACK_CLIENT_SECRET", "").strip():
+        problems.append(msg.OAUTH_VARIABLES_SET)
+    if bot_token is not None and not bot_token.get_secret_value().startswith("xoxb-"):
+        problems.append(msg.BOT_TOKEN_FORMAT)
+    if app_token is not None and not app_token.get_secret_value().startswith("xapp-"):
+        problems.append(msg.APP_TOKEN_FORMAT)
+    if app_token is not None and bot_token is None:
+        problems.append(msg.APP_TOKEN_WITHOUT_BOT_TOKEN)
+    if bot_token is not None and app_token is None and signing_secret is None:
+        problems.append(msg.SIGNING_SECRET_MISSING)
+    if signing_secret is not None and bot_token is None and app_token is None:
+        problems.append(msg.SIGNING_SECRET_WITHOUT_BOT_TOKEN)
+
+
+def _check_storage_url(problems: list[str], url: str | None) -> None:
+    if url is None:
+        return
+    scheme = url.split("://", 1)[0] if "://" in url else ""
+    if scheme not in _STORAGE_SCHEMES:
+        problems.append(
+            f"STORAGE_URL must start with one of {', '.join(s + '://' for s in _STORAGE_SCHEMES)}"
+            f" (for example sqlite+aiosqlite:///./data/countersign.db), got scheme {scheme!r}"
+        )
+
+
+def check_agent_spec(spec: str) -> str | None:
+    """A problem with ``BOT_AGENT`` (format, import, type), or None when it names an Agent."""
+    from bot._agent_loader import AgentLoadError, import_agent
+
+    try:
+        import_agent(spec)
+    except AgentLoadError as exc:
+        return str(exc)
+    return None
