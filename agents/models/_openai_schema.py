@@ -79,6 +79,8 @@ def to_strict_schema(schema: dict[str, Any]) -> dict[str, Any] | None:
     try:
         root = copy.deepcopy(schema)
         defs = _hoist_defs(root, {}, 0)
+        if set(root) == {"$ref"}:  # a recursive pydantic model: the root points into $defs
+            root = copy.deepcopy(_resolve_ref(root["$ref"], defs))
         strict_root = _strict(root, defs, is_root=True, depth=0)
         if "object" not in _types(strict_root) or "anyOf" in strict_root:
             raise _NotStrict("the root must be an object")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncGenerator
 
 from openai import AsyncOpenAI
 from pydantic import BaseModel
@@ -64,6 +65,7 @@ async def test_a_consumer_may_stop_early(
     openai_server.reply("next answer")
     model = OpenAIModel("gpt-test", client=openai_client)
     stream = model.stream(ask())
+    assert isinstance(stream, AsyncGenerator)
 
     assert await anext(stream) == TextDelta("first")
     await stream.aclose()  # the HTTP response is closed; the client stays usable
