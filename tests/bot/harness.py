@@ -1,0 +1,280 @@
+"""The offline Slack harness: the real aiohttp app + bolt, a fake Web API, signed requests.
+
+``start_bot`` serves the bot exactly as ``python -m bot`` does in HTTP mode (same app factory,
+same listeners), on 127.0.0.1, talking to ``FakeSlackAPI``. Requests are signed as Slack signs
+them. ``settle()`` waits for the background work a request started (no sleeps).
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from aiohttp import ClientResponse
+from aiohttp.test_utils import TestClient, TestServer
+from pydantic import BaseModel
+
+from agents import Agent
+from agents.models import ScriptedModel, ScriptItem
+from bot import Services, create_bolt_app, create_services, create_web_app, load_settings
+from bot._agent_loader import attach_storage
+from bot._webclient import create_web_client
+from storage import Storage
+from tests.fakes.slack_api import ApiCall, FakeSlackAPI, PostedMessage
+from tests.fakes.slack_signing import event_request, interaction_request
+from tools import Tool, ToolContext, create_tool
+
+SECRET = "test-signing-secret"
+TEAM = "T1"
+CHANNEL = "C1"
+BOT_USER = "UBOT"
+
+_ts = itertools.count(1)
+_event_ids = itertools.count(1)
+
+
+def next_ts() -> str:
+    """A fresh Slack ``ts`` for a person's message."""
+    return f"1690000000.{next(_ts):06d}"
+
+
+class RecordInput(BaseModel):
+    id: str
+
+
+class TicketInput(BaseModel):
+    title: str
+
+
+class Priority(BaseModel):
+    priority: str
+
+
+@dataclass
+class Executions:
+    """Every real execution of a test tool: what approvals must guard."""
+
+    calls: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+
+    def of(self, tool: str) -> list[dict[str, Any]]:
+        return [args for name, args in self.calls if name == tool]
+
+
+def demo_tools(executions: Executions) -> dict[str, Tool]:
+    """``delete_record`` (needs approval) and ``open_ticket`` (suspends to ask a priority)."""
+
+    async def delete(input: RecordInput, ctx: ToolContext) -> dict[str, Any]:
+        executions.calls.append(("delete_record", input.model_dump()))
+        return {"deleted": input.id}
+
+    async def ticket(input: TicketInput, ctx: ToolContext) -> Any:
+        if ctx.resume_data is None:
+            return await ctx.suspend({"question": "Which priority: low, normal or high?"})
+        executions.calls.append(
+            ("open_ticket", {**input.model_dump(), **ctx.resume_data.model_dump()})
+        )
+        return {"ticket": "T-1", "priority": ctx.resume_data.priority}
+
+    return {
+        "delete_record": create_tool(
+            id="delete-record",
+            description="Delete a record by id",
+            input_schema=RecordInput,
+            execute=delete,
+            require_approval=True,
+        ),
+        "open_ticket": create_tool(
+            id="open-ticket",
+            description="Open a ticket",
+            input_schema=TicketInput,
+            resume_schema=Priority,
+            execute=ticket,
+        ),
+    }
+
+
+def make_agent(script: list[ScriptItem], executions: Executions) -> tuple[Agent, ScriptedModel]:
+    """An agent on a scripted model, without storage (the bot gives it one)."""
+    model = ScriptedModel(script)
+    agent = Agent(id="ops", name="Ops", model=model, tools=demo_tools(executions))
+    return agent, model
+
+
+@dataclass
+class Bot:
+    """A running bot and the ways to talk to it like Slack does."""
+
+    slack: FakeSlackAPI
+    http: TestClient
+    services: Services
+
+    async def settle(self) -> None:
+        """Wait until every piece of background work has finished."""
+        await self.services.runner.drain()
+
+    async def send_event(
+        self,
+        event: dict[str, Any],
+        *,
+        event_id: str | None = None,
+        retry_num: int | None = None,
+        timestamp: int | None = None,
+        secret: str = SECRET,
+    ) -> ClientResponse:
+        envelope = {
+            "token": "legacy",
+            "team_id": TEAM,
+            "api_app_id": "A1",
+            "type": "event_callback",
+            "event_id": event_id or f"Ev{next(_event_ids):08d}",
+            "event_time": int(time.time()),
+            "authorizations": [{"team_id": TEAM, "user_id": BOT_USER, "is_bot": True}],
+            "event": event,
+        }
+        body, headers = event_request(envelope, secret, timestamp=timestamp, retry_num=retry_num)
+        return await self.http.post("/slack/events", data=body, headers=headers)
+
+    async def mention(
+        self,
+        text: str,
+        *,
+        user: str = "U1",
+        channel: str = CHANNEL,
+        ts: str | None = None,
+        thread_ts: str | None = None,
+        event_id: str | None = None,
+    ) -> str:
+        """A person mentions the bot; returns the message ``ts``."""
+        ts = ts or next_ts()
+        event = _message("app_mention", f"<@{BOT_USER}> {text}", user, channel, ts, thread_ts)
+        response = await self.send_event(event, event_id=event_id)
+        assert response.status == 200, await response.text()
+        return ts
+
+    async def message(
+        self,
+        text: str,
+        *,
+        user: str = "U1",
+        channel: str = CHANNEL,
+        ts: str | None = None,
+        thread_ts: str | None = None,
+        channel_type: str = "channel",
+        event_id: str | None = None,
+        **extra: Any,
+    ) -> str:
+        """A ``message`` event (a thread reply, a DM with ``channel_type="im"`` …)."""
+        ts = ts or next_ts()
+        event = _message("message", text, user, channel, ts, thread_ts)
+        event.update(channel_type=channel_type, **extra)
+        response = await self.send_event(event, event_id=event_id)
+        assert response.status == 200, await response.text()
+        return ts
+
+    async def click(
+        self,
+        card: PostedMessage,
+        action_id: str,
+        *,
+        user: str = "U2",
+        timestamp: int | None = None,
+        secret: str = SECRET,
+    ) -> ClientResponse:
+        """A person clicks a button of ``card``."""
+        actions = next(b for b in card.blocks if b["type"] == "actions")
+        button = next(e for e in actions["elements"] if e["action_id"] == action_id)
+        payload = {
+            "type": "block_actions",
+            "user": {"id": user, "username": user.lower(), "team_id": TEAM},
+            "api_app_id": "A1",
+            "token": "legacy",
+            "team": {"id": TEAM, "domain": "test"},
+            "trigger_id": "trigger-1",
+            "container": {
+                "type": "message",
+                "message_ts": card.ts,
+                "channel_id": card.channel,
+                "is_ephemeral": False,
+                "thread_ts": card.thread_ts,
+            },
+            "channel": {"id": card.channel, "name": "ops"},
+            "message": {
+                "type": "message",
+                "ts": card.ts,
+                "thread_ts": card.thread_ts,
+                "text": card.text,
+                "blocks": card.blocks,
+            },
+            "response_url": str(self.http.make_url("/response-url-unused")),
+            "actions": [
+                {
+                    "type": "button",
+                    "action_id": action_id,
+                    "block_id": actions.get("block_id"),
+                    "value": button["value"],
+                    "action_ts": str(time.time()),
+                }
+            ],
+        }
+        body, headers = interaction_request(payload, secret, timestamp=timestamp)
+        return await self.http.post("/slack/events", data=body, headers=headers)
+
+    def cards(self, thread_ts: str, channel: str = CHANNEL) -> list[PostedMessage]:
+        """Messages of a thread that carry (or carried) an approval card."""
+        return [m for m in self.slack.thread(channel, thread_ts) if _is_card(m)]
+
+    def texts(self, thread_ts: str, channel: str = CHANNEL) -> list[str]:
+        """The plain answers of a thread, as they read now."""
+        return [m.text for m in self.slack.thread(channel, thread_ts) if not m.blocks]
+
+    def updates_of(self, ts: str) -> list[ApiCall]:
+        return [c for c in self.slack.calls_to("chat.update") if c.args.get("ts") == ts]
+
+
+def _is_card(message: PostedMessage) -> bool:
+    return (
+        any(
+            "approval" in str(b.get("block_id", "")) or b["type"] == "actions"
+            for b in message.blocks
+        )
+        or "Approv" in message.text
+        or "Declined" in message.text
+    )
+
+
+def _message(
+    type_: str, text: str, user: str, channel: str, ts: str, thread_ts: str | None
+) -> dict[str, Any]:
+    event: dict[str, Any] = {
+        "type": type_,
+        "user": user,
+        "text": text,
+        "ts": ts,
+        "channel": channel,
+        "team": TEAM,
+        "event_ts": ts,
+    }
+    if thread_ts is not None:
+        event["thread_ts"] = thread_ts
+    return event
+
+
+@asynccontextmanager
+async def start_bot(slack: FakeSlackAPI, agent: Agent, storage: Storage) -> AsyncIterator[Bot]:
+    """Serve ``agent`` over HTTP like ``python -m bot`` does, against the fake Slack."""
+    settings = load_settings({"SLACK_BOT_TOKEN": "xoxb-test", "SLACK_SIGNING_SECRET": SECRET})
+    client = create_web_client("xoxb-test", api_url=slack.base_url)
+    services = create_services(
+        agent=attach_storage(agent, storage), client=client, settings=settings, stream_interval=0
+    )
+    web_app = create_web_app(services, create_bolt_app(services, signing_secret=SECRET))
+    async with TestClient(TestServer(web_app, host="127.0.0.1")) as http:
+        bot = Bot(slack=slack, http=http, services=services)
+        try:
+            yield bot
+        finally:
+            await bot.settle()

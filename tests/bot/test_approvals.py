@@ -1,0 +1,110 @@
+"""Approval cards: posted for a gated call, decided by a click, updated in place."""
+
+from __future__ import annotations
+
+import asyncio
+
+from agents.models import call, reply
+from bot import APPROVE_ACTION, DECLINE_ACTION
+from tests.bot.conftest import BotFactory
+from tests.bot.harness import Executions
+
+GATED = [call("delete_record", {"id": "abc-123"}), reply("Deleted abc-123.")]
+
+
+def _has_buttons(blocks: list[dict]) -> bool:
+    return any(b["type"] == "actions" for b in blocks)
+
+
+async def test_gated_call_posts_a_card_and_approve_runs_the_tool(
+    bot_with: BotFactory, executions: Executions
+) -> None:
+    async with bot_with(GATED) as (bot, _):
+        ts = await bot.mention("delete record abc-123", user="U1")
+        await bot.settle()
+        [card] = bot.cards(ts)
+        assert _has_buttons(card.blocks)
+        assert "delete_record" in card.text
+        assert executions.of("delete_record") == []
+        presented = await bot.services.storage.query_audit()
+        assert any(e.kind == "presented" and e.data["ts"] == card.ts for e in presented)
+
+        response = await bot.click(card, APPROVE_ACTION, user="U2")
+        assert response.status == 200
+        await bot.settle()
+
+        assert executions.of("delete_record") == [{"id": "abc-123"}]
+        [updated] = bot.cards(ts)
+        assert not _has_buttons(updated.blocks)
+        assert "Approved by <@U2>" in str(updated.blocks)
+        assert "<!date^" in str(updated.blocks)
+        assert bot.texts(ts)[-1] == "Deleted abc-123."
+
+
+async def test_card_shows_requester_and_buttons_per_spec(bot_with: BotFactory) -> None:
+    async with bot_with(GATED) as (bot, _):
+        ts = await bot.mention("delete record abc-123", user="U1")
+        await bot.settle()
+        [card] = bot.cards(ts)
+        assert "<@U1>" in str(card.blocks)
+        [actions] = [b for b in card.blocks if b["type"] == "actions"]
+        styles = {e["action_id"]: e.get("style") for e in actions["elements"]}
+        assert styles == {APPROVE_ACTION: "primary", DECLINE_ACTION: "danger"}
+
+
+async def test_decline_never_runs_the_tool_and_the_model_answers(
+    bot_with: BotFactory, executions: Executions
+) -> None:
+    async with bot_with([call("delete_record", {"id": "x"}), reply("OK, not deleted.")]) as (
+        bot,
+        model,
+    ):
+        ts = await bot.mention("delete x")
+        await bot.settle()
+        [card] = bot.cards(ts)
+        await bot.click(card, DECLINE_ACTION, user="U2")
+        await bot.settle()
+        assert executions.of("delete_record") == []
+        [updated] = bot.cards(ts)
+        assert "Declined by <@U2>" in str(updated.blocks)
+        assert not _has_buttons(updated.blocks)
+        assert bot.texts(ts)[-1] == "OK, not deleted."
+        tool_message = model.requests[-1].messages[-1]
+        assert tool_message.role == "tool" and "declined" in (tool_message.content or "").lower()
+
+
+async def test_second_click_gets_already_decided_and_runs_nothing(
+    bot_with: BotFactory, executions: Executions
+) -> None:
+    async with bot_with(GATED) as (bot, _):
+        ts = await bot.mention("delete record abc-123")
+        await bot.settle()
+        [card] = bot.cards(ts)
+        first, second = await asyncio.gather(
+            bot.click(card, APPROVE_ACTION, user="U2"), bot.click(card, APPROVE_ACTION, user="U3")
+        )
+        assert first.status == second.status == 200
+        await bot.settle()
+        assert len(executions.of("delete_record")) == 1
+        assert len(bot.updates_of(card.ts)) == 1
+        [ephemeral] = bot.slack.calls_to("chat.postEphemeral")
+        assert "already approved by <@U" in ephemeral["text"]
+        assert ephemeral["user"] in ("U2", "U3")
+        assert ephemeral["user"] not in str(bot.cards(ts)[0].blocks)
+        assert bot.texts(ts) == ["Deleted abc-123."]
+
+
+async def test_click_after_the_run_finished_gets_an_ephemeral(
+    bot_with: BotFactory, executions: Executions
+) -> None:
+    async with bot_with(GATED) as (bot, _):
+        ts = await bot.mention("delete record abc-123")
+        await bot.settle()
+        [card] = bot.cards(ts)
+        await bot.click(card, APPROVE_ACTION, user="U2")
+        await bot.settle()
+        await bot.click(card, DECLINE_ACTION, user="U3")
+        await bot.settle()
+        assert len(executions.of("delete_record")) == 1
+        [ephemeral] = bot.slack.calls_to("chat.postEphemeral")
+        assert ephemeral["user"] == "U3" and "<@U2>" in ephemeral["text"]

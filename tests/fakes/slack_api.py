@@ -1,0 +1,184 @@
+"""A fake Slack Web API on 127.0.0.1 (ephemeral port) that records every call.
+
+The real ``slack_sdk`` client talks to it: ``AsyncWebClient(base_url=fake.base_url)``.
+
+Example:
+    async with FakeSlackAPI() as slack:
+        client = AsyncWebClient(token="xoxb-test", base_url=slack.base_url)
+        await client.chat_postMessage(channel="C1", text="hi")
+        assert slack.calls_to("chat.postMessage")[0]["text"] == "hi"
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from aiohttp import web
+from aiohttp.test_utils import TestServer
+
+_JSON_FIELDS = ("blocks", "attachments", "view", "metadata")
+
+
+@dataclass(frozen=True)
+class ApiCall:
+    """One recorded Web API call."""
+
+    method: str
+    args: dict[str, Any]
+    token: str | None
+
+    def __getitem__(self, key: str) -> Any:
+        return self.args[key]
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self.args.get(key, default)
+
+
+@dataclass(frozen=True)
+class PostedMessage:
+    """A message as it looks in the fake workspace after every update."""
+
+    channel: str
+    ts: str
+    thread_ts: str | None
+    text: str
+    blocks: list[dict[str, Any]]
+    updates: int = 0
+
+
+@dataclass
+class _Failure:
+    status: int
+    body: dict[str, Any]
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+class FakeSlackAPI:
+    """``POST /api/{method}`` with canned answers for the methods the bot uses."""
+
+    def __init__(
+        self,
+        *,
+        team_id: str = "T1",
+        bot_user_id: str = "UBOT",
+        bot_id: str = "BBOT",
+        valid_token: str | None = None,
+    ) -> None:
+        self.team_id, self.bot_user_id, self.bot_id = team_id, bot_user_id, bot_id
+        self.valid_token = valid_token
+        self.calls: list[ApiCall] = []
+        self.messages: dict[str, PostedMessage] = {}
+        """Every posted message by ``ts``, as it looks after its updates."""
+        self._failures: dict[str, list[_Failure]] = {}
+        self._ts = itertools.count(1)
+        app = web.Application()
+        app.router.add_post("/api/{method}", self._handle)
+        self._server = TestServer(app, host="127.0.0.1")
+
+    async def __aenter__(self) -> FakeSlackAPI:
+        await self._server.start_server()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self._server.close()
+
+    @property
+    def base_url(self) -> str:
+        """The Web API base URL to give the client (ends with ``/api/``)."""
+        return str(self._server.make_url("/api/"))
+
+    def calls_to(self, method: str) -> list[ApiCall]:
+        """Recorded calls of one method, in order."""
+        return [c for c in self.calls if c.method == method]
+
+    def thread(self, channel: str, thread_ts: str) -> list[PostedMessage]:
+        """The bot's messages in one thread, oldest first."""
+        return [
+            m for m in self.messages.values() if m.channel == channel and m.thread_ts == thread_ts
+        ]
+
+    def fail_next(
+        self,
+        method: str,
+        *,
+        status: int = 200,
+        error: str = "internal_error",
+        retry_after: int | None = None,
+    ) -> None:
+        """Make the next call of ``method`` fail (HTTP ``status``; 429 with ``Retry-After``)."""
+        headers = {} if retry_after is None else {"Retry-After": str(retry_after)}
+        failure = _Failure(status, {"ok": False, "error": error}, headers)
+        self._failures.setdefault(method, []).append(failure)
+
+    async def _handle(self, request: web.Request) -> web.Response:
+        method = request.match_info["method"]
+        args = await _read_args(request)
+        auth = request.headers.get("Authorization", "")
+        token = auth.removeprefix("Bearer ") or args.pop("token", None)
+        self.calls.append(ApiCall(method, args, token))
+        pending = self._failures.get(method)
+        if pending:
+            failure = pending.pop(0)
+            return web.json_response(failure.body, status=failure.status, headers=failure.headers)
+        if self.valid_token is not None and token != self.valid_token:
+            return web.json_response({"ok": False, "error": "invalid_auth"})
+        return web.json_response(self._answer(method, args))
+
+    def _answer(self, method: str, args: dict[str, Any]) -> dict[str, Any]:
+        if method == "auth.test":
+            return {
+                "ok": True,
+                "url": "https://test.slack.com/",
+                "team": "Test",
+                "user": "countersign",
+                "team_id": self.team_id,
+                "user_id": self.bot_user_id,
+                "bot_id": self.bot_id,
+                "is_enterprise_install": False,
+            }
+        if method == "chat.postMessage":
+            ts = f"1700000000.{next(self._ts):06d}"
+            message = {"type": "message", "text": args.get("text"), "ts": ts, "bot_id": self.bot_id}
+            if args.get("thread_ts"):
+                message["thread_ts"] = args["thread_ts"]
+            self.messages[ts] = PostedMessage(
+                channel=str(args.get("channel")),
+                ts=ts,
+                thread_ts=args.get("thread_ts"),
+                text=args.get("text") or "",
+                blocks=list(args.get("blocks") or []),
+            )
+            return {"ok": True, "channel": args.get("channel"), "ts": ts, "message": message}
+        if method == "chat.update":
+            old = self.messages.get(str(args.get("ts")))
+            if old is None:
+                return {"ok": False, "error": "message_not_found"}
+            self.messages[old.ts] = PostedMessage(
+                channel=old.channel,
+                ts=old.ts,
+                thread_ts=old.thread_ts,
+                text=args.get("text") or old.text,
+                blocks=list(args["blocks"]) if "blocks" in args else old.blocks,
+                updates=old.updates + 1,
+            )
+            return {"ok": True, "channel": args.get("channel"), "ts": args.get("ts")}
+        if method == "chat.postEphemeral":
+            return {"ok": True, "message_ts": f"1700000000.{next(self._ts):06d}"}
+        if method == "views.open":
+            return {"ok": True, "view": {"id": "V1", **(args.get("view") or {})}}
+        return {"ok": True}
+
+
+async def _read_args(request: web.Request) -> dict[str, Any]:
+    if request.content_type == "application/json":
+        body = await request.json()
+        args = dict(body) if isinstance(body, dict) else {}
+    else:
+        args = {k: v for k, v in (await request.post()).items() if isinstance(v, str)}
+    for key in _JSON_FIELDS:
+        if isinstance(args.get(key), str):
+            args[key] = json.loads(args[key])
+    return args
