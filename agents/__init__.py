@@ -23,11 +23,16 @@ from agents._results import (
 )
 from agents._stream import AgentStream
 from agents.errors import (
+    AgentConfigError,
     AgentError,
     AlreadyDecided,
+    AmbiguousToolCall,
     ApprovalExpired,
     FingerprintMismatch,
     InvalidResumeData,
+    InvalidToolArgs,
+    ModelError,
+    ScriptExhausted,
     SnapshotNotFound,
     ToolCallNotSuspended,
 )
@@ -35,9 +40,11 @@ from tools import ApprovalContext
 
 __all__ = [
     "Agent",
+    "AgentConfigError",
     "AgentError",
     "AgentStream",
     "AlreadyDecided",
+    "AmbiguousToolCall",
     "ApprovalContext",
     "ApprovalExpired",
     "Chunk",
@@ -45,9 +52,12 @@ __all__ = [
     "FinishReason",
     "Hooks",
     "InvalidResumeData",
+    "InvalidToolArgs",
+    "ModelError",
     "Payload",
     "PendingToolCall",
     "RunResult",
+    "ScriptExhausted",
     "SnapshotNotFound",
     "StepResult",
     "SuspendedRun",
