@@ -1,0 +1,49 @@
+"""A suspended tool's question is posted; a reply in the thread answers it (auto-resume)."""
+
+from __future__ import annotations
+
+from agents.models import call, obj, reply
+from tests.bot.conftest import BotFactory
+from tests.bot.harness import CHANNEL, TEAM, Executions
+
+ASK = call("open_ticket", {"title": "Printer on fire"})
+
+
+async def test_question_is_posted_and_a_reply_resumes_the_tool(
+    bot_with: BotFactory, executions: Executions
+) -> None:
+    script = [ASK, obj({"answered": True, "resume_data": {"priority": "high"}}), reply("Opened.")]
+    async with bot_with(script) as (bot, model):
+        ts = await bot.mention("open a ticket: printer on fire")
+        await bot.settle()
+        [question] = bot.slack.thread(CHANNEL, ts)
+        assert "Which priority: low, normal or high?" in str(question.blocks)
+        assert executions.of("open_ticket") == []
+
+        await bot.message("high please", thread_ts=ts, user="U1")
+        await bot.settle()
+
+        assert executions.of("open_ticket") == [{"title": "Printer on fire", "priority": "high"}]
+        assert model.requests[1].response_schema is not None
+        assert bot.texts(ts)[-1] == "Opened."
+        pending = await bot.services.agent.list_suspended_runs(
+            thread_id=f"slack:{TEAM}:{CHANNEL}:{ts}"
+        )
+        assert pending.total == 0
+
+
+async def test_reply_that_does_not_answer_is_a_normal_turn(
+    bot_with: BotFactory, executions: Executions
+) -> None:
+    script = [ASK, obj({"answered": False, "resume_data": None}), reply("It is Tuesday.")]
+    async with bot_with(script) as (bot, _):
+        ts = await bot.mention("open a ticket: printer on fire")
+        await bot.settle()
+        await bot.message("what day is it?", thread_ts=ts)
+        await bot.settle()
+        assert executions.of("open_ticket") == []
+        assert bot.texts(ts)[-1] == "It is Tuesday."
+        pending = await bot.services.agent.list_suspended_runs(
+            thread_id=f"slack:{TEAM}:{CHANNEL}:{ts}"
+        )
+        assert pending.total == 1
