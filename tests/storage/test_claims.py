@@ -1,0 +1,82 @@
+"""Contract: single-use claims, completion, listing, crash-recovery query."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+
+import pytest
+
+from storage import Storage
+from tests.storage.records import at, claim, snapshot
+
+
+async def test_first_claim_wins_and_later_ones_get_the_stored_record(storage: Storage) -> None:
+    first = claim("run-1", "call_1#0", decided_by="U1")
+
+    assert await storage.claim(first) is None
+    existing = await storage.claim(claim("run-1", "call_1#0", decided_by="U2", decision="declined"))
+
+    assert existing == first
+
+
+async def test_fifty_concurrent_claims_have_exactly_one_winner(storage: Storage) -> None:
+    contenders = [claim("run-1", "call_1#0", decided_by=f"U{n}") for n in range(50)]
+
+    results = await asyncio.gather(*(storage.claim(c) for c in contenders))
+
+    assert results.count(None) == 1
+    winner = contenders[results.index(None)]
+    assert all(r == winner for r in results if r is not None)
+    assert await storage.list_claims("run-1") == [winner]
+
+
+async def test_claims_are_per_run_and_key(storage: Storage) -> None:
+    assert await storage.claim(claim("run-1", "call_1#0")) is None
+    assert await storage.claim(claim("run-1", "call_1#1")) is None
+    assert await storage.claim(claim("run-2", "call_1#0")) is None
+
+
+async def test_complete_claim_records_the_outcome(storage: Storage) -> None:
+    record = claim("run-1", "call_1#0")
+    await storage.claim(record)
+
+    await storage.complete_claim("run-1", "call_1#0", {"ok": True, "result": [1, 2]})
+
+    [done] = await storage.list_claims("run-1")
+    assert done.status == "completed"
+    assert done.outcome == {"ok": True, "result": [1, 2]}
+    assert done.completed_at is not None and done.completed_at.utcoffset() is not None
+    assert dataclasses.replace(done, status="claimed", outcome=None, completed_at=None) == record
+    assert await storage.claim(claim("run-1", "call_1#0")) == done
+
+
+async def test_completing_an_unknown_claim_raises_key_error(storage: Storage) -> None:
+    with pytest.raises(KeyError):
+        await storage.complete_claim("run-1", "never-claimed", {})
+
+
+async def test_claims_are_listed_oldest_first_and_outlive_the_snapshot(storage: Storage) -> None:
+    await storage.save_snapshot(snapshot("run-1"))
+    await storage.claim(claim("run-1", "call_2#0", second=20))
+    await storage.claim(claim("run-1", "call_1#0", second=10))
+    await storage.claim(claim("run-2", "call_1#0", second=5))
+
+    await storage.delete_snapshot("run-1")
+
+    assert [c.key for c in await storage.list_claims("run-1")] == ["call_1#0", "call_2#0"]
+    assert await storage.list_claims("nothing") == []
+
+
+async def test_unfinished_claims_are_the_claimed_ones_before_the_cutoff(storage: Storage) -> None:
+    await storage.claim(claim("run-1", "old#0", second=10))
+    await storage.claim(claim("run-2", "older#0", second=5))
+    await storage.claim(claim("run-1", "done#0", second=1))
+    await storage.claim(claim("run-1", "recent#0", second=100))
+    await storage.claim(claim("run-3", "born-completed#0", second=2, status="completed"))
+    await storage.complete_claim("run-1", "done#0", {"ok": True})
+
+    found = await storage.list_unfinished_claims(at(50))
+
+    assert [(c.run_id, c.key) for c in found] == [("run-2", "older#0"), ("run-1", "old#0")]
+    assert await storage.list_unfinished_claims(at(10)) == [found[0]]
