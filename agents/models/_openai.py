@@ -103,9 +103,9 @@ class OpenAIModel:
                 )
             except openai.OpenAIError:
                 raise ModelError(
-                    "no OpenAI credentials: set OPENAI_API_KEY (and OPENAI_BASE_URL for an "
-                    "OpenAI-compatible server such as vLLM or Ollama), or pass "
-                    "OpenAIModel(client=AsyncOpenAI(...))"
+                    "no OpenAI credentials: set OPENAI_API_KEY (any non-empty value for a local "
+                    "server that needs none) and, for an OpenAI-compatible server such as vLLM "
+                    "or Ollama, OPENAI_BASE_URL; or pass OpenAIModel(client=AsyncOpenAI(...))"
                 ) from None
             self._ready = self._client
         elif self._max_retries is None:
