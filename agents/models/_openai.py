@@ -147,8 +147,10 @@ class OpenAIModel:
             request_id = stream.response.headers.get("x-request-id")
             async with stream:
                 async for chunk in stream:
-                    if chunk.usage is not None:
-                        usage = Usage(chunk.usage.prompt_tokens, chunk.usage.completion_tokens)
+                    if chunk.usage is not None:  # compatible servers may leave counts out
+                        usage = Usage(
+                            chunk.usage.prompt_tokens or 0, chunk.usage.completion_tokens or 0
+                        )
                     for choice in chunk.choices:
                         if choice.index != 0:
                             continue
