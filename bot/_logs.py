@@ -32,7 +32,6 @@ def redact_bolt_logs() -> None:
 
 def configure_logging(level: str) -> None:
     """Root logging at ``level`` with one line per record."""
-    logging.basicConfig(
-        level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s", force=True
-    )
+    logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.getLogger().setLevel(level)
     redact_bolt_logs()

@@ -54,7 +54,7 @@ class Settings(BaseModel):
     host: str = "0.0.0.0"
     """``HOST`` the HTTP server binds to."""
     port: int = 3000
-    """``PORT`` the HTTP server listens on."""
+    """``PORT`` the HTTP server listens on (0: any free port)."""
     approvers: tuple[str, ...] = ()
     """``APPROVERS``: Slack user (``U…``/``W…``) and user-group (``S…``) ids; empty = anyone."""
     allow_self_approval: bool = False
@@ -135,7 +135,7 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
         redis_url=text("REDIS_URL"),
         bot_agent=bot_agent,
         host=text("HOST") or "0.0.0.0",
-        port=number("PORT", 3000, 1, 65535),
+        port=number("PORT", 3000, 0, 65535),
         approvers=tuple(a for a in (text("APPROVERS") or "").replace(",", " ").split() if a),
         allow_self_approval=flag("ALLOW_SELF_APPROVAL"),
         approval_ttl_seconds=number("APPROVAL_TTL_SECONDS", 86400, 60, 365 * 86400),

@@ -73,6 +73,7 @@ class FakeSlackAPI:
         self.messages: dict[str, PostedMessage] = {}
         """Every posted message by ``ts``, as it looks after its updates."""
         self._failures: dict[str, list[_Failure]] = {}
+        self._disconnects: dict[str, int] = {}
         self._ts = itertools.count(1)
         app = web.Application()
         app.router.add_post("/api/{method}", self._handle)
@@ -100,6 +101,10 @@ class FakeSlackAPI:
             m for m in self.messages.values() if m.channel == channel and m.thread_ts == thread_ts
         ]
 
+    def disconnect_next(self, method: str, times: int = 1) -> None:
+        """Drop the connection instead of answering the next ``times`` calls of ``method``."""
+        self._disconnects[method] = self._disconnects.get(method, 0) + times
+
     def fail_next(
         self,
         method: str,
@@ -119,6 +124,11 @@ class FakeSlackAPI:
         auth = request.headers.get("Authorization", "")
         token = auth.removeprefix("Bearer ") or args.pop("token", None)
         self.calls.append(ApiCall(method, args, token))
+        if self._disconnects.get(method):
+            self._disconnects[method] -= 1
+            assert request.transport is not None
+            request.transport.close()
+            return web.Response(status=500)
         pending = self._failures.get(method)
         if pending:
             failure = pending.pop(0)

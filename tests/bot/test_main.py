@@ -1,0 +1,94 @@
+"""``python -m bot``: configuration checked, ``auth.test`` at start, HTTP serving, exit codes."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import aiohttp
+import pytest
+
+from agents.models import reply
+from bot import BotConfigError, load_settings
+from bot.__main__ import main
+from bot._serve import running_bot
+from tests.bot.harness import SECRET, Executions, make_agent
+from tests.fakes.slack_api import FakeSlackAPI
+from tests.fakes.slack_signing import event_request
+
+
+@pytest.fixture
+async def slack() -> AsyncIterator[FakeSlackAPI]:
+    async with FakeSlackAPI(valid_token="xoxb-good") as fake:
+        yield fake
+
+
+def _env(slack: FakeSlackAPI, token: str = "xoxb-good") -> dict[str, str]:
+    return {
+        "SLACK_BOT_TOKEN": token,
+        "SLACK_SIGNING_SECRET": SECRET,
+        "SLACK_API_URL": slack.base_url,
+        "STORAGE_URL": "memory://",
+        "HOST": "127.0.0.1",
+        "PORT": "0",
+    }
+
+
+async def test_http_mode_checks_the_token_and_serves_events_and_health(
+    slack: FakeSlackAPI,
+) -> None:
+    agent, _ = make_agent([reply("Up and running.")], Executions())
+    async with running_bot(load_settings(_env(slack)), agent=agent) as (services, runner):
+        assert len(slack.calls_to("auth.test")) == 1
+        [address] = runner.addresses
+        base = f"http://127.0.0.1:{address[1]}"
+        async with aiohttp.ClientSession() as http:
+            async with http.get(f"{base}/healthz") as response:
+                assert response.status == 200
+                assert await response.json() == {"ok": True, "mode": "http", "agent": "ops"}
+            envelope = {
+                "type": "event_callback",
+                "team_id": "T1",
+                "event_id": "Ev1",
+                "event": {
+                    "type": "app_mention",
+                    "user": "U1",
+                    "text": "<@UBOT> hi",
+                    "ts": "5.0",
+                    "channel": "C1",
+                },
+            }
+            body, headers = event_request(envelope, SECRET)
+            async with http.post(f"{base}/slack/events", data=body, headers=headers) as response:
+                assert response.status == 200
+        await services.runner.drain()
+        assert [m.text for m in slack.thread("C1", "5.0")] == ["Up and running."]
+
+
+async def test_a_rejected_token_stops_the_start(slack: FakeSlackAPI) -> None:
+    agent, _ = make_agent([], Executions())
+    with pytest.raises(BotConfigError, match=r"auth\.test: invalid_auth"):
+        async with running_bot(load_settings(_env(slack, "xoxb-bad")), agent=agent):
+            pass
+
+
+def test_main_reports_every_configuration_problem_and_exits_2(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for name in ("SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "SLACK_CLIENT_ID", "SLACK_CLIENT_SECRET"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("SLACK_BOT_TOKEN", "xoxb-1")
+    monkeypatch.setenv("SLACK_SIGNING_SECRET", "")
+    monkeypatch.setenv("STORAGE_URL", "ftp://nowhere")
+    assert main() == 2
+    err = capsys.readouterr().err
+    assert "SLACK_SIGNING_SECRET" in err and "STORAGE_URL" in err
+
+
+def test_main_without_a_slack_token_explains_and_exits_2(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for name in ("SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "SLACK_SIGNING_SECRET", "BOT_AGENT"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("STORAGE_URL", "memory://")
+    assert main() == 2
+    assert "SLACK_BOT_TOKEN" in capsys.readouterr().err
