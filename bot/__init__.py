@@ -7,9 +7,11 @@ Example:
     'http'
 """
 
+from bot._agent_loader import AgentLoadError
 from bot._app import BOLT_APP, SERVICES, create_bolt_app, create_web_app
 from bot._errors import BotConfigError, BotError
 from bot._ids import APPROVE_ACTION, DECLINE_ACTION
+from bot._policy import AnyoneMayDecide, DecisionPolicy
 from bot._runner import Runner, RunnerClosed
 from bot._services import Services, create_services
 from bot._settings import Settings, load_settings
@@ -19,8 +21,11 @@ __all__ = [
     "BOLT_APP",
     "DECLINE_ACTION",
     "SERVICES",
+    "AgentLoadError",
+    "AnyoneMayDecide",
     "BotConfigError",
     "BotError",
+    "DecisionPolicy",
     "Runner",
     "RunnerClosed",
     "Services",

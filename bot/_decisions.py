@@ -48,27 +48,41 @@ async def handle_click(services: Services, click: BlockActions, choice: Choice) 
     )
     user = click.user.id
     async with services.locks.hold(thread.thread_id):
-        problem: str | None = None
-        try:
-            stream = await _decide(services, ref, choice, user)
-        except AlreadyDecided as exc:
-            problem = already_decided_text(exc.decision, exc.decided_by, exc.decided_at)
-        except ApprovalExpired:
-            problem = msg.EXPIRED
-        except FingerprintMismatch:
-            problem = msg.FINGERPRINT_CHANGED
-        except (SnapshotNotFound, ToolCallNotSuspended):
-            problem = msg.NO_LONGER_PENDING
-        if problem is not None:
+        outcome = await _decide_or_refuse(services, click, card, ref, choice)
+        if isinstance(outcome, str):
             await services.client.chat_postEphemeral(
-                channel=channel, user=user, text=problem, thread_ts=thread_ts
+                channel=channel, user=user, text=outcome, thread_ts=thread_ts
             )
             return
         decision = Decision(
             kind="approved" if choice == "approve" else "declined", by=user, at=utcnow()
         )
         await _update_card(services, card, ref, decision, channel, click.message_ts)
-        await post_run(services, stream, thread)
+        await post_run(services, outcome, thread)
+
+
+async def _decide_or_refuse(
+    services: Services,
+    click: BlockActions,
+    card: PostedCard | None,
+    ref: ApprovalRef,
+    choice: Choice,
+) -> AgentStream | str:
+    """The continuation stream, or the ephemeral text explaining why nothing happened."""
+    user = click.user.id
+    refusal = await services.policy.refusal(user=user, team=click.user.team_id, card=card)
+    if refusal is not None:
+        return refusal
+    try:
+        return await _decide(services, ref, choice, user)
+    except AlreadyDecided as exc:
+        return already_decided_text(exc.decision, exc.decided_by, exc.decided_at)
+    except ApprovalExpired:
+        return msg.EXPIRED
+    except FingerprintMismatch:
+        return msg.FINGERPRINT_CHANGED
+    except (SnapshotNotFound, ToolCallNotSuspended):
+        return msg.NO_LONGER_PENDING
 
 
 async def _decide(services: Services, ref: ApprovalRef, choice: Choice, user: str) -> AgentStream:

@@ -10,6 +10,7 @@ from agents import Agent
 from bot._cards import CardStore
 from bot._dedupe import Deduper
 from bot._locks import LocalThreadLocks, ThreadLocks
+from bot._policy import AnyoneMayDecide, DecisionPolicy
 from bot._runner import Runner
 from bot._settings import Settings
 from storage import Storage
@@ -35,6 +36,8 @@ class Services:
     """Each delivery once."""
     cards: CardStore
     """Where approval cards were posted."""
+    policy: DecisionPolicy
+    """Who may decide a card."""
     stream_interval: float = 1.0
     """Seconds between two updates of a streamed answer."""
 
@@ -47,6 +50,7 @@ def create_services(
     storage: Storage | None = None,
     locks: ThreadLocks | None = None,
     runner: Runner | None = None,
+    policy: DecisionPolicy | None = None,
     stream_interval: float = 1.0,
 ) -> Services:
     """Assemble ``Services`` around an agent (its storage is used unless one is given)."""
@@ -60,5 +64,6 @@ def create_services(
         locks=locks or LocalThreadLocks(),
         dedupe=Deduper(store),
         cards=CardStore(store),
+        policy=policy or AnyoneMayDecide(),
         stream_interval=stream_interval,
     )

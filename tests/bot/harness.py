@@ -22,6 +22,7 @@ from agents import Agent
 from agents.models import ScriptedModel, ScriptItem
 from bot import Services, create_bolt_app, create_services, create_web_app, load_settings
 from bot._agent_loader import attach_storage
+from bot._policy import DecisionPolicy
 from bot._webclient import create_web_client
 from storage import Storage
 from tests.fakes.slack_api import ApiCall, FakeSlackAPI, PostedMessage
@@ -264,12 +265,18 @@ def _message(
 
 
 @asynccontextmanager
-async def start_bot(slack: FakeSlackAPI, agent: Agent, storage: Storage) -> AsyncIterator[Bot]:
+async def start_bot(
+    slack: FakeSlackAPI, agent: Agent, storage: Storage, *, policy: DecisionPolicy | None = None
+) -> AsyncIterator[Bot]:
     """Serve ``agent`` over HTTP like ``python -m bot`` does, against the fake Slack."""
     settings = load_settings({"SLACK_BOT_TOKEN": "xoxb-test", "SLACK_SIGNING_SECRET": SECRET})
     client = create_web_client("xoxb-test", api_url=slack.base_url)
     services = create_services(
-        agent=attach_storage(agent, storage), client=client, settings=settings, stream_interval=0
+        agent=attach_storage(agent, storage),
+        client=client,
+        settings=settings,
+        policy=policy,
+        stream_interval=0,
     )
     web_app = create_web_app(services, create_bolt_app(services, signing_secret=SECRET))
     async with TestClient(TestServer(web_app, host="127.0.0.1")) as http:

@@ -6,8 +6,11 @@ import asyncio
 
 from agents.models import call, reply
 from bot import APPROVE_ACTION, DECLINE_ACTION
+from bot._cards import PostedCard
+from storage import Storage
 from tests.bot.conftest import BotFactory
-from tests.bot.harness import Executions
+from tests.bot.harness import Executions, make_agent, start_bot
+from tests.fakes.slack_api import FakeSlackAPI
 
 GATED = [call("delete_record", {"id": "abc-123"}), reply("Deleted abc-123.")]
 
@@ -108,3 +111,32 @@ async def test_click_after_the_run_finished_gets_an_ephemeral(
         assert len(executions.of("delete_record")) == 1
         [ephemeral] = bot.slack.calls_to("chat.postEphemeral")
         assert ephemeral["user"] == "U3" and "<@U2>" in ephemeral["text"]
+
+
+async def test_refused_click_gets_an_ephemeral_and_changes_nothing(
+    slack: FakeSlackAPI, store: Storage, executions: Executions
+) -> None:
+    class OnlyU9:
+        async def refusal(
+            self, *, user: str, team: str | None, card: PostedCard | None
+        ) -> str | None:
+            assert card is not None and card.view.tool_name == "delete_record"
+            return None if user == "U9" else "You are not an approver for this request."
+
+    agent, _ = make_agent(GATED, executions)
+    async with start_bot(slack, agent, store, policy=OnlyU9()) as bot:
+        ts = await bot.mention("delete record abc-123")
+        await bot.settle()
+        [card] = bot.cards(ts)
+        await bot.click(card, APPROVE_ACTION, user="U2")
+        await bot.settle()
+        assert executions.of("delete_record") == []
+        assert bot.updates_of(card.ts) == []
+        [ephemeral] = bot.slack.calls_to("chat.postEphemeral")
+        assert (ephemeral["user"], ephemeral["text"]) == (
+            "U2",
+            "You are not an approver for this request.",
+        )
+        await bot.click(card, APPROVE_ACTION, user="U9")
+        await bot.settle()
+        assert executions.of("delete_record") == [{"id": "abc-123"}]

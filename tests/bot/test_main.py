@@ -92,3 +92,31 @@ def test_main_without_a_slack_token_explains_and_exits_2(
     monkeypatch.setenv("STORAGE_URL", "memory://")
     assert main() == 2
     assert "SLACK_BOT_TOKEN" in capsys.readouterr().err
+
+
+async def test_socket_mode_connects_and_handles_events_without_a_signing_secret() -> None:
+    async with FakeSlackAPI() as fake:
+        env = _env(fake, "xoxb-any") | {"SLACK_APP_TOKEN": "xapp-1", "SLACK_SIGNING_SECRET": ""}
+        settings = load_settings(env)
+        assert settings.mode == "socket"
+        agent, _ = make_agent([reply("Hello over the socket.")], Executions())
+        async with running_bot(settings, agent=agent) as (services, _):
+            [connect] = fake.calls_to("apps.connections.open")
+            assert connect.token == "xapp-1"
+            ack = await fake.push(
+                {
+                    "type": "event_callback",
+                    "team_id": "T1",
+                    "event_id": "EvS1",
+                    "event": {
+                        "type": "app_mention",
+                        "user": "U1",
+                        "text": "<@UBOT> hi",
+                        "ts": "7.0",
+                        "channel": "C1",
+                    },
+                }
+            )
+            assert "envelope_id" in ack
+            await services.runner.drain()
+            assert [m.text for m in fake.thread("C1", "7.0")] == ["Hello over the socket."]

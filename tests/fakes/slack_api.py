@@ -11,12 +11,14 @@ Example:
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import json
+import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
-from aiohttp import web
+from aiohttp import WSMsgType, web
 from aiohttp.test_utils import TestServer
 
 _JSON_FIELDS = ("blocks", "attachments", "view", "metadata")
@@ -77,6 +79,10 @@ class FakeSlackAPI:
         self._ts = itertools.count(1)
         app = web.Application()
         app.router.add_post("/api/{method}", self._handle)
+        app.router.add_get("/link", self._socket)
+        self._sockets: list[web.WebSocketResponse] = []
+        self._connected = asyncio.Event()
+        self._acks: dict[str, asyncio.Future[dict[str, Any]]] = {}
         self._server = TestServer(app, host="127.0.0.1")
 
     async def __aenter__(self) -> FakeSlackAPI:
@@ -100,6 +106,42 @@ class FakeSlackAPI:
         return [
             m for m in self.messages.values() if m.channel == channel and m.thread_ts == thread_ts
         ]
+
+    async def push(
+        self, payload: dict[str, Any], *, kind: str = "events_api", retry_attempt: int = 0
+    ) -> dict[str, Any]:
+        """Deliver a Socket Mode envelope to the connected app; returns the app's ack."""
+        await self._connected.wait()
+        envelope_id = uuid.uuid4().hex
+        ack: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self._acks[envelope_id] = ack
+        envelope = {
+            "envelope_id": envelope_id,
+            "type": kind,
+            "payload": payload,
+            "accepts_response_payload": kind != "events_api",
+            "retry_attempt": retry_attempt,
+            "retry_reason": "timeout" if retry_attempt else "",
+        }
+        await self._sockets[-1].send_json(envelope)
+        return await ack
+
+    async def _socket(self, request: web.Request) -> web.WebSocketResponse:
+        socket = web.WebSocketResponse()
+        await socket.prepare(request)
+        self._sockets.append(socket)
+        await socket.send_json({"type": "hello", "num_connections": 1})
+        self._connected.set()
+        async for message in socket:
+            if message.type == WSMsgType.TEXT:
+                data = json.loads(message.data)
+                ack = self._acks.pop(str(data.get("envelope_id")), None)
+                if ack is not None and not ack.done():
+                    ack.set_result(data)
+        self._sockets.remove(socket)
+        if not self._sockets:
+            self._connected.clear()
+        return socket
 
     def disconnect_next(self, method: str, times: int = 1) -> None:
         """Drop the connection instead of answering the next ``times`` calls of ``method``."""
@@ -177,6 +219,9 @@ class FakeSlackAPI:
             return {"ok": True, "channel": args.get("channel"), "ts": args.get("ts")}
         if method == "chat.postEphemeral":
             return {"ok": True, "message_ts": f"1700000000.{next(self._ts):06d}"}
+        if method == "apps.connections.open":
+            url = str(self._server.make_url("/link")).replace("http://", "ws://", 1)
+            return {"ok": True, "url": url}
         if method == "views.open":
             return {"ok": True, "view": {"id": "V1", **(args.get("view") or {})}}
         return {"ok": True}
