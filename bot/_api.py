@@ -1,0 +1,367 @@
+"""``/api``: list and decide pending tool calls over HTTP (SPEC 7), for approval UIs outside Slack.
+
+Mounted on the bot's aiohttp app as a sub-application, only when an API token is configured.
+Every route needs ``Authorization: Bearer <token>`` (compared in constant time). Decisions are
+claimed before the answer goes out (single-use, like a Slack click) and recorded in the audit
+log with source ``api`` and actor ``decidedBy`` (default ``api``); the run then continues in
+the agent's own background tasks. Errors are JSON ``{"code", "message", ...}``; bad input is
+always a 4xx (see ``bot._api_errors`` for the status of each code).
+
+Example:
+    >>> app = web.Application()
+    >>> add_api_routes(app, {agent.id: agent}, token=os.environ.get("API_TOKEN"))  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+import logging
+import re
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, TypeVar
+
+from aiohttp import web
+from aiohttp.typedefs import Middleware
+from pydantic import BaseModel, ValidationError
+
+from agents import Agent, AgentStream
+from agents.errors import AgentError
+from bot import _api_errors as api_errors
+from bot._api_openapi import (
+    API_PREFIX,
+    APPROVE,
+    DECLINE,
+    OPENAPI,
+    RESUME,
+    SUSPENDED_RUNS,
+    openapi_document,
+)
+from bot._api_schemas import (
+    DEFAULT_PER_PAGE,
+    ApproveRequest,
+    DecisionOut,
+    DecisionQuery,
+    DeclineRequest,
+    ResumeRequest,
+    SuspendedRunsPageOut,
+    SuspendedRunsQuery,
+)
+from bot._services import Services
+
+logger = logging.getLogger(__name__)
+
+AGENTS = web.AppKey("countersign.api.agents", dict[str, Agent])
+"""The agents the API serves, by id (in the ``/api`` sub-application)."""
+API_SOURCE = "api"
+"""The audit ``source`` (and default actor) of decisions taken through the API."""
+
+_Model = TypeVar("_Model", bound=BaseModel)
+_Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+
+class _Problem(Exception):
+    """An error answer decided by the API itself (bad input, unknown agent…)."""
+
+    def __init__(self, status: int, code: str, message: str, **extra: Any) -> None:
+        super().__init__(message)
+        self.status = status
+        self.body = {"code": code, "message": message, **extra}
+
+
+def add_api_routes(app: web.Application, agents: Mapping[str, Agent], token: str | None) -> None:
+    """Mount ``/api`` on ``app`` serving ``agents`` (by id); no token → nothing is mounted.
+
+    Example:
+        >>> add_api_routes(web_app, {"ops": ops_agent}, token="s3cret")  # doctest: +SKIP
+    """
+    if not token:
+        logger.info("API_TOKEN is not set: the HTTP API (/api) is off")
+        return
+    api = web.Application(middlewares=[_guard(token)])
+    api[AGENTS] = dict(agents)
+    api.router.add_get(SUSPENDED_RUNS, _list_suspended_runs)
+    api.router.add_post(APPROVE, _approve)
+    api.router.add_post(DECLINE, _decline)
+    api.router.add_post(RESUME, _resume)
+    api.router.add_get(OPENAPI, _openapi)
+    api.router.add_route("*", "/{tail:.*}", _fallback)
+    api.on_shutdown.append(_drain_agents)
+    app.add_subapp(API_PREFIX, api)
+
+
+def install_api(app: web.Application, services: Services) -> None:
+    """Mount ``/api`` for the bot's agent when ``API_TOKEN`` is set (called by ``bot._serve``)."""
+    secret = services.settings.api_token
+    add_api_routes(
+        app,
+        {services.agent.id: services.agent},
+        None if secret is None else secret.get_secret_value(),
+    )
+
+
+# -- middleware ----------------------------------------------------------------------------
+def _guard(token: str) -> Middleware:
+    expected = token.encode()
+
+    @web.middleware
+    async def guard(request: web.Request, handler: _Handler) -> web.StreamResponse:
+        if not _authorized(request.headers.get("Authorization", ""), expected):
+            return _unauthorized(bool(request.headers.get("Authorization")))
+        try:
+            return await handler(request)
+        except _Problem as problem:
+            return web.json_response(problem.body, status=problem.status)
+        except AgentError as error:
+            status = api_errors.status_of(error)
+            if status >= 500:
+                logger.exception("api: %s failed", request.path)
+            return web.json_response(api_errors.body_of(error), status=status)
+        except web.HTTPRequestEntityTooLarge as exc:
+            return web.json_response(
+                {"code": api_errors.PAYLOAD_TOO_LARGE, "message": exc.text or "body too large"},
+                status=413,
+            )
+        except web.HTTPException:
+            raise
+        except Exception:
+            logger.exception("api: %s failed", request.path)
+            return web.json_response(
+                {
+                    "code": api_errors.INTERNAL_ERROR,
+                    "message": "internal error; see the server log",
+                },
+                status=500,
+            )
+
+    return guard
+
+
+def _authorized(header: str, expected: bytes) -> bool:
+    scheme, _, given = header.partition(" ")
+    if scheme.lower() != "bearer":
+        return False
+    return hmac.compare_digest(given.strip().encode("utf-8", "surrogateescape"), expected)
+
+
+def _unauthorized(token_given: bool) -> web.Response:
+    challenge = 'Bearer realm="countersign"'
+    if token_given:
+        challenge += ', error="invalid_token"'
+    return web.json_response(
+        {
+            "code": api_errors.UNAUTHORIZED,
+            "message": "send Authorization: Bearer <token>, the server's API_TOKEN",
+        },
+        status=401,
+        headers={"WWW-Authenticate": challenge},
+    )
+
+
+# -- handlers ------------------------------------------------------------------------------
+async def _list_suspended_runs(request: web.Request) -> web.Response:
+    agent = _agent(request)
+    query = _parse(SuspendedRunsQuery, dict(request.query))
+    page, per_page = query.page, query.per_page
+    if page is not None and per_page is None:
+        per_page = DEFAULT_PER_PAGE
+    elif per_page is not None and page is None:
+        page = 0
+    listing = await agent.list_suspended_runs(
+        thread_id=query.thread_id, resource_id=query.resource_id, page=page, per_page=per_page
+    )
+    return _ok(SuspendedRunsPageOut.of(listing))
+
+
+async def _approve(request: web.Request) -> web.Response:
+    agent = _agent(request)
+    wait = _parse(DecisionQuery, dict(request.query)).wait
+    body = _parse(ApproveRequest, await _json_body(request))
+    stream = await agent.approve_tool_call(
+        run_id=body.run_id,
+        tool_call_id=body.tool_call_id,
+        args=body.args,
+        fingerprint=body.fingerprint,
+        decided_by=body.decided_by or API_SOURCE,
+        source=API_SOURCE,
+    )
+    _log("approved", agent, body.run_id, body.tool_call_id, body.decided_by)
+    return await _accepted(stream, body.tool_call_id, wait)
+
+
+async def _decline(request: web.Request) -> web.Response:
+    agent = _agent(request)
+    wait = _parse(DecisionQuery, dict(request.query)).wait
+    body = _parse(DeclineRequest, await _json_body(request))
+    stream = await agent.decline_tool_call(
+        run_id=body.run_id,
+        tool_call_id=body.tool_call_id,
+        reason=body.reason,
+        fingerprint=body.fingerprint,
+        decided_by=body.decided_by or API_SOURCE,
+        source=API_SOURCE,
+    )
+    _log("declined", agent, body.run_id, body.tool_call_id, body.decided_by)
+    return await _accepted(stream, body.tool_call_id, wait)
+
+
+async def _resume(request: web.Request) -> web.Response:
+    agent = _agent(request)
+    wait = _parse(DecisionQuery, dict(request.query)).wait
+    body = _parse(ResumeRequest, await _json_body(request))
+    stream = await agent.resume_stream(
+        body.resume_data,
+        run_id=body.run_id,
+        tool_call_id=body.tool_call_id,
+        decided_by=body.decided_by or API_SOURCE,
+        source=API_SOURCE,
+    )
+    _log("resumed", agent, body.run_id, body.tool_call_id, body.decided_by)
+    return await _accepted(stream, body.tool_call_id, wait)
+
+
+async def _openapi(request: web.Request) -> web.Response:
+    return web.json_response(openapi_document())
+
+
+async def _fallback(request: web.Request) -> web.Response:
+    allowed = _allowed_methods(request.match_info.get("tail", ""))
+    if allowed:
+        raise _Problem(
+            405, api_errors.METHOD_NOT_ALLOWED, f"use {' or '.join(sorted(allowed))} on this path"
+        )
+    raise _Problem(
+        404, api_errors.NOT_FOUND, f"no API route {request.path!r}; see /api/openapi.json"
+    )
+
+
+async def _drain_agents(app: web.Application) -> None:
+    for agent in app[AGENTS].values():
+        await agent.drain()
+
+
+# -- helpers -------------------------------------------------------------------------------
+def _agent(request: web.Request) -> Agent:
+    agent_id = request.match_info["agent_id"]
+    served = request.app[AGENTS]
+    agent = served.get(agent_id)
+    if agent is None:
+        names = ", ".join(sorted(served))
+        raise _Problem(
+            404,
+            api_errors.AGENT_NOT_FOUND,
+            f"no agent {agent_id!r} is served here; served: {names}",
+            agentId=agent_id,
+        )
+    return agent
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+async def _json_body(request: web.Request) -> Any:
+    raw = await request.read()
+    try:
+        data = json.loads(raw, parse_constant=_reject_constant)
+    except (ValueError, RecursionError) as exc:
+        raise _Problem(
+            400, api_errors.MALFORMED_JSON, f"the body must be a JSON object: {_short(exc)}"
+        ) from None
+    bad = _unstorable_string(data)
+    if bad is not None:
+        raise _Problem(
+            400,
+            api_errors.INVALID_REQUEST,
+            "strings must not contain NUL characters or unpaired surrogates",
+            errors=[{"loc": bad, "msg": "unstorable string", "type": "string_unstorable"}],
+        )
+    return data
+
+
+def _unstorable_string(data: Any) -> list[str | int] | None:
+    """The location of the first string no storage backend can keep, or None (iterative)."""
+    todo: list[tuple[list[str | int], Any]] = [([], data)]
+    while todo:
+        loc, value = todo.pop()
+        if isinstance(value, str):
+            if not _storable(value):
+                return loc
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                if not _storable(key):
+                    return [*loc, "<key>"]
+                todo.append(([*loc, key], item))
+        elif isinstance(value, list):
+            todo.extend(([*loc, i], item) for i, item in enumerate(value))
+    return None
+
+
+def _storable(text: str) -> bool:
+    if "\x00" in text:
+        return False
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _parse(model: type[_Model], data: Any) -> _Model:
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        issues = [
+            {
+                "loc": [p if isinstance(p, int) else str(p) for p in e["loc"]],
+                "msg": e["msg"],
+                "type": e["type"],
+            }
+            for e in exc.errors(include_url=False, include_input=False, include_context=False)
+        ]
+        raise _Problem(
+            400,
+            api_errors.INVALID_REQUEST,
+            f"invalid {model.__name__}: "
+            + "; ".join(f"{'.'.join(map(str, i['loc'])) or '(body)'}: {i['msg']}" for i in issues),
+            errors=issues,
+        ) from None
+
+
+async def _accepted(stream: AgentStream, tool_call_id: str, wait: bool) -> web.Response:
+    result = await stream.result() if wait else None
+    body = DecisionOut.of(stream.run_id, tool_call_id, result).model_dump(
+        mode="json", by_alias=True
+    )
+    return web.json_response({k: v for k, v in body.items() if v is not None})
+
+
+def _ok(model: BaseModel) -> web.Response:
+    return web.json_response(text=model.model_dump_json(by_alias=True))
+
+
+_ROUTES = [
+    (re.compile(r"^agents/[^/]+/suspended-runs$"), "GET"),
+    (re.compile(r"^agents/[^/]+/(approve-tool-call|decline-tool-call|resume)$"), "POST"),
+    (re.compile(r"^openapi\.json$"), "GET"),
+]
+
+
+def _allowed_methods(tail: str) -> set[str]:
+    return {method for pattern, method in _ROUTES if pattern.match(tail)}
+
+
+def _log(decision: str, agent: Agent, run_id: str, tool_call_id: str, by: str | None) -> None:
+    logger.info(
+        "api: %s tool call %s of run %s (agent %s) by %s",
+        decision,
+        tool_call_id,
+        run_id,
+        agent.id,
+        by or API_SOURCE,
+    )
+
+
+def _short(exc: BaseException) -> str:
+    text = str(exc) or type(exc).__name__
+    return text if len(text) <= 200 else text[:200] + "…"

@@ -1,0 +1,284 @@
+"""The wire format of ``/api``: pydantic models, camelCase on the wire, snake_case in Python.
+
+Request models forbid unknown fields (a typo such as ``toolcallId`` is a 400, not a silent
+no-op) and are validated by alias only, so the OpenAPI description generated from them is
+exactly what the server accepts. Response models are built from the runtime's dataclasses.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any, Literal
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic.alias_generators import to_camel
+
+from agents import PendingToolCall, RunResult, SuspendedRun, SuspendedRunsPage
+
+MAX_ID_LENGTH = 512
+"""Longest run, tool call, thread, resource id or ``decidedBy`` the API accepts."""
+MAX_REASON_LENGTH = 4000
+"""Longest decline reason the API accepts."""
+MAX_PER_PAGE = 500
+"""Largest ``perPage``."""
+MAX_PAGE = 1_000_000
+"""Largest ``page`` (keeps offsets far from integer overflow in SQL backends)."""
+DEFAULT_PER_PAGE = 50
+"""``perPage`` when only ``page`` is given."""
+
+
+def _no_nul(value: str) -> str:
+    if "\x00" in value:
+        raise ValueError("must not contain NUL characters")
+    return value
+
+
+Id = Annotated[
+    str,
+    Field(min_length=1, max_length=MAX_ID_LENGTH, pattern=r"^[^\u0000]*$"),
+    AfterValidator(_no_nul),
+]
+"""A non-empty identifier without NUL characters."""
+
+
+class _Wire(BaseModel):
+    model_config = ConfigDict(
+        alias_generator=to_camel,
+        frozen=True,
+        validate_by_name=True,
+        validate_by_alias=True,
+        use_attribute_docstrings=True,
+    )
+
+
+class _Request(_Wire):
+    model_config = ConfigDict(
+        alias_generator=to_camel,
+        frozen=True,
+        extra="forbid",
+        validate_by_name=False,
+        use_attribute_docstrings=True,
+    )
+
+
+# -- requests ------------------------------------------------------------------------------
+class SuspendedRunsQuery(_Request):
+    """Query string of ``GET /api/agents/{agent_id}/suspended-runs``."""
+
+    thread_id: Id | None = None
+    """Only runs of this memory thread."""
+    resource_id: Id | None = None
+    """Only runs of this resource (user, channel…)."""
+    page: int | None = Field(default=None, ge=0, le=MAX_PAGE)
+    """Page number, from 0 (with ``perPage``; alone it uses ``perPage=50``)."""
+    per_page: int | None = Field(default=None, ge=1, le=MAX_PER_PAGE)
+    """Runs per page (alone it means page 0). Neither given: every run, unpaginated."""
+
+
+class DecisionQuery(_Request):
+    """Query string of the decision endpoints."""
+
+    wait: bool = False
+    """``true``: answer when the run has finished or suspended again, with its result."""
+
+
+class ApproveRequest(_Request):
+    """Body of ``POST /api/agents/{agent_id}/approve-tool-call``."""
+
+    run_id: Id
+    """The run holding the pending call."""
+    tool_call_id: Id
+    """The pending call to approve."""
+    fingerprint: Id | None = None
+    """The fingerprint shown to the approver; must match the pending call (else 409)."""
+    args: dict[str, Any] | None = None
+    """Approve with these edited arguments (validated against the tool's input schema)."""
+    decided_by: Id | None = None
+    """Who decided (recorded in the audit log; default ``api``)."""
+
+
+class DeclineRequest(_Request):
+    """Body of ``POST /api/agents/{agent_id}/decline-tool-call``."""
+
+    run_id: Id
+    """The run holding the pending call."""
+    tool_call_id: Id
+    """The pending call to decline."""
+    reason: Annotated[str, Field(max_length=MAX_REASON_LENGTH), AfterValidator(_no_nul)] | None = (
+        None
+    )
+    """Why; the model is told (with this reason) that the call was not executed."""
+    fingerprint: Id | None = None
+    """The fingerprint shown to the approver; must match the pending call (else 409)."""
+    decided_by: Id | None = None
+    """Who decided (recorded in the audit log; default ``api``)."""
+
+
+class ResumeRequest(_Request):
+    """Body of ``POST /api/agents/{agent_id}/resume``."""
+
+    run_id: Id
+    """The run holding the suspended call."""
+    tool_call_id: Id
+    """The call that suspended itself."""
+    resume_data: Any = Field(json_schema_extra={"description": "Data for the tool's resumeSchema"})
+    """The data the tool asked for; validated against its ``resumeSchema`` (else 422)."""
+    decided_by: Id | None = None
+    """Who answered (recorded in the audit log; default ``api``)."""
+
+
+# -- responses -----------------------------------------------------------------------------
+class PendingToolCallOut(_Wire):
+    """A call waiting for a person."""
+
+    tool_call_id: str
+    tool_name: str
+    args: dict[str, Any]
+    requires_approval: bool
+    suspend_payload: dict[str, Any] | None
+    resume_schema: dict[str, Any] | None
+    fingerprint: str
+    agent_path: list[str]
+    suspended_at: datetime | None
+
+    @classmethod
+    def of(cls, call: PendingToolCall) -> PendingToolCallOut:
+        return cls(
+            tool_call_id=call.tool_call_id,
+            tool_name=call.tool_name,
+            args=call.args,
+            requires_approval=call.requires_approval,
+            suspend_payload=call.suspend_payload,
+            resume_schema=call.resume_schema,
+            fingerprint=call.fingerprint,
+            agent_path=list(call.agent_path),
+            suspended_at=call.suspended_at,
+        )
+
+    def to_runtime(self) -> PendingToolCall:
+        return PendingToolCall(
+            tool_call_id=self.tool_call_id,
+            tool_name=self.tool_name,
+            args=self.args,
+            requires_approval=self.requires_approval,
+            suspend_payload=self.suspend_payload,
+            resume_schema=self.resume_schema,
+            fingerprint=self.fingerprint,
+            agent_path=list(self.agent_path),
+            suspended_at=self.suspended_at,
+        )
+
+
+class SuspendedRunOut(_Wire):
+    """A run waiting for decisions."""
+
+    run_id: str
+    agent_id: str
+    thread_id: str | None
+    resource_id: str | None
+    suspended_at: datetime
+    tool_calls: list[PendingToolCallOut]
+
+    @classmethod
+    def of(cls, run: SuspendedRun) -> SuspendedRunOut:
+        return cls(
+            run_id=run.run_id,
+            agent_id=run.agent_id,
+            thread_id=run.thread_id,
+            resource_id=run.resource_id,
+            suspended_at=run.suspended_at,
+            tool_calls=[PendingToolCallOut.of(c) for c in run.tool_calls],
+        )
+
+    def to_runtime(self) -> SuspendedRun:
+        return SuspendedRun(
+            run_id=self.run_id,
+            agent_id=self.agent_id,
+            thread_id=self.thread_id,
+            resource_id=self.resource_id,
+            suspended_at=self.suspended_at,
+            tool_calls=[c.to_runtime() for c in self.tool_calls],
+        )
+
+
+class SuspendedRunsPageOut(_Wire):
+    """One page of suspended runs, newest first, and how many there are in all."""
+
+    runs: list[SuspendedRunOut]
+    total: int
+
+    @classmethod
+    def of(cls, page: SuspendedRunsPage) -> SuspendedRunsPageOut:
+        return cls(runs=[SuspendedRunOut.of(r) for r in page.runs], total=page.total)
+
+    def to_runtime(self) -> SuspendedRunsPage:
+        return SuspendedRunsPage(runs=[r.to_runtime() for r in self.runs], total=self.total)
+
+
+class DecisionOut(_Wire):
+    """The decision was claimed; the run continues in the background.
+
+    With ``?wait=true`` the answer also carries the run's result (``text``, ``finishReason``,
+    ``pending``, and ``error`` when the run failed).
+    """
+
+    run_id: str
+    tool_call_id: str
+    status: Literal["accepted"] = "accepted"
+    text: str | None = None
+    finish_reason: Literal["stop", "suspended", "length", "error"] | None = None
+    pending: list[PendingToolCallOut] | None = None
+    error: str | None = None
+
+    @classmethod
+    def of(cls, run_id: str, tool_call_id: str, result: RunResult | None) -> DecisionOut:
+        if result is None:
+            return cls(run_id=run_id, tool_call_id=tool_call_id)
+        return cls(
+            run_id=run_id,
+            tool_call_id=tool_call_id,
+            text=result.text,
+            finish_reason=result.finish_reason,
+            pending=[PendingToolCallOut.of(c) for c in result.pending],
+            error=None if result.error is None else str(result.error),
+        )
+
+
+class ValidationIssue(_Wire):
+    """One validation problem: where (``loc``), what (``msg``), and its kind (``type``)."""
+
+    loc: list[str | int]
+    msg: str
+    type: str
+
+
+class ErrorOut(BaseModel):
+    """Every error: a stable ``code``, a ``message`` saying what to do, and details."""
+
+    model_config = ConfigDict(
+        frozen=True,
+        extra="allow",
+        validate_by_name=True,
+        validate_by_alias=True,
+        use_attribute_docstrings=True,
+    )
+
+    code: str
+    """Stable machine-readable code (``APPROVAL_ALREADY_DECIDED``, ``AGENT_NOT_FOUND`` …)."""
+    message: str
+    """What happened and what to do."""
+    run_id: str | None = Field(default=None, alias="runId")
+    tool_call_id: str | None = Field(default=None, alias="toolCallId")
+    agent_id: str | None = Field(default=None, alias="agentId")
+    decision: str | None = None
+    """``AlreadyDecided``: ``approved``, ``declined``, ``resumed`` or ``expired``."""
+    decided_by: str | None = Field(default=None, alias="decidedBy")
+    decided_at: datetime | None = Field(default=None, alias="decidedAt")
+    expected: str | None = None
+    """``FingerprintMismatch``: the pending call's fingerprint."""
+    given: str | None = None
+    """``FingerprintMismatch``: the fingerprint sent."""
+    candidates: list[str] | None = None
+    """``AmbiguousToolCall``: the pending tool call ids."""
+    errors: list[ValidationIssue] | None = None
+    """400 and 422: the validation errors."""

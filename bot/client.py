@@ -1,0 +1,246 @@
+"""``Client``: the Python client of countersign's HTTP API (SPEC 7).
+
+Errors come back as the runtime's own classes (``agents.errors``: ``AlreadyDecided`` with
+``decided_by``/``decided_at``/``decision``, ``FingerprintMismatch``, ``InvalidResumeData`` …),
+so code written against ``Agent`` handles them the same way. Errors only the HTTP edge has
+are ``ApiError`` subclasses (a ``bot.BotError``): ``ApiAuthError`` (401), ``AgentNotFound``
+and ``ApiRequestError`` (400).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from types import TracebackType
+from typing import Any, Literal
+from urllib.parse import quote
+
+import aiohttp
+
+from agents import PendingToolCall, SuspendedRunsPage
+from bot._api_errors import (
+    AgentNotFound,
+    ApiAuthError,
+    ApiError,
+    ApiRequestError,
+    error_from,
+)
+from bot._api_schemas import DecisionOut, SuspendedRunsPageOut
+
+__all__ = [
+    "AgentClient",
+    "AgentNotFound",
+    "ApiAuthError",
+    "ApiError",
+    "ApiRequestError",
+    "Client",
+    "Decision",
+]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Decision:
+    """What a decision call answered: it was claimed; with ``wait=True``, the run's result."""
+
+    run_id: str
+    """The run the decision belongs to."""
+    tool_call_id: str
+    """The call that was decided."""
+    status: Literal["accepted"] = "accepted"
+    """Always ``accepted``: the decision was claimed (errors are raised instead)."""
+    text: str | None = None
+    """``wait=True``: the answer's text once the run finished or suspended again."""
+    finish_reason: Literal["stop", "suspended", "length", "error"] | None = None
+    """``wait=True``: how the run stopped."""
+    pending: list[PendingToolCall] | None = field(default=None)
+    """``wait=True``: calls still (or newly) waiting for a person."""
+    error: str | None = None
+    """``wait=True`` and ``finish_reason == "error"``: what went wrong."""
+
+
+class Client:
+    """Talks to a countersign server's ``/api``.
+
+    Use it as an async context manager (or call ``close()``); it closes only a session it
+    created itself.
+
+    Example:
+        >>> async with Client("http://127.0.0.1:3000", token=os.environ["API_TOKEN"]) as api:
+        ...     ops = api.agent("ops")
+        ...     page = await ops.list_suspended_runs(thread_id="slack:T1:C1:1700000000.000100")
+        ...     for run in page.runs:
+        ...         for call in run.tool_calls:
+        ...             await ops.approve_tool_call(
+        ...                 run_id=run.run_id, tool_call_id=call.tool_call_id,
+        ...                 fingerprint=call.fingerprint, decided_by="alice")
+        ... # doctest: +SKIP
+    """
+
+    def __init__(
+        self,
+        base_url: str,
+        token: str,
+        *,
+        session: aiohttp.ClientSession | None = None,
+        timeout: float = 30.0,
+    ) -> None:
+        self.base_url = base_url.rstrip("/")
+        """The server's root URL (``/api`` is appended)."""
+        self._token = token
+        self._session = session
+        self._owns_session = session is None
+        self._timeout = aiohttp.ClientTimeout(total=timeout)
+
+    def agent(self, agent_id: str) -> AgentClient:
+        """The API of one served agent."""
+        return AgentClient(self, agent_id)
+
+    async def openapi(self) -> dict[str, Any]:
+        """The server's OpenAPI description."""
+        body = await self._request("GET", "/api/openapi.json")
+        return body if isinstance(body, dict) else {}
+
+    async def close(self) -> None:
+        """Close the HTTP session if this client created it."""
+        if self._owns_session and self._session is not None:
+            await self._session.close()
+        self._session = None
+
+    async def __aenter__(self) -> Client:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+    async def _request(
+        self,
+        method: str,
+        path: str,
+        *,
+        params: dict[str, str] | None = None,
+        body: dict[str, Any] | None = None,
+    ) -> Any:
+        if self._session is None:
+            if not self._owns_session:
+                raise RuntimeError("the client was closed")
+            self._session = aiohttp.ClientSession(timeout=self._timeout)
+        async with self._session.request(
+            method,
+            self.base_url + path,
+            params=params,
+            json=body,
+            headers={"Authorization": f"Bearer {self._token}", "Accept": "application/json"},
+        ) as response:
+            try:
+                data = await response.json(content_type=None)
+            except ValueError:
+                data = None
+            if response.status >= 400:
+                raise error_from(response.status, data)
+            return data
+
+
+class AgentClient:
+    """List and decide one agent's pending tool calls; mirrors ``Agent``'s methods."""
+
+    def __init__(self, client: Client, agent_id: str) -> None:
+        self.client = client
+        """The client this goes through."""
+        self.agent_id = agent_id
+        """The served agent's id."""
+
+    def _path(self, tail: str) -> str:
+        return f"/api/agents/{quote(self.agent_id, safe='')}/{tail}"
+
+    async def list_suspended_runs(
+        self,
+        *,
+        thread_id: str | None = None,
+        resource_id: str | None = None,
+        page: int | None = None,
+        per_page: int | None = None,
+    ) -> SuspendedRunsPage:
+        """Runs waiting for decisions, newest first (``page`` from 0), with ``.total``."""
+        params = {
+            key: str(value)
+            for key, value in (
+                ("threadId", thread_id),
+                ("resourceId", resource_id),
+                ("page", page),
+                ("perPage", per_page),
+            )
+            if value is not None
+        }
+        data = await self.client._request("GET", self._path("suspended-runs"), params=params)
+        return SuspendedRunsPageOut.model_validate(data).to_runtime()
+
+    async def approve_tool_call(
+        self,
+        *,
+        run_id: str,
+        tool_call_id: str,
+        args: dict[str, Any] | None = None,
+        fingerprint: str | None = None,
+        decided_by: str | None = None,
+        wait: bool = False,
+    ) -> Decision:
+        """Approve a pending call (with edited ``args`` when given); claimed before returning."""
+        body = {"runId": run_id, "toolCallId": tool_call_id}
+        return await self._decide(
+            "approve-tool-call",
+            body | _present(args=args, fingerprint=fingerprint, decidedBy=decided_by),
+            wait,
+        )
+
+    async def decline_tool_call(
+        self,
+        *,
+        run_id: str,
+        tool_call_id: str,
+        reason: str | None = None,
+        fingerprint: str | None = None,
+        decided_by: str | None = None,
+        wait: bool = False,
+    ) -> Decision:
+        """Decline a pending call: it never runs; the model is told, with ``reason``."""
+        body = {"runId": run_id, "toolCallId": tool_call_id}
+        return await self._decide(
+            "decline-tool-call",
+            body | _present(reason=reason, fingerprint=fingerprint, decidedBy=decided_by),
+            wait,
+        )
+
+    async def resume(
+        self,
+        resume_data: Any,
+        *,
+        run_id: str,
+        tool_call_id: str,
+        decided_by: str | None = None,
+        wait: bool = False,
+    ) -> Decision:
+        """Give a suspended call the data it asked for (``InvalidResumeData`` when invalid)."""
+        body = {"runId": run_id, "toolCallId": tool_call_id, "resumeData": resume_data}
+        return await self._decide("resume", body | _present(decidedBy=decided_by), wait)
+
+    async def _decide(self, tail: str, body: dict[str, Any], wait: bool) -> Decision:
+        params = {"wait": "true"} if wait else None
+        data = await self.client._request("POST", self._path(tail), params=params, body=body)
+        out = DecisionOut.model_validate(data)
+        return Decision(
+            run_id=out.run_id,
+            tool_call_id=out.tool_call_id,
+            status=out.status,
+            text=out.text,
+            finish_reason=out.finish_reason,
+            pending=None if out.pending is None else [p.to_runtime() for p in out.pending],
+            error=out.error,
+        )
+
+
+def _present(**values: Any) -> dict[str, Any]:
+    return {key: value for key, value in values.items() if value is not None}
