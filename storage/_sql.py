@@ -68,6 +68,9 @@ class SQLStorage:
                 "use a sqlite+aiosqlite:// or postgresql+asyncpg:// URL"
             )
         self._writer = self._engine.execution_options(**{WRITE_OPTION: True})
+        # SQLite has one writer at a time: queue this process's writers here rather than in
+        # SQLite's busy handler, which sleeps in growing steps; other processes still wait there.
+        self._sqlite_writer = asyncio.Lock() if self._dialect == "sqlite" else None
         self._migrated = False
         self._migrate_lock = asyncio.Lock()
         self._next_kv_purge = 0.0
@@ -107,7 +110,10 @@ class SQLStorage:
         attempt = 0
         while True:
             try:
-                async with self._writer.begin() as conn:
+                if self._sqlite_writer is None:
+                    async with self._writer.begin() as conn:
+                        return await work(conn)
+                async with self._sqlite_writer, self._writer.begin() as conn:
                     return await work(conn)
             except OperationalError as exc:
                 attempt += 1

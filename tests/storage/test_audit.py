@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from storage import Storage
+from storage import AuditEvent, Storage
 from tests.storage.records import at, event
 
 
@@ -14,8 +14,8 @@ async def _fill(storage: Storage) -> None:
     await storage.append_audit(event(5, kind="expired", source="expiry", actor="system"))
 
 
-def _ns(events: list[object]) -> list[int]:
-    return [getattr(e, "data")["n"] for e in events]
+def _ns(events: list[AuditEvent]) -> list[int]:
+    return [e.data["n"] for e in events]
 
 
 async def test_events_round_trip_and_come_back_oldest_first(storage: Storage) -> None:

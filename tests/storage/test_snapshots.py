@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from storage import SnapshotVersionConflict, Storage
+from storage import SnapshotRecord, SnapshotVersionConflict, Storage
 from tests.storage.records import T0, snapshot
 
 
@@ -108,16 +108,17 @@ async def test_list_filters_combine_and_total_counts_matches_only(storage: Stora
             snapshot(run_id, second=n, agent_id=agent, thread_id=thread, resource_id=resource)
         )
 
-    def ids(result: tuple[list[object], int]) -> tuple[list[str], int]:
-        return [getattr(s, "run_id") for s in result[0]], result[1]
+    def ids(result: tuple[list[SnapshotRecord], int]) -> tuple[list[str], int]:
+        return [s.run_id for s in result[0]], result[1]
 
     assert ids(await storage.list_snapshots(agent_id="ops")) == (["r5", "r3", "r2", "r1"], 4)
     assert ids(await storage.list_snapshots(thread_id="T1")) == (["r4", "r2", "r1"], 3)
     assert ids(await storage.list_snapshots(resource_id="U1")) == (["r4", "r3", "r1"], 3)
     assert ids(await storage.list_snapshots(agent_id="ops", thread_id="T1")) == (["r2", "r1"], 2)
-    assert ids(
-        await storage.list_snapshots(agent_id="ops", thread_id="T1", resource_id="U1")
-    ) == (["r1"], 1)
+    assert ids(await storage.list_snapshots(agent_id="ops", thread_id="T1", resource_id="U1")) == (
+        ["r1"],
+        1,
+    )
     assert ids(await storage.list_snapshots(agent_id="nobody")) == ([], 0)
 
 

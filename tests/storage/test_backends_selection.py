@@ -1,0 +1,63 @@
+"""``create_storage`` picks the backend by URL; the backends are exported from ``storage``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import storage
+from storage import (
+    InMemoryStorage,
+    RedisStorage,
+    SQLStorage,
+    Storage,
+    StorageConfigError,
+    create_storage,
+)
+from tests.backends import open_storage
+
+
+def test_backends_are_exported() -> None:
+    assert {"InMemoryStorage", "RedisStorage", "SQLStorage"} <= set(storage.__all__)
+    for name in storage.__all__:
+        assert getattr(storage, name) is not None
+
+
+async def test_each_url_scheme_opens_its_backend(tmp_path: Path) -> None:
+    urls = {
+        "memory://": InMemoryStorage,
+        f"sqlite+aiosqlite:///{tmp_path}/a.db": SQLStorage,
+        "postgresql+asyncpg://cs@127.0.0.1:1/cs": SQLStorage,
+        "redis://127.0.0.1:1/0": RedisStorage,
+    }
+    for url, cls in urls.items():
+        async with open_storage(url) as store:  # opening connects lazily: no server needed
+            assert isinstance(store, cls)
+            assert isinstance(store, Storage)
+
+
+def test_sync_driver_url_is_refused_with_the_async_spelling() -> None:
+    with pytest.raises(StorageConfigError, match=r"sqlite\+aiosqlite:///"):
+        SQLStorage("sqlite:///cs.db")
+
+
+def test_schema_option_must_be_a_plain_identifier() -> None:
+    with pytest.raises(StorageConfigError, match="identifier"):
+        SQLStorage("postgresql+asyncpg://cs@127.0.0.1/cs?schema=a;drop")
+
+
+def test_key_prefix_comes_from_the_redis_url() -> None:
+    store = RedisStorage.from_url("redis://127.0.0.1:6379/0?key_prefix=tenant-a:")
+
+    assert store.key_prefix == "tenant-a:"
+
+
+def test_default_sqlite_url_creates_its_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+
+    create_storage()
+
+    assert (tmp_path / "data").is_dir()

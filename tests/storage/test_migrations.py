@@ -1,0 +1,142 @@
+"""Alembic migrations: ``python -m storage upgrade``, automatic upgrade on first use."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from alembic.autogenerate import compare_metadata
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy.engine import Connection
+from sqlalchemy.ext.asyncio import create_async_engine
+
+from storage import SQLStorage, create_storage
+from storage._migrate import alembic_config
+from storage._sql_schema import VERSION_TABLE, metadata
+from tests.backends import POSTGRES_ENV, unique_url
+
+TABLES = {"snapshots", "claims", "threads", "messages", "audit", "kv", VERSION_TABLE}
+HEAD = ScriptDirectory.from_config(alembic_config()).get_current_head()
+
+
+def _cli(
+    *args: str, cwd: Path, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    environ = {k: v for k, v in os.environ.items() if k != "STORAGE_URL"}
+    environ.update(env or {})
+    return subprocess.run(
+        [sys.executable, "-m", "storage", *args],
+        cwd=cwd,
+        env=environ,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
+def _sqlite_state(path: Path) -> tuple[set[str], list[str]]:
+    with sqlite3.connect(path) as db:
+        tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        versions = [r[0] for r in db.execute(f"SELECT version_num FROM {VERSION_TABLE}")]
+    return tables, versions
+
+
+def test_upgrade_creates_the_schema_and_is_idempotent(tmp_path: Path) -> None:
+    path = tmp_path / "nested" / "dir" / "cs.db"
+    url = f"sqlite+aiosqlite:///{path}"
+
+    first = _cli("upgrade", "--url", url, cwd=tmp_path)
+    second = _cli("upgrade", "--url", url, cwd=tmp_path)
+
+    assert first.returncode == 0, first.stderr
+    assert second.returncode == 0, second.stderr
+    assert f"revision {HEAD}" in second.stdout
+    tables, versions = _sqlite_state(path)
+    assert tables >= TABLES
+    assert versions == [HEAD]
+
+
+def test_upgrade_reads_storage_url_then_falls_back_to_the_default(tmp_path: Path) -> None:
+    from_env = _cli(
+        "upgrade", cwd=tmp_path, env={"STORAGE_URL": f"sqlite+aiosqlite:///{tmp_path}/env.db"}
+    )
+    default = _cli("upgrade", cwd=tmp_path)
+
+    assert from_env.returncode == 0, from_env.stderr
+    assert default.returncode == 0, default.stderr
+    assert _sqlite_state(tmp_path / "env.db")[0] >= TABLES
+    assert _sqlite_state(tmp_path / "data" / "countersign.db")[0] >= TABLES
+
+
+def test_upgrade_of_a_schemaless_backend_just_says_so(tmp_path: Path) -> None:
+    result = _cli("upgrade", "--url", "memory://", cwd=tmp_path)
+
+    assert result.returncode == 0
+    assert "no schema" in result.stdout
+
+
+def test_bad_url_fails_with_a_fix_and_without_the_password(tmp_path: Path) -> None:
+    result = _cli("upgrade", "--url", "postgresql://admin:hunter2@db/cs", cwd=tmp_path)
+
+    assert result.returncode == 2
+    assert "postgresql+asyncpg://" in result.stderr
+    assert "hunter2" not in result.stderr + result.stdout
+
+
+async def test_first_use_migrates_a_fresh_file(tmp_path: Path) -> None:
+    path = tmp_path / "fresh.db"
+    store = create_storage(f"sqlite+aiosqlite:///{path}")
+    try:
+        assert await store.load_snapshot("run-1") is None
+    finally:
+        await store.close()
+
+    tables, versions = _sqlite_state(path)
+    assert tables >= TABLES and versions == [HEAD]
+
+
+async def test_given_engine_is_migrated_but_not_disposed(tmp_path: Path) -> None:
+    engine = create_async_engine(f"sqlite+aiosqlite:///{tmp_path / 'own.db'}")
+    store = SQLStorage(engine)
+    await store.add_if_absent("k", "v", 60)
+    await store.close()
+
+    async with engine.connect() as conn:  # still usable: the storage did not dispose it
+        assert (await conn.exec_driver_sql("SELECT value FROM kv")).scalar_one() == "v"
+    await engine.dispose()
+
+
+def _diff(connection: Connection) -> list[object]:
+    context = MigrationContext.configure(
+        connection, opts={"compare_type": True, "version_table": VERSION_TABLE}
+    )
+    return list(compare_metadata(context, metadata))
+
+
+@pytest.mark.parametrize(
+    "backend",
+    [
+        "sqlite",
+        pytest.param(
+            "postgres",
+            marks=pytest.mark.skipif(
+                not os.environ.get(POSTGRES_ENV), reason=f"{POSTGRES_ENV} unset"
+            ),
+        ),
+    ],
+)
+async def test_migrated_schema_matches_the_table_definitions(backend: str, tmp_path: Path) -> None:
+    async with unique_url(backend, tmp_path) as url:
+        store = SQLStorage(url)
+        try:
+            assert await store.migrate() == HEAD
+            async with store.engine.connect() as conn:
+                assert await conn.run_sync(_diff) == []
+        finally:
+            await store.close()
