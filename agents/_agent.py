@@ -436,6 +436,17 @@ class Agent:
             self, thread_id=thread_id, resource_id=resource_id, page=page, per_page=per_page
         )
 
+    async def recover_interrupted_runs(self, *, older_than_seconds: float = 300.0) -> list[AgentStream]:
+        """Finish calls claimed more than ``older_than_seconds`` ago whose work never ended.
+
+        Run it at start-up (the bot does): after a crash an ``idempotent=True`` tool is retried
+        with the same ``idempotency_key``; any other is reported ``interrupted`` to the model,
+        never silently re-run. Choose a cutoff longer than your slowest tool.
+        """
+        from agents._recovery import recover_interrupted_runs
+
+        return await recover_interrupted_runs(self, older_than_seconds)
+
     async def drain(self) -> None:
         """Wait for every run this agent started in the background."""
         await self._tasks.drain()
