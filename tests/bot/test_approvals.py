@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import asyncio
 
-from agents.models import call, reply
+from agents import Agent
+from agents.models import ScriptedModel, call, calls, reply
 from bot import APPROVE_ACTION, DECLINE_ACTION
 from bot._cards import PostedCard
 from storage import Storage
@@ -140,3 +141,47 @@ async def test_refused_click_gets_an_ephemeral_and_changes_nothing(
         await bot.click(card, APPROVE_ACTION, user="U9")
         await bot.settle()
         assert executions.of("delete_record") == [{"id": "abc-123"}]
+
+
+async def test_parallel_gated_calls_get_one_card_each_and_the_model_waits_for_both(
+    bot_with: BotFactory, executions: Executions
+) -> None:
+    script = [
+        calls(call("delete_record", {"id": "a"}), call("delete_record", {"id": "b"})),
+        reply("Deleted a, kept b."),
+    ]
+    async with bot_with(script) as (bot, model):
+        ts = await bot.mention("delete a and b")
+        await bot.settle()
+        first, second = bot.cards(ts)
+        await bot.click(first, APPROVE_ACTION)
+        await bot.settle()
+        assert len(model.requests) == 1
+        await bot.click(second, DECLINE_ACTION)
+        await bot.settle()
+        assert executions.of("delete_record") == [{"id": "a"}]
+        assert "Approved by" in str(bot.cards(ts)[0].blocks)
+        assert "Declined by" in str(bot.cards(ts)[1].blocks)
+        assert bot.texts(ts) == ["Deleted a, kept b."]
+
+
+async def test_sub_agent_approval_names_the_inner_tool_and_the_agent_chain(
+    slack: FakeSlackAPI, store: Storage, executions: Executions
+) -> None:
+    inner, _ = make_agent([call("delete_record", {"id": "z"}), reply("inner done")], executions)
+    inner.description = "Deletes records"
+    outer = Agent(
+        id="supervisor",
+        model=ScriptedModel([call("agent-ops", {"prompt": "delete z"}), reply("All done.")]),
+        agents={"ops": inner},
+    )
+    async with start_bot(slack, outer, store) as bot:
+        ts = await bot.mention("please delete z")
+        await bot.settle()
+        [card] = bot.cards(ts)
+        text = str(card.blocks)
+        assert "delete_record" in text and "supervisor" in text
+        await bot.click(card, APPROVE_ACTION)
+        await bot.settle()
+        assert executions.of("delete_record") == [{"id": "z"}]
+        assert bot.texts(ts)[-1] == "All done."

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 from bot._streamer import ReplyStreamer
 from bot._webclient import create_web_client
 from tests.fakes.slack_api import FakeSlackAPI
@@ -61,3 +63,33 @@ async def test_slack_api_url_points_the_client_elsewhere() -> None:
         auth = await client.auth_test()
         assert auth["user_id"] == "UBOT"
         assert slack.calls_to("auth.test")[0].token == "xoxb-t"
+
+
+async def test_text_held_back_by_the_throttle_is_written_when_the_interval_passes() -> None:
+    async with FakeSlackAPI() as slack:
+        clock = Clock()
+        wake = asyncio.Event()
+        slept: list[float] = []
+
+        async def sleep(seconds: float) -> None:
+            slept.append(seconds)
+            await wake.wait()
+
+        client = create_web_client("xoxb-t", api_url=slack.base_url)
+        streamer = ReplyStreamer(client, channel="C1", thread_ts="1.0", clock=clock, sleep=sleep)
+        await streamer.append("Checking")
+        clock.now += 0.25
+        await streamer.append(" the logs…")
+        await streamer.append(" still")
+        await asyncio.sleep(0)
+        assert slept == [0.75]
+        assert [c.method for c in slack.calls] == ["chat.postMessage"]
+        timer = streamer._timer
+        assert timer is not None
+        clock.now += 0.75
+        wake.set()
+        await timer
+        [update] = slack.calls_to("chat.update")
+        assert update["text"] == "Checking the logs… still"
+        await streamer.finish()
+        assert len(slack.calls) == 2
