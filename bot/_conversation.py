@@ -5,10 +5,8 @@ from __future__ import annotations
 import logging
 import re
 
-from agents.errors import AgentError
-from bot import _messages as msg
 from bot._payloads import MessageEvent
-from bot._render import SlackThread, post_run
+from bot._render import SlackThread, post_run, reporting_failures
 from bot._services import Services
 
 logger = logging.getLogger(__name__)
@@ -61,24 +59,15 @@ async def handle_message(
         return
     await mark_active(services, thread.thread_id)
     text = strip_mention(event.text, bot_user_id)
-    async with services.locks.hold(thread.thread_id):
-        try:
-            stream = await services.agent.stream(
-                text,
-                thread_id=thread.thread_id,
-                resource_id=thread.resource_id,
-                request_context=slack_context(thread),
-                auto_resume_suspended_tools=True,
-                decided_by=event.user,
-            )
-        except AgentError as exc:
-            logger.error("could not start a run in %s: %s", thread.thread_id, exc.code)
-            await services.client.chat_postMessage(
-                channel=thread.channel,
-                thread_ts=thread.thread_ts,
-                text=msg.RUN_FAILED.format(code=exc.code),
-            )
-            return
+    async with services.locks.hold(thread.thread_id), reporting_failures(services, thread):
+        stream = await services.agent.stream(
+            text,
+            thread_id=thread.thread_id,
+            resource_id=thread.resource_id,
+            request_context=slack_context(thread),
+            auto_resume_suspended_tools=True,
+            decided_by=event.user,
+        )
         await post_run(services, stream, thread)
 
 

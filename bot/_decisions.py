@@ -19,7 +19,7 @@ from bot._blocks import decided_fallback as decided_text
 from bot._cards import PostedCard
 from bot._payloads import BlockActions
 from bot._refs import ApprovalRef
-from bot._render import SlackThread, post_run
+from bot._render import SlackThread, post_run, reporting_failures
 from bot._services import Services
 from storage import utcnow
 
@@ -47,7 +47,7 @@ async def handle_click(services: Services, click: BlockActions, choice: Choice) 
         requester=card.view.requester if card else None,
     )
     user = click.user.id
-    async with services.locks.hold(thread.thread_id):
+    async with services.locks.hold(thread.thread_id), reporting_failures(services, thread):
         outcome = await _decide_or_refuse(services, click, card, ref, choice)
         if isinstance(outcome, str):
             await services.client.chat_postEphemeral(

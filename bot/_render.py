@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -99,14 +101,32 @@ async def post_run(services: Services, stream: AgentStream, thread: SlackThread)
     await streamer.finish()
     result = await stream.result()
     if result.finish_reason == "error":
-        error = result.error
-        code = error.code if isinstance(error, AgentError) else type(error).__name__
-        logger.error("run %s failed: %s", result.run_id, code, exc_info=error)
-        await client.chat_postMessage(
-            channel=thread.channel,
-            thread_ts=thread.thread_ts,
-            text=msg.RUN_FAILED.format(code=code),
-        )
+        code = _code(result.error)
+        logger.error("run %s failed: %s", result.run_id, code, exc_info=result.error)
+        await _post_failure(services, thread, code)
+
+
+@contextlib.asynccontextmanager
+async def reporting_failures(services: Services, thread: SlackThread) -> AsyncIterator[None]:
+    """Log a failure of the enclosed work and tell the thread, instead of going silent."""
+    try:
+        yield
+    except Exception as exc:
+        logger.exception("work in %s failed: %s", thread.thread_id, _code(exc))
+        with contextlib.suppress(Exception):
+            await _post_failure(services, thread, _code(exc))
+
+
+def _code(error: BaseException | None) -> str:
+    if isinstance(error, AgentError):
+        return error.code
+    return "INTERNAL_ERROR" if error is None else type(error).__name__
+
+
+async def _post_failure(services: Services, thread: SlackThread, code: str) -> None:
+    await services.client.chat_postMessage(
+        channel=thread.channel, thread_ts=thread.thread_ts, text=msg.RUN_FAILED.format(code=code)
+    )
 
 
 async def post_card(

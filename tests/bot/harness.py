@@ -136,7 +136,20 @@ class Bot:
             "authorizations": [{"team_id": TEAM, "user_id": BOT_USER, "is_bot": True}],
             "event": event,
         }
-        body, headers = event_request(envelope, secret, timestamp=timestamp, retry_num=retry_num)
+        return await self.send_raw(
+            envelope, retry_num=retry_num, timestamp=timestamp, secret=secret
+        )
+
+    async def send_raw(
+        self,
+        body_json: dict[str, Any],
+        *,
+        retry_num: int | None = None,
+        timestamp: int | None = None,
+        secret: str = SECRET,
+    ) -> ClientResponse:
+        """POST a signed JSON body to ``/slack/events``."""
+        body, headers = event_request(body_json, secret, timestamp=timestamp, retry_num=retry_num)
         return await self.http.post("/slack/events", data=body, headers=headers)
 
     async def mention(

@@ -8,6 +8,7 @@ from agents import Agent
 from agents.models import ScriptedModel, call, calls, reply
 from bot import APPROVE_ACTION, DECLINE_ACTION
 from bot._cards import PostedCard
+from bot._refs import ApprovalRef
 from storage import Storage
 from tests.bot.conftest import BotFactory
 from tests.bot.harness import Executions, make_agent, start_bot
@@ -185,3 +186,20 @@ async def test_sub_agent_approval_names_the_inner_tool_and_the_agent_chain(
         await bot.settle()
         assert executions.of("delete_record") == [{"id": "z"}]
         assert bot.texts(ts)[-1] == "All done."
+
+
+async def test_card_is_posted_only_after_the_snapshot_is_stored(bot_with: BotFactory) -> None:
+    seen: list[bool] = []
+    async with bot_with(GATED) as (bot, _):
+
+        async def check(args: dict) -> None:
+            if args.get("blocks"):
+                value = next(b for b in args["blocks"] if b["type"] == "actions")["elements"][0]
+                ref = ApprovalRef.decode(value["value"])
+                assert ref is not None
+                seen.append(await bot.services.storage.load_snapshot(ref.run_id) is not None)
+
+        bot.slack.on("chat.postMessage", check)
+        await bot.mention("delete record abc-123")
+        await bot.settle()
+    assert seen == [True]

@@ -103,3 +103,19 @@ async def test_run_error_is_reported_in_the_thread(bot_with: BotFactory) -> None
         await bot.settle()
         [message] = bot.texts(ts)
         assert "MODEL_SCRIPT_EXHAUSTED" in message
+
+
+async def test_a_failure_outside_the_run_is_reported_in_the_thread(bot_with: BotFactory) -> None:
+    async with bot_with([reply("never seen")]) as (bot, _):
+        bot.slack.fail_next("chat.postMessage", error="msg_too_long")
+        ts = await bot.mention("hello")
+        await bot.settle()
+        [message] = bot.texts(ts)
+        assert "SlackApiError" in message
+
+
+async def test_url_verification_is_answered(bot_with: BotFactory) -> None:
+    async with bot_with([]) as (bot, _):
+        response = await bot.send_raw({"type": "url_verification", "challenge": "c-123"})
+        assert response.status == 200
+        assert "c-123" in await response.text()

@@ -15,6 +15,7 @@ import asyncio
 import itertools
 import json
 import uuid
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -76,6 +77,7 @@ class FakeSlackAPI:
         """Every posted message by ``ts``, as it looks after its updates."""
         self._failures: dict[str, list[_Failure]] = {}
         self._disconnects: dict[str, int] = {}
+        self._observers: dict[str, list[Callable[[dict[str, Any]], Awaitable[None]]]] = {}
         self._ts = itertools.count(1)
         app = web.Application()
         app.router.add_post("/api/{method}", self._handle)
@@ -143,6 +145,10 @@ class FakeSlackAPI:
             self._connected.clear()
         return socket
 
+    def on(self, method: str, observer: Callable[[dict[str, Any]], Awaitable[None]]) -> None:
+        """Run ``await observer(args)`` when ``method`` is called, before it is answered."""
+        self._observers.setdefault(method, []).append(observer)
+
     def disconnect_next(self, method: str, times: int = 1) -> None:
         """Drop the connection instead of answering the next ``times`` calls of ``method``."""
         self._disconnects[method] = self._disconnects.get(method, 0) + times
@@ -166,6 +172,8 @@ class FakeSlackAPI:
         auth = request.headers.get("Authorization", "")
         token = auth.removeprefix("Bearer ") or args.pop("token", None)
         self.calls.append(ApiCall(method, args, token))
+        for observer in self._observers.get(method, []):
+            await observer(args)
         if self._disconnects.get(method):
             self._disconnects[method] -= 1
             assert request.transport is not None
