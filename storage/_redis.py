@@ -167,7 +167,9 @@ class RedisStorage:
         total, run_ids = int(replies[queued]), replies[queued + 1]
         if limit is not None and limit <= 0:
             return [], total
-        docs = await self._hget_many([f"{self._p}snap:{run_id}" for run_id in run_ids], "doc")
+        docs = await self._hget_many(
+            [f"{self._p}snap:{_text(run_id)}" for run_id in run_ids], "doc"
+        )
         return [codec.loads(SnapshotRecord, doc) for doc in docs if doc is not None], total
 
     # -- claims ----------------------------------------------------------------------------

@@ -47,7 +47,9 @@ class SQLStorage:
     """Storage in a SQL database; ``sqlite+aiosqlite://`` and ``postgresql+asyncpg://`` URLs.
 
     Give it a URL (it creates, and on ``close`` disposes, its engine) or an ``AsyncEngine``
-    you own (it never disposes that one). The schema is migrated on first use.
+    you own (it never disposes that one, nor changes its settings). The schema is migrated on
+    first use. Several processes may share one SQLite file when each opens it by URL: only
+    engines made here get WAL, the busy timeout and ``BEGIN IMMEDIATE`` writes.
 
     Example:
         >>> store = SQLStorage("sqlite+aiosqlite:///./data/countersign.db")
@@ -198,6 +200,8 @@ class SQLStorage:
         )
 
         async def work(conn: AsyncConnection) -> tuple[list[SnapshotRecord], int]:
+            if self._dialect == "postgresql":  # count and page from one snapshot of the table
+                conn = await conn.execution_options(isolation_level="REPEATABLE READ")
             async with conn.begin():
                 total = (await conn.execute(count)).scalar_one()
                 if limit is not None and limit <= 0:

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import os
+import uuid
 from pathlib import Path
 
 import pytest
+import redis.asyncio as aioredis
 
 import storage
 from storage import (
@@ -15,7 +18,8 @@ from storage import (
     StorageConfigError,
     create_storage,
 )
-from tests.backends import open_storage
+from tests.backends import REDIS_ENV, open_storage
+from tests.storage.records import at, claim, snapshot
 
 
 def test_backends_are_exported() -> None:
@@ -61,3 +65,29 @@ def test_default_sqlite_url_creates_its_directory(
     create_storage()
 
     assert (tmp_path / "data").is_dir()
+
+
+@pytest.mark.skipif(not os.environ.get(REDIS_ENV), reason=f"{REDIS_ENV} unset")
+async def test_redis_storage_works_on_a_given_bytes_client_and_leaves_it_open() -> None:
+    client = aioredis.Redis.from_url(os.environ[REDIS_ENV])  # decode_responses=False
+    store = RedisStorage(client, key_prefix=f"test-{uuid.uuid4().hex[:12]}:")
+    try:
+        await store.save_snapshot(snapshot("run-1", thread_id="T1"))
+        await store.claim(claim("run-1", "call_1#0"))
+        assert await store.list_snapshots(thread_id="T1") == (
+            [snapshot("run-1", thread_id="T1")],
+            1,
+        )
+        assert await store.claim(claim("run-1", "call_1#0", decided_by="U2")) == claim(
+            "run-1", "call_1#0"
+        )
+        assert [c.key for c in await store.list_unfinished_claims(at(60))] == ["call_1#0"]
+        assert await store.add_if_absent("k", "v", 60) is True
+        assert await store.get_value("k") == "v"
+        await store.close()
+        assert await client.ping()  # not closed: the storage did not create it
+    finally:
+        keys = [key async for key in client.scan_iter(match=f"{store.key_prefix}*")]
+        if keys:
+            await client.delete(*keys)
+        await client.aclose()
