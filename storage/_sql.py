@@ -183,20 +183,12 @@ class SQLStorage:
         offset: int = 0,
         limit: int | None = None,
     ) -> tuple[list[SnapshotRecord], int]:
-        where = []
-        if agent_id is not None:
-            where.append(snapshots.c.agent_id == agent_id)
-        if thread_id is not None:
-            where.append(snapshots.c.thread_id == thread_id)
-        if resource_id is not None:
-            where.append(snapshots.c.resource_id == resource_id)
-        count = sa.select(sa.func.count()).select_from(snapshots).where(*where)
-        page = (
-            snapshots.select()
-            .where(*where)
-            .order_by(snapshots.c.suspended_at.desc(), snapshots.c.run_id.desc())
-            .offset(max(offset, 0))
-            .limit(limit)
+        count, page = snapshot_list_queries(
+            agent_id=agent_id,
+            thread_id=thread_id,
+            resource_id=resource_id,
+            offset=offset,
+            limit=limit,
         )
 
         async def work(conn: AsyncConnection) -> tuple[list[SnapshotRecord], int]:
@@ -467,6 +459,33 @@ class SQLStorage:
             await conn.execute(kv.delete().where(kv.c.key == key))
 
         await self._write(work)
+
+
+def snapshot_list_queries(
+    *,
+    agent_id: str | None,
+    thread_id: str | None,
+    resource_id: str | None,
+    offset: int,
+    limit: int | None,
+) -> tuple[sa.Select[int], sa.Select[Any]]:
+    """The COUNT and the page query of ``list_snapshots``; both can use a snapshots index."""
+    where = []
+    if agent_id is not None:
+        where.append(snapshots.c.agent_id == agent_id)
+    if thread_id is not None:
+        where.append(snapshots.c.thread_id == thread_id)
+    if resource_id is not None:
+        where.append(snapshots.c.resource_id == resource_id)
+    count = sa.select(sa.func.count()).select_from(snapshots).where(*where)
+    page = (
+        snapshots.select()
+        .where(*where)
+        .order_by(snapshots.c.suspended_at.desc(), snapshots.c.run_id.desc())
+        .offset(max(offset, 0))
+        .limit(limit)
+    )
+    return count, page
 
 
 def _is_locked(exc: OperationalError) -> bool:

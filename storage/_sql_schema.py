@@ -64,10 +64,11 @@ snapshots = sa.Table(
     sa.Column("suspended_at", UTCDateTime(), nullable=False),
     sa.Column("version", sa.Integer(), nullable=False),
     sa.Column("data", sa.JSON(), nullable=False),
-    sa.Index(None, "agent_id", "suspended_at"),
-    sa.Index(None, "thread_id", "suspended_at"),
-    sa.Index(None, "resource_id", "suspended_at"),
-    sa.Index(None, "suspended_at"),
+    # run_id last: listing orders by (suspended_at, run_id) straight from the index
+    sa.Index(None, "agent_id", "suspended_at", "run_id"),
+    sa.Index(None, "thread_id", "suspended_at", "run_id"),
+    sa.Index(None, "resource_id", "suspended_at", "run_id"),
+    sa.Index(None, "suspended_at", "run_id"),
 )
 
 claims = sa.Table(

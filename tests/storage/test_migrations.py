@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
@@ -19,6 +20,7 @@ from storage import SQLStorage, create_storage
 from storage._migrate import alembic_config
 from storage._sql_schema import VERSION_TABLE, metadata
 from tests.backends import POSTGRES_ENV, unique_url
+from tests.storage.records import T0
 
 TABLES = {"snapshots", "claims", "threads", "messages", "audit", "kv", VERSION_TABLE}
 HEAD = ScriptDirectory.from_config(alembic_config()).get_current_head()
@@ -140,3 +142,24 @@ async def test_migrated_schema_matches_the_table_definitions(backend: str, tmp_p
                 assert await conn.run_sync(_diff) == []
         finally:
             await store.close()
+
+
+async def test_first_use_upgrades_an_older_schema_and_keeps_its_rows(tmp_path: Path) -> None:
+    path = tmp_path / "old.db"
+    engine = create_async_engine(f"sqlite+aiosqlite:///{path}")
+    async with engine.begin() as conn:
+        await conn.run_sync(lambda c: command.upgrade(alembic_config(c), "0001"))
+        await conn.exec_driver_sql(
+            "INSERT INTO snapshots VALUES "
+            "('run-1', 'ops', 'T1', NULL, '2026-01-01 12:00:00.000000', 1, '{\"k\": 1}')"
+        )
+    await engine.dispose()
+
+    store = SQLStorage(f"sqlite+aiosqlite:///{path}")
+    try:
+        found, total = await store.list_snapshots(thread_id="T1")
+    finally:
+        await store.close()
+
+    assert total == 1 and found[0].data == {"k": 1} and found[0].suspended_at == T0
+    assert _sqlite_state(path)[1] == [HEAD]

@@ -1,0 +1,41 @@
+"""SQLite answers ``list_snapshots`` from an index, never by scanning every snapshot."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from sqlalchemy.dialects import sqlite
+
+from storage import SQLStorage
+from storage._sql import snapshot_list_queries
+
+
+@pytest.mark.parametrize(
+    ("filters", "index"),
+    [
+        ({}, "ix_snapshots_suspended_at_run_id"),
+        ({"agent_id": "ops"}, "ix_snapshots_agent_id_suspended_at_run_id"),
+        ({"thread_id": "T1"}, "ix_snapshots_thread_id_suspended_at_run_id"),
+        ({"resource_id": "U1"}, "ix_snapshots_resource_id_suspended_at_run_id"),
+    ],
+)
+async def test_count_and_page_use_an_index(
+    tmp_path: Path, filters: dict[str, str], index: str
+) -> None:
+    store = SQLStorage(f"sqlite+aiosqlite:///{tmp_path / 'plans.db'}")
+    try:
+        await store.migrate()
+        ids: dict[str, str | None] = {"agent_id": None, "thread_id": None, "resource_id": None}
+        queries = snapshot_list_queries(**{**ids, **filters}, offset=40, limit=20)
+        async with store.engine.connect() as conn:
+            for query in queries:
+                compiled = query.compile(
+                    dialect=sqlite.dialect(), compile_kwargs={"literal_binds": True}
+                )
+                plan = (await conn.exec_driver_sql(f"EXPLAIN QUERY PLAN {compiled}")).all()
+                details = " | ".join(str(row[-1]) for row in plan)
+                assert index in details, details
+                assert "TEMP B-TREE" not in details, details  # ordered by the index itself
+    finally:
+        await store.close()
