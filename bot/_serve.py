@@ -29,7 +29,14 @@ logger = logging.getLogger(__name__)
 
 def build_agent(settings: Settings) -> Agent:
     """``BOT_AGENT`` when set, else the built-in agent."""
-    return import_agent(settings.bot_agent) if settings.bot_agent else default_agent(settings)
+    if settings.bot_agent:
+        return import_agent(settings.bot_agent)
+    if settings.openai_api_key is None:
+        logger.warning(
+            "OPENAI_API_KEY is not set: the built-in agent will fail to answer. Set it (and "
+            "OPENAI_BASE_URL for a compatible server), or serve your own agent with BOT_AGENT"
+        )
+    return default_agent(settings)
 
 
 @contextlib.asynccontextmanager

@@ -51,9 +51,14 @@ def create_services(
     locks: ThreadLocks | None = None,
     runner: Runner | None = None,
     policy: DecisionPolicy | None = None,
+    dedupe: Deduper | None = None,
     stream_interval: float = 1.0,
 ) -> Services:
-    """Assemble ``Services`` around an agent (its storage is used unless one is given)."""
+    """Assemble ``Services`` around an agent (its storage is used unless one is given).
+
+    ``locks`` and ``dedupe`` default to this process / the agent's storage; pass shared ones
+    (e.g. Redis-backed) to run several instances.
+    """
     store = storage if storage is not None else agent.storage
     return Services(
         agent=agent,
@@ -62,7 +67,7 @@ def create_services(
         settings=settings,
         runner=runner or Runner(),
         locks=locks or LocalThreadLocks(),
-        dedupe=Deduper(store),
+        dedupe=dedupe or Deduper(store),
         cards=CardStore(store),
         policy=policy or AnyoneMayDecide(),
         stream_interval=stream_interval,

@@ -10,7 +10,7 @@ import pytest
 from agents.models import reply
 from bot import BotConfigError, load_settings
 from bot.__main__ import main
-from bot._serve import running_bot
+from bot._serve import build_agent, running_bot
 from tests.bot.harness import SECRET, Executions, make_agent
 from tests.fakes.slack_api import FakeSlackAPI
 from tests.fakes.slack_signing import event_request
@@ -120,3 +120,20 @@ async def test_socket_mode_connects_and_handles_events_without_a_signing_secret(
             assert "envelope_id" in ack
             await services.runner.drain()
             assert [m.text for m in fake.thread("C1", "7.0")] == ["Hello over the socket."]
+
+
+def test_the_built_in_agent_is_served_when_bot_agent_is_unset(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    settings = load_settings({"SLACK_BOT_TOKEN": "xoxb-1", "SLACK_SIGNING_SECRET": "s"})
+    agent = build_agent(settings)
+    assert agent.id == "countersign"
+    assert "OPENAI_API_KEY is not set" in caplog.text
+    served = build_agent(
+        load_settings({**_env_http(), "BOT_AGENT": "tests.bot.served_agents:agent"})
+    )
+    assert served.id == "served"
+
+
+def _env_http() -> dict[str, str]:
+    return {"SLACK_BOT_TOKEN": "xoxb-1", "SLACK_SIGNING_SECRET": "s"}
