@@ -29,7 +29,8 @@ async def recover_interrupted_runs(agent: Agent, older_than_seconds: float) -> l
         stream = await recover_claim(agent, claim)
         if stream is not None:
             streams.append(stream)
-    streams.extend(await _apply_finished_claims(agent))
+    handled = {s.run_id for s in streams}
+    streams.extend(await _apply_finished_claims(agent, skip=handled))
     return streams
 
 
@@ -90,11 +91,13 @@ async def _recovered_outcome(
     )
 
 
-async def _apply_finished_claims(agent: Agent) -> list[AgentStream]:
+async def _apply_finished_claims(agent: Agent, *, skip: set[str]) -> list[AgentStream]:
     """Runs whose claim completed but whose snapshot was not updated before a crash."""
     streams: list[AgentStream] = []
     records, _ = await agent.storage.list_snapshots(agent_id=agent.id)
     for record in records:
+        if record.run_id in skip:
+            continue
         claims = {c.key: c for c in await agent.storage.list_claims(record.run_id)}
         state = RunState.model_validate(record.data)
         for pending in state.pending:

@@ -6,6 +6,8 @@ Example:
     >>> real = OpenAIModel("gpt-5-mini")  # reads OPENAI_API_KEY / OPENAI_BASE_URL on first use
 """
 
+from typing import TYPE_CHECKING
+
 from agents.errors import ModelError, ScriptExhausted
 from agents.models._base import (
     Model,
@@ -16,7 +18,6 @@ from agents.models._base import (
     ToolCallRequest,
     Usage,
 )
-from agents.models._openai import OpenAIModel, resolve_model
 from agents.models._scripted import (
     Call,
     Calls,
@@ -53,3 +54,15 @@ __all__ = [
     "reply",
     "resolve_model",
 ]
+
+if TYPE_CHECKING:
+    from agents.models._openai import OpenAIModel, resolve_model
+
+
+def __getattr__(name: str) -> object:
+    """Import the OpenAI adapter (and the ``openai`` package) only when it is used."""
+    if name in ("OpenAIModel", "resolve_model"):
+        from agents.models import _openai
+
+        return getattr(_openai, name)
+    raise AttributeError(f"module 'agents.models' has no attribute {name!r}")
