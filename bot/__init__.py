@@ -8,7 +8,7 @@ Example:
 """
 
 from bot._agent_loader import AgentLoadError
-from bot._app import BOLT_APP, SERVICES, create_bolt_app, create_web_app
+from bot._app import BOLT_APP, HEALTH_CHECKS, SERVICES, create_bolt_app, create_web_app
 from bot._errors import BotConfigError, BotError
 from bot._ids import APPROVE_ACTION, DECLINE_ACTION
 from bot._policy import AnyoneMayDecide, DecisionPolicy
@@ -20,6 +20,7 @@ __all__ = [
     "APPROVE_ACTION",
     "BOLT_APP",
     "DECLINE_ACTION",
+    "HEALTH_CHECKS",
     "SERVICES",
     "AgentLoadError",
     "AnyoneMayDecide",

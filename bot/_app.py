@@ -13,6 +13,8 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+
 from aiohttp import web
 from slack_bolt.adapter.aiohttp import to_aiohttp_response, to_bolt_request
 from slack_bolt.async_app import AsyncApp
@@ -25,6 +27,9 @@ SERVICES = web.AppKey("countersign.services", Services)
 """Where the bot's ``Services`` live in the web app (for routes added by other modules)."""
 BOLT_APP = web.AppKey("countersign.bolt", AsyncApp)
 """The bolt app behind ``/slack/events``, when served over HTTP."""
+
+HEALTH_CHECKS = web.AppKey("countersign.health_checks", dict[str, Callable[[], Awaitable[bool]]])
+"""Named liveness probes ``/healthz`` runs (e.g. ``socket`` in Socket Mode); any False → 503."""
 
 EVENTS_PATH = "/slack/events"
 HEALTH_PATH = "/healthz"
@@ -55,6 +60,7 @@ def create_web_app(services: Services, bolt_app: AsyncApp | None = None) -> web.
     """
     app = web.Application()
     app[SERVICES] = services
+    app[HEALTH_CHECKS] = {}
     if bolt_app is not None:
         app[BOLT_APP] = bolt_app
 
@@ -68,9 +74,13 @@ def create_web_app(services: Services, bolt_app: AsyncApp | None = None) -> web.
         app.router.add_post(EVENTS_PATH, slack_events)
 
     async def healthz(request: web.Request) -> web.Response:
-        return web.json_response(
-            {"ok": True, "mode": services.settings.mode, "agent": services.agent.id}
-        )
+        checks = {name: await probe() for name, probe in request.app[HEALTH_CHECKS].items()}
+        ok = all(checks.values())
+        body: dict[str, object] = {"ok": ok, "mode": services.settings.mode}
+        body["agent"] = services.agent.id
+        if checks:
+            body["checks"] = checks
+        return web.json_response(body, status=200 if ok else 503)
 
     async def drain_runner(app: web.Application) -> None:
         await services.runner.close()

@@ -16,7 +16,7 @@ from slack_sdk.errors import SlackApiError
 from agents import Agent
 from bot import _messages as msg
 from bot._agent_loader import attach_storage, import_agent
-from bot._app import create_bolt_app, create_web_app
+from bot._app import HEALTH_CHECKS, create_bolt_app, create_web_app
 from bot._default_agent import default_agent
 from bot._errors import BotConfigError
 from bot._services import Services, create_services
@@ -86,6 +86,7 @@ async def _serving(services: Services) -> AsyncIterator[web.AppRunner]:
         if socket_mode and settings.slack_app_token is not None:
             handler = AsyncSocketModeHandler(bolt, settings.slack_app_token.get_secret_value())
             await handler.connect_async()  # type: ignore[no-untyped-call]
+            web_app[HEALTH_CHECKS]["socket"] = handler.client.is_connected
         yield runner
     finally:
         if handler is not None:

@@ -100,8 +100,15 @@ async def test_socket_mode_connects_and_handles_events_without_a_signing_secret(
         settings = load_settings(env)
         assert settings.mode == "socket"
         agent, _ = make_agent([reply("Hello over the socket.")], Executions())
-        async with running_bot(settings, agent=agent) as (services, _):
+        async with running_bot(settings, agent=agent) as (services, runner):
             [connect] = fake.calls_to("apps.connections.open")
+            [address] = runner.addresses
+            async with (
+                aiohttp.ClientSession() as http,
+                http.get(f"http://127.0.0.1:{address[1]}/healthz") as health,
+            ):
+                assert health.status == 200
+                assert (await health.json())["checks"] == {"socket": True}
             assert connect.token == "xapp-1"
             ack = await fake.push(
                 {
