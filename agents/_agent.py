@@ -42,11 +42,11 @@ class Agent:
         >>> from agents.models import ScriptedModel, call, reply
         >>> agent = Agent(id="ops", instructions="You run ops.", tools=[delete_tool],
         ...               model=ScriptedModel([call("delete-record", {"id": "abc-123"}),
-        ...                                    reply("Deleted.")]))          # doctest: +SKIP
-        >>> result = await agent.generate("Delete record abc-123")          # doctest: +SKIP
-        >>> result.finish_reason                                            # doctest: +SKIP
+        ...                                    reply("Deleted.")]))
+        >>> result = await agent.generate("Delete record abc-123")
+        >>> result.finish_reason
         'suspended'
-        >>> done = await agent.approve_tool_call_generate(run_id=result.run_id)  # doctest: +SKIP
+        >>> done = await agent.approve_tool_call_generate(run_id=result.run_id)
     """
 
     def __init__(
@@ -85,7 +85,9 @@ class Agent:
         """Options applied to every run unless the call overrides them."""
         self.memory = memory
         """Where threads are kept (None: the model sees only the current run)."""
-        self._storage_explicit = storage is not None or (memory is not None and memory.storage is not None)
+        self._storage_explicit = storage is not None or (
+            memory is not None and memory.storage is not None
+        )
         chosen = storage or (memory.storage if memory else None)
         if chosen is None:
             logger.warning(
@@ -271,8 +273,8 @@ class Agent:
         before this returns: a second decision raises ``AlreadyDecided``.
 
         Example:
-            >>> stream = await agent.approve_tool_call(run_id=result.run_id)  # doctest: +SKIP
-            >>> (await stream.result()).text                                  # doctest: +SKIP
+            >>> stream = await agent.approve_tool_call(run_id=result.run_id)
+            >>> (await stream.result()).text
         """
         record, state = await self._decisions.load(run_id, tool_call_id)
         pending = await self._decisions.select(state, tool_call_id, "approval")
@@ -295,7 +297,9 @@ class Agent:
                     source=source,
                 )
                 return await outcome_of_sub_run(inner)
-            return await self._executor.execute(state, pending.call_id, pending.local_tool, run_args)
+            return await self._executor.execute(
+                state, pending.call_id, pending.local_tool, run_args
+            )
 
         return self._continue(record.version, state, pending, outcome)
 
@@ -312,7 +316,7 @@ class Agent:
         """Decline a pending call: it never runs; the model is told (with ``reason``) and answers.
 
         Example:
-            >>> stream = await agent.decline_tool_call(run_id=r.run_id, reason="wrong id")  # doctest: +SKIP
+            >>> stream = await agent.decline_tool_call(run_id=r.run_id, reason="no")
         """
         record, state = await self._decisions.load(run_id, tool_call_id)
         pending = await self._decisions.select(state, tool_call_id, "approval")
@@ -350,7 +354,7 @@ class Agent:
         """Resume a call that suspended itself; the tool runs again with ``ctx.resume_data``.
 
         Example:
-            >>> stream = await agent.resume_stream({"priority": "high"}, run_id=r.run_id)  # doctest: +SKIP
+            >>> stream = await agent.resume_stream({"priority": "high"}, run_id=rid)
         """
         record, state = await self._decisions.load(run_id, tool_call_id)
         pending = await self._decisions.select(state, tool_call_id, "suspension")
@@ -362,7 +366,11 @@ class Agent:
             except ValidationError as exc:
                 raise InvalidResumeData(pending.tool_call_id, _errors(exc)) from None
         await self._decisions.claim(
-            state, pending, "resumed", decided_by, {"source": source, "resume_data": _json_safe(resume_data)}
+            state,
+            pending,
+            "resumed",
+            decided_by,
+            {"source": source, "resume_data": _json_safe(resume_data)},
         )
 
         async def outcome() -> Outcome:
@@ -436,7 +444,9 @@ class Agent:
             self, thread_id=thread_id, resource_id=resource_id, page=page, per_page=per_page
         )
 
-    async def recover_interrupted_runs(self, *, older_than_seconds: float = 300.0) -> list[AgentStream]:
+    async def recover_interrupted_runs(
+        self, *, older_than_seconds: float = 300.0
+    ) -> list[AgentStream]:
         """Finish calls claimed more than ``older_than_seconds`` ago whose work never ended.
 
         Run it at start-up (the bot does): after a crash an ``idempotent=True`` tool is retried
@@ -492,13 +502,12 @@ def _resolve_model(model: Model | str) -> Model:
 def _tool_map(tools: Mapping[str, Tool] | Sequence[Tool] | None) -> dict[str, Tool]:
     if tools is None:
         return {}
-    if isinstance(tools, Mapping):
-        mapping = dict(tools)
-    else:
-        mapping = {t.id: t for t in tools}
+    mapping = dict(tools) if isinstance(tools, Mapping) else {t.id: t for t in tools}
     for name, tool in mapping.items():
         if not isinstance(tool, Tool):
-            raise AgentConfigError(f"tool {name!r} is {type(tool).__name__}; build it with create_tool()")
+            raise AgentConfigError(
+                f"tool {name!r} is {type(tool).__name__}; build it with create_tool()"
+            )
         if name.startswith(DELEGATION_PREFIX):
             raise AgentConfigError(f"tool name {name!r} is reserved for sub-agents ('agent-<key>')")
     return mapping

@@ -18,6 +18,7 @@ from agents._results import PendingToolCall
 from agents._stream import AgentStream
 from agents.errors import AgentError
 from agents.models._base import ModelRequest, ObjectOutput, TextDelta
+from storage import utcnow
 
 if TYPE_CHECKING:
     from agents._agent import Agent
@@ -64,7 +65,7 @@ async def try_auto_resume(
             for call in run.tool_calls
             if not call.requires_approval and call.resume_schema is not None
         ),
-        key=lambda item: item[1].suspended_at or 0,  # type: ignore[arg-type, return-value]
+        key=lambda item: item[1].suspended_at or utcnow(),
         reverse=True,
     )
     for run_id, call in waiting:
@@ -134,4 +135,3 @@ async def _extract(agent: Agent, message: str, call: PendingToolCall) -> Any | N
         except ValidationError:
             return None
     return data
-

@@ -49,7 +49,9 @@ class Decisions:
             if not undecided:
                 if claims:
                     raise _already_decided(max(claims.values(), key=lambda c: c.decided_at))
-                raise ToolCallNotSuspended(state.run_id, None, f"run {state.run_id!r} has no pending tool call")
+                raise ToolCallNotSuspended(
+                    state.run_id, None, f"run {state.run_id!r} has no pending tool call"
+                )
             pending = max(undecided, key=lambda p: p.suspended_at)
         else:
             found = next((p for p in state.pending if p.tool_call_id == tool_call_id), None)
@@ -68,7 +70,9 @@ class Decisions:
     @staticmethod
     def check_fingerprint(state: RunState, pending: PendingCallState, given: str | None) -> None:
         if given is not None and given != pending.fingerprint:
-            raise FingerprintMismatch(state.run_id, pending.tool_call_id, pending.fingerprint, given)
+            raise FingerprintMismatch(
+                state.run_id, pending.tool_call_id, pending.fingerprint, given
+            )
 
     async def claim(
         self,
@@ -108,7 +112,9 @@ class Decisions:
 
     async def complete(self, state: RunState, pending: PendingCallState, outcome: Outcome) -> None:
         """Record what the decided call produced (before the snapshot is updated)."""
-        await self.agent.storage.complete_claim(state.run_id, pending.claim_key, outcome.to_document())
+        await self.agent.storage.complete_claim(
+            state.run_id, pending.claim_key, outcome.to_document()
+        )
         if outcome.terminal:
             await self.agent._executor.audit(
                 "executed" if outcome.status != "denied" else "not-executed",

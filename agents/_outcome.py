@@ -44,7 +44,9 @@ class Outcome:
 
     @classmethod
     def interrupted(cls) -> Outcome:
-        return cls(status="interrupted", result={"status": "interrupted", "message": INTERRUPTED_MESSAGE})
+        return cls(
+            status="interrupted", result={"status": "interrupted", "message": INTERRUPTED_MESSAGE}
+        )
 
     @classmethod
     def error(cls, message: str) -> Outcome:

@@ -1,17 +1,17 @@
 """Errors raised by the agent runtime. Each has a stable ``.code``.
 
-    AgentError
-    ├── SnapshotNotFound       AGENT_RESUME_NO_SNAPSHOT_FOUND
-    ├── ToolCallNotSuspended   AGENT_RESUME_TOOL_CALL_NOT_SUSPENDED
-    │   └── AmbiguousToolCall  AGENT_RESUME_AMBIGUOUS_TOOL_CALL
-    ├── AlreadyDecided         APPROVAL_ALREADY_DECIDED
-    │   └── ApprovalExpired    APPROVAL_EXPIRED
-    ├── FingerprintMismatch    APPROVAL_FINGERPRINT_MISMATCH
-    ├── InvalidResumeData      AGENT_RESUME_INVALID_DATA
-    ├── InvalidToolArgs        APPROVAL_INVALID_ARGS
-    ├── AgentConfigError       AGENT_CONFIG_INVALID
-    ├── ModelError             MODEL_ERROR
-    └── ScriptExhausted        MODEL_SCRIPT_EXHAUSTED (agents.models.ScriptedModel)
+AgentError
+├── SnapshotNotFound       AGENT_RESUME_NO_SNAPSHOT_FOUND
+├── ToolCallNotSuspended   AGENT_RESUME_TOOL_CALL_NOT_SUSPENDED
+│   └── AmbiguousToolCall  AGENT_RESUME_AMBIGUOUS_TOOL_CALL
+├── AlreadyDecided         APPROVAL_ALREADY_DECIDED
+│   └── ApprovalExpired    APPROVAL_EXPIRED
+├── FingerprintMismatch    APPROVAL_FINGERPRINT_MISMATCH
+├── InvalidResumeData      AGENT_RESUME_INVALID_DATA
+├── InvalidToolArgs        APPROVAL_INVALID_ARGS
+├── AgentConfigError       AGENT_CONFIG_INVALID
+├── ModelError             MODEL_ERROR
+└── ScriptExhausted        MODEL_SCRIPT_EXHAUSTED (agents.models.ScriptedModel)
 """
 
 from __future__ import annotations

@@ -27,7 +27,9 @@ class Memory:
 
     def _store(self) -> Storage:
         if self.storage is None:
-            raise RuntimeError("Memory has no storage: pass Memory(storage=...) or give it to an Agent")
+            raise RuntimeError(
+                "Memory has no storage: pass Memory(storage=...) or give it to an Agent"
+            )
         return self.storage
 
     async def history(self, thread_id: str, *, exclude_run_id: str | None = None) -> list[Message]:

@@ -57,10 +57,14 @@ def test_public_names_and_every_exception_are_exported(module: str) -> None:
     exported = getattr(mod, "__all__", None)
     if module == "agents.errors":
         root = importlib.import_module("agents")
-        errors = [n for n, v in vars(mod).items() if inspect.isclass(v) and issubclass(v, Exception)]
+        errors = [
+            n for n, v in vars(mod).items() if inspect.isclass(v) and issubclass(v, Exception)
+        ]
         assert [n for n in errors if n not in root.__all__] == []
         return
-    assert exported is not None and list(exported) == sorted(exported, key=lambda n: (not n.isupper(), n))
+    assert exported is not None and list(exported) == sorted(
+        exported, key=lambda n: (not n.isupper(), n)
+    )
     for name in exported:
         assert hasattr(mod, name), name
     for name, value in vars(mod).items():

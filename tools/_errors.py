@@ -1,10 +1,10 @@
 """Errors raised by tools and their context.
 
-    ToolError
-    ├── ToolDefinitionError   create_tool was given something it cannot use
-    ├── ToolInputError        the arguments do not match the input schema
-    ├── ToolOutputError       the result does not match the output schema / is not JSON
-    └── InvalidSuspendPayload suspend() was called with a payload its suspend_schema rejects
+ToolError
+├── ToolDefinitionError   create_tool was given something it cannot use
+├── ToolInputError        the arguments do not match the input schema
+├── ToolOutputError       the result does not match the output schema / is not JSON
+└── InvalidSuspendPayload suspend() was called with a payload its suspend_schema rejects
 """
 
 from __future__ import annotations
@@ -46,6 +46,8 @@ class InvalidSuspendPayload(ToolError):
 def _summary(errors: list[dict[str, object]]) -> str:
     parts = []
     for error in errors[:5]:
-        loc = ".".join(str(p) for p in error.get("loc", ()) or ()) or "(root)"  # type: ignore[union-attr]
+        raw = error.get("loc")
+        path = raw if isinstance(raw, list | tuple) else ()
+        loc = ".".join(str(p) for p in path) or "(root)"
         parts.append(f"{loc}: {error.get('msg')}")
     return "; ".join(parts)

@@ -153,9 +153,7 @@ def create_tool(
         ("suspend_schema", suspend_schema),
         ("resume_schema", resume_schema),
     ):
-        if schema is not None and not (
-            isinstance(schema, type) and issubclass(schema, BaseModel)
-        ):
+        if schema is not None and not (isinstance(schema, type) and issubclass(schema, BaseModel)):
             raise ToolDefinitionError(
                 f"tool {id!r}: {name} must be a pydantic BaseModel subclass, got {schema!r}"
             )

@@ -48,7 +48,7 @@ class Obj:
     value: Any
 
 
-ScriptItem = Union[Reply, Call, Calls, Obj, Callable[[ModelRequest], "ScriptItem"]]
+ScriptItem = Union[Reply, Call, Calls, Obj, Callable[[ModelRequest], "ScriptItem"]]  # noqa: UP007
 
 
 def reply(text: str) -> Reply:

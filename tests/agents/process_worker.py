@@ -1,4 +1,4 @@
-"""A separate OS process for restart, race and crash tests: ``python -m tests.agents.process_worker``.
+"""A separate OS process for restart, race and crash tests (``-m tests.agents.process_worker``).
 
 Each invocation builds a NEW agent over the storage URL (as a restarted bot would), does one
 thing, prints one JSON line, and exits. Tool executions are appended to ``$EXEC_LOG`` so the
@@ -18,7 +18,6 @@ import asyncio
 import json
 import os
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -72,7 +71,9 @@ def build(
     )
     if inner is None:
         return Agent(id="ops", model=ScriptedModel(script), tools=[tool], storage=store)
-    records = Agent(id="records", description="Deletes records", model=ScriptedModel(inner), tools=[tool])
+    records = Agent(
+        id="records", description="Deletes records", model=ScriptedModel(inner), tools=[tool]
+    )
     return Agent(id="ops", model=ScriptedModel(script), agents={"records": records}, storage=store)
 
 
@@ -87,30 +88,46 @@ async def main(argv: list[str]) -> dict[str, Any]:
         else:
             agent = build(url, [first])
         result = await agent.generate("delete record 42", thread_id="t1", resource_id="u1")
-        return {"run_id": result.run_id, "finish_reason": result.finish_reason, "pending": [p.tool_call_id for p in result.pending]}
+        return {
+            "run_id": result.run_id,
+            "finish_reason": result.finish_reason,
+            "pending": [p.tool_call_id for p in result.pending],
+        }
     if command == "list":
         agent = build(url, [], [] if supervisor else None)
         page = await agent.list_suspended_runs(thread_id="t1")
         return {
             "total": page.total,
             "runs": [
-                {"run_id": r.run_id, "calls": [[c.tool_call_id, c.tool_name, c.args, c.agent_path] for c in r.tool_calls]}
+                {
+                    "run_id": r.run_id,
+                    "calls": [
+                        [c.tool_call_id, c.tool_name, c.args, c.agent_path] for c in r.tool_calls
+                    ],
+                }
                 for r in page.runs
             ],
         }
     if command in ("approve", "decline"):
         run_id, call_id = argv[2], argv[3]
         agent = build(
-            url, [reply("Deleted 42.")], [reply("inner done")] if supervisor else None, idempotent=idempotent
+            url,
+            [reply("Deleted 42.")],
+            [reply("inner done")] if supervisor else None,
+            idempotent=idempotent,
         )
         go = os.environ.get("GO_FILE")
-        while go and not Path(go).exists():
-            time.sleep(0.005)
+        while go and not await asyncio.to_thread(Path(go).exists):  # noqa: ASYNC110
+            await asyncio.sleep(0.005)
         try:
             if command == "approve":
-                result = await agent.approve_tool_call_generate(run_id=run_id, tool_call_id=call_id, decided_by=argv[4])
+                result = await agent.approve_tool_call_generate(
+                    run_id=run_id, tool_call_id=call_id, decided_by=argv[4]
+                )
             else:
-                result = await agent.decline_tool_call_generate(run_id=run_id, tool_call_id=call_id, reason="not today")
+                result = await agent.decline_tool_call_generate(
+                    run_id=run_id, tool_call_id=call_id, reason="not today"
+                )
         except AgentError as exc:
             return {"error": exc.code, **exc.to_dict()}
         return {"text": result.text, "finish_reason": result.finish_reason}
@@ -122,7 +139,12 @@ async def main(argv: list[str]) -> dict[str, Any]:
         agent = build(url, [reply("Recovered.")], idempotent=idempotent)
         streams = await agent.recover_interrupted_runs(older_than_seconds=0)
         results = [await s.result() for s in streams]
-        return {"results": [{"text": r.text, "tool_results": [t.result for t in r.tool_results]} for r in results]}
+        return {
+            "results": [
+                {"text": r.text, "tool_results": [t.result for t in r.tool_results]}
+                for r in results
+            ]
+        }
     raise SystemExit(f"unknown command {command!r}")
 
 

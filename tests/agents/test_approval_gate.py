@@ -8,9 +8,8 @@ import pytest
 from agents import Agent, ApprovalContext
 from agents.models import ScriptedModel, call, reply
 from storage import InMemoryStorage
-from tools import Tool
-
 from tests.agents.conftest import Executions, RefundInput
+from tools import Tool
 
 
 async def _first_turn(agent: Agent, **options: Any) -> Any:
@@ -54,7 +53,9 @@ async def test_tool_predicate_gates_by_arguments(
         return over_100(ctx)
 
     tool = make_tool(
-        "refund", input_schema=RefundInput, require_approval=over_100_async if is_async else over_100
+        "refund",
+        input_schema=RefundInput,
+        require_approval=over_100_async if is_async else over_100,
     )
     result = await _first_turn(
         _agent(store, tool, {"order": 7, "amount": amount}), request_context={"user": "U1"}

@@ -18,9 +18,8 @@ from agents import (
 from agents.errors import InvalidToolArgs
 from agents.models import ScriptedModel, call, calls, reply
 from storage import InMemoryStorage
-from tools import Tool
-
 from tests.agents.conftest import Executions, RefundInput
+from tools import Tool
 
 
 def _gated_agent(
@@ -29,7 +28,10 @@ def _gated_agent(
     return Agent(
         id="ops",
         model=model or ScriptedModel([call("delete-record", {"id": "abc-123"}, id="c1"), *script]),
-        tools=[make_tool(require_approval=True), make_tool("refund", input_schema=RefundInput, require_approval=True)],
+        tools=[
+            make_tool(require_approval=True),
+            make_tool("refund", input_schema=RefundInput, require_approval=True),
+        ],
         storage=store,
     )
 
@@ -74,7 +76,9 @@ async def test_approve_with_edited_args_runs_them_and_records_the_edit(
 ) -> None:
     agent = _gated_agent(store, make_tool, reply("ok"))
     first = await agent.generate("delete")
-    await agent.approve_tool_call_generate(run_id=first.run_id, args={"id": "abc-999"}, decided_by="U1")
+    await agent.approve_tool_call_generate(
+        run_id=first.run_id, args={"id": "abc-999"}, decided_by="U1"
+    )
     assert executions.of("delete-record") == [{"id": "abc-999"}]
     decided = [e for e in await store.query_audit(run_id=first.run_id) if e.kind == "decided"]
     assert decided[0].data["edited"] is True
@@ -96,9 +100,14 @@ async def test_invalid_edited_args_raise_before_the_claim_and_the_call_stays_pen
 
 @pytest.mark.parametrize("reason", [None, "wrong record"])
 async def test_decline_never_runs_the_tool_and_the_model_is_told_and_answers(
-    store: InMemoryStorage, make_tool: Callable[..., Tool], executions: Executions, reason: str | None
+    store: InMemoryStorage,
+    make_tool: Callable[..., Tool],
+    executions: Executions,
+    reason: str | None,
 ) -> None:
-    model = ScriptedModel([call("delete-record", {"id": "abc-123"}, id="c1"), reply("I did not delete it.")])
+    model = ScriptedModel(
+        [call("delete-record", {"id": "abc-123"}, id="c1"), reply("I did not delete it.")]
+    )
     agent = _gated_agent(store, make_tool, model=model)
     first = await agent.generate("delete")
     stream = await agent.decline_tool_call(run_id=first.run_id, reason=reason)
@@ -209,7 +218,10 @@ async def test_decisions_on_different_parallel_calls_can_race(
     store: InMemoryStorage, make_tool: Callable[..., Tool], executions: Executions
 ) -> None:
     model = ScriptedModel(
-        [calls(*(call("delete-record", {"id": str(i)}, id=f"g{i}") for i in range(5))), reply("done")]
+        [
+            calls(*(call("delete-record", {"id": str(i)}, id=f"g{i}") for i in range(5))),
+            reply("done"),
+        ]
     )
     agent = Agent(id="ops", model=model, tools=[make_tool(require_approval=True)], storage=store)
     first = await agent.generate("go")

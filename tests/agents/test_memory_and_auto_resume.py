@@ -10,10 +10,9 @@ from agents._auto_resume import response_schema
 from agents.memory import Memory
 from agents.models import ScriptedModel, call, calls, obj, reply
 from storage import InMemoryStorage
-from tools import Tool
-
 from tests.agents.conftest import Executions
 from tests.agents.test_suspend_resume import Priority, Ticketing
+from tools import Tool
 
 THREAD = {"thread_id": "t-1", "resource_id": "u-1"}
 
@@ -108,7 +107,10 @@ async def test_with_several_suspended_calls_the_extraction_picks_the_one_it_fill
     ticketing = Ticketing()
     model = ScriptedModel(
         [
-            calls(call("open-ticket", {"title": "printer"}, id="t1"), call("open-ticket", {"title": "vpn"}, id="t2")),
+            calls(
+                call("open-ticket", {"title": "printer"}, id="t1"),
+                call("open-ticket", {"title": "vpn"}, id="t2"),
+            ),
             obj({"answered": False, "resume_data": None}),  # most recent first: t2
             obj({"answered": True, "resume_data": {"priority": "low"}}),  # then t1
             reply("ok"),
@@ -157,7 +159,13 @@ async def test_send_tool_approval_with_several_pending_asks_for_an_id(
     store: InMemoryStorage, make_tool: Callable[..., Tool], executions: Executions
 ) -> None:
     model = ScriptedModel(
-        [calls(call("delete-record", {"id": "1"}, id="c1"), call("delete-record", {"id": "2"}, id="c2")), reply("ok")]
+        [
+            calls(
+                call("delete-record", {"id": "1"}, id="c1"),
+                call("delete-record", {"id": "2"}, id="c2"),
+            ),
+            reply("ok"),
+        ]
     )
     agent = _agent(store, model, [make_tool(require_approval=True)])
     await agent.generate("delete both", **THREAD)
@@ -186,4 +194,6 @@ async def test_list_suspended_runs_pages_and_counts(
     assert evens.total == 3
     run = evens.runs[0]
     assert run.agent_id == "ops" and run.thread_id == "t0" and run.resource_id == "u"
-    assert run.tool_calls[0].tool_name == "delete-record" and run.tool_calls[0].agent_path == ["ops"]
+    assert run.tool_calls[0].tool_name == "delete-record" and run.tool_calls[0].agent_path == [
+        "ops"
+    ]

@@ -29,9 +29,16 @@ class Worker:
 
     async def spawn(self, *args: str, **env: str) -> asyncio.subprocess.Process:
         return await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "tests.agents.process_worker", args[0], self.url, *args[1:],
-            cwd=ROOT, env={**self.env, **env},
-            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+            sys.executable,
+            "-m",
+            "tests.agents.process_worker",
+            args[0],
+            self.url,
+            *args[1:],
+            cwd=ROOT,
+            env={**self.env, **env},
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
         )
 
     async def run(self, *args: str, **env: str) -> dict[str, Any]:
@@ -88,7 +95,8 @@ async def test_two_processes_racing_on_one_call_execute_it_exactly_once(
     started = await worker.run("start")
     go = tmp_path / "go"
     procs = [
-        await worker.spawn("approve", started["run_id"], "c1", f"U{i}", GO_FILE=str(go)) for i in range(2)
+        await worker.spawn("approve", started["run_id"], "c1", f"U{i}", GO_FILE=str(go))
+        for i in range(2)
     ]
     await asyncio.sleep(0.3)  # let both processes import and wait at the gate
     go.touch()

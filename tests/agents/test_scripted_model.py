@@ -1,5 +1,6 @@
 import pytest
 
+from agents._messages import Message
 from agents.errors import ScriptExhausted
 from agents.models import (
     ModelRequest,
@@ -12,7 +13,6 @@ from agents.models import (
     obj,
     reply,
 )
-from agents._messages import Message
 
 
 def _request(text: str = "hi") -> ModelRequest:
@@ -25,7 +25,12 @@ async def _events(model: ScriptedModel, request: ModelRequest) -> list[object]:
 
 async def test_each_request_consumes_one_item_in_order() -> None:
     model = ScriptedModel(
-        [reply("hello there"), call("t", {"a": 1}, id="c1"), calls(call("x"), call("y")), obj({"k": 1})]
+        [
+            reply("hello there"),
+            call("t", {"a": 1}, id="c1"),
+            calls(call("x"), call("y")),
+            obj({"k": 1}),
+        ]
     )
     first = await _events(model, _request())
     assert "".join(e.text for e in first if isinstance(e, TextDelta)) == "hello there"
@@ -49,7 +54,9 @@ async def test_callable_items_see_the_request() -> None:
 
 async def test_requests_are_recorded_with_messages_tools_and_schema() -> None:
     model = ScriptedModel([obj({})])
-    request = ModelRequest(messages=[Message(role="user", content="x")], response_schema={"type": "object"})
+    request = ModelRequest(
+        messages=[Message(role="user", content="x")], response_schema={"type": "object"}
+    )
     await _events(model, request)
     assert model.requests[0].messages[0].content == "x"
     assert model.requests[0].tools == []

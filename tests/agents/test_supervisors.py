@@ -10,9 +10,8 @@ from pydantic import BaseModel
 from agents import Agent
 from agents.models import ModelRequest, ScriptedModel, call, calls, reply
 from storage import InMemoryStorage
-from tools import ToolContext, create_tool
-
 from tests.agents.test_suspend_resume import Ticketing
+from tools import ToolContext, create_tool
 
 
 class RefundInput(BaseModel):
@@ -49,7 +48,9 @@ def _billing(ledger: Ledger, *script: Any) -> Agent:
 
 async def test_each_sub_agent_is_a_delegation_tool_with_its_description() -> None:
     model = ScriptedModel([reply("hi")])
-    ops = Agent(id="ops", model=model, agents={"billing": _billing(Ledger())}, storage=InMemoryStorage())
+    ops = Agent(
+        id="ops", model=model, agents={"billing": _billing(Ledger())}, storage=InMemoryStorage()
+    )
     await ops.generate("hello")
     spec = next(t for t in model.requests[0].tools if t.name == "agent-billing")
     assert spec.description == "Handles refunds and invoices"
@@ -59,8 +60,15 @@ async def test_each_sub_agent_is_a_delegation_tool_with_its_description() -> Non
 async def test_an_inner_approval_surfaces_with_the_inner_tool_and_the_outer_handle() -> None:
     store = InMemoryStorage()
     ledger = Ledger()
-    billing = _billing(ledger, call("refund", {"order": 7, "amount": 250}, id="r1"), reply("Refunded order 7."))
-    ops_model = ScriptedModel([call("agent-billing", {"prompt": "refund order 7 for 250"}, id="d1"), reply("Billing refunded it.")])
+    billing = _billing(
+        ledger, call("refund", {"order": 7, "amount": 250}, id="r1"), reply("Refunded order 7.")
+    )
+    ops_model = ScriptedModel(
+        [
+            call("agent-billing", {"prompt": "refund order 7 for 250"}, id="d1"),
+            reply("Billing refunded it."),
+        ]
+    )
     ops = Agent(id="ops", model=ops_model, agents={"billing": billing}, storage=store)
 
     stream = await ops.stream("refund order 7 for 250")
@@ -77,9 +85,15 @@ async def test_an_inner_approval_surfaces_with_the_inner_tool_and_the_outer_hand
 
     listed = await ops.list_suspended_runs()
     pending = listed.runs[0].tool_calls[0]
-    assert (pending.tool_name, pending.args, pending.agent_path) == ("refund", {"order": 7, "amount": 250}, ["ops", "billing"])
+    assert (pending.tool_name, pending.args, pending.agent_path) == (
+        "refund",
+        {"order": 7, "amount": 250},
+        ["ops", "billing"],
+    )
 
-    done = await ops.approve_tool_call_generate(run_id=first.run_id, tool_call_id="d1", decided_by="U1")
+    done = await ops.approve_tool_call_generate(
+        run_id=first.run_id, tool_call_id="d1", decided_by="U1"
+    )
     assert ledger.refunds == [{"order": 7, "amount": 250}]
     assert done.text == "Billing refunded it."
     delegated = [m for m in ops_model.requests[-1].messages if m.role == "tool"]
@@ -88,7 +102,9 @@ async def test_an_inner_approval_surfaces_with_the_inner_tool_and_the_outer_hand
 
 async def test_a_decline_reason_reaches_the_inner_model() -> None:
     ledger = Ledger()
-    billing_model = ScriptedModel([call("refund", {"order": 7, "amount": 250}), reply("Not refunded.")])
+    billing_model = ScriptedModel(
+        [call("refund", {"order": 7, "amount": 250}), reply("Not refunded.")]
+    )
     billing = Agent(id="billing", model=billing_model, tools=[ledger.tool()])
     ops = Agent(
         id="ops",
@@ -107,12 +123,16 @@ async def test_an_inner_suspension_surfaces_and_resume_travels_down() -> None:
     ticketing = Ticketing()
     helpdesk = Agent(
         id="helpdesk",
-        model=ScriptedModel([call("open-ticket", {"title": "printer"}, id="t1"), reply("Ticket opened.")]),
+        model=ScriptedModel(
+            [call("open-ticket", {"title": "printer"}, id="t1"), reply("Ticket opened.")]
+        ),
         tools=[ticketing.tool()],
     )
     ops = Agent(
         id="ops",
-        model=ScriptedModel([call("agent-helpdesk", {"prompt": "printer ticket"}, id="d1"), reply("Done.")]),
+        model=ScriptedModel(
+            [call("agent-helpdesk", {"prompt": "printer ticket"}, id="d1"), reply("Done.")]
+        ),
         agents={"helpdesk": helpdesk},
         storage=InMemoryStorage(),
     )
@@ -132,11 +152,26 @@ async def test_an_inner_suspension_surfaces_and_resume_travels_down() -> None:
 async def test_three_levels_deep_the_decision_travels_all_the_way_down() -> None:
     ledger = Ledger()
     b = _billing(ledger, call("refund", {"order": 1, "amount": 500}), reply("B done"))
-    a = Agent(id="finance", model=ScriptedModel([call("agent-billing", {"prompt": "refund 1"}), reply("A done")]), agents={"billing": b})
-    top = Agent(id="ops", model=ScriptedModel([call("agent-finance", {"prompt": "refund 1"}, id="top1"), reply("Top done")]), agents={"finance": a}, storage=InMemoryStorage())
+    a = Agent(
+        id="finance",
+        model=ScriptedModel([call("agent-billing", {"prompt": "refund 1"}), reply("A done")]),
+        agents={"billing": b},
+    )
+    top = Agent(
+        id="ops",
+        model=ScriptedModel(
+            [call("agent-finance", {"prompt": "refund 1"}, id="top1"), reply("Top done")]
+        ),
+        agents={"finance": a},
+        storage=InMemoryStorage(),
+    )
     first = await top.generate("refund 1")
     pending = first.pending[0]
-    assert (pending.tool_call_id, pending.tool_name, pending.agent_path) == ("top1", "refund", ["ops", "finance", "billing"])
+    assert (pending.tool_call_id, pending.tool_name, pending.agent_path) == (
+        "top1",
+        "refund",
+        ["ops", "finance", "billing"],
+    )
     done = await top.approve_tool_call_generate(run_id=first.run_id, tool_call_id="top1")
     assert done.text == "Top done"
     assert ledger.refunds == [{"order": 1, "amount": 500}]
@@ -151,7 +186,9 @@ async def test_parallel_delegations_to_one_sub_agent_are_decided_separately_and_
         order = int(re.findall(r"\d+", request.messages[-1].content or "")[0])
         return call("refund", {"order": order, "amount": 200})
 
-    billing = Agent(id="billing", model=ScriptedModel([refund_from_prompt] * 4), tools=[ledger.tool()])
+    billing = Agent(
+        id="billing", model=ScriptedModel([refund_from_prompt] * 4), tools=[ledger.tool()]
+    )
     ops = Agent(
         id="ops",
         model=ScriptedModel(
@@ -167,7 +204,10 @@ async def test_parallel_delegations_to_one_sub_agent_are_decided_separately_and_
         storage=InMemoryStorage(),
     )
     first = await ops.generate("refund 1 and 2")
-    assert sorted((p.tool_call_id, p.args["order"]) for p in first.pending) == [("d1", 1), ("d2", 2)]
+    assert sorted((p.tool_call_id, p.args["order"]) for p in first.pending) == [
+        ("d1", 1),
+        ("d2", 2),
+    ]
     second = await ops.approve_tool_call_generate(run_id=first.run_id, tool_call_id="d2")
     assert second.finish_reason == "suspended"
     results = await asyncio.gather(

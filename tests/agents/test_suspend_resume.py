@@ -32,7 +32,9 @@ class Ticketing:
     async def execute(self, input: TicketInput, ctx: ToolContext) -> Any:
         self.seen.append((ctx.resume_data, ctx.suspend_payload))
         if ctx.resume_data is None or len(self.seen) <= self.questions:
-            return await ctx.suspend({"question": f"What priority for {input.title!r}? ({len(self.seen)})"})
+            return await ctx.suspend(
+                {"question": f"What priority for {input.title!r}? ({len(self.seen)})"}
+            )
         ticket = {"title": input.title, "priority": ctx.resume_data.priority}
         self.opened.append(ticket)
         return ticket
@@ -68,11 +70,15 @@ async def test_suspend_emits_the_payload_and_resume_schema_and_generate_says_sus
     suspended = next(c for c in chunks if c.type == "tool-call-suspended")
     assert suspended.payload.suspend_payload == {"question": "What priority for 'printer'? (1)"}
     assert suspended.payload.resume_schema["properties"]["priority"]["enum"] == ["low", "high"]
-    assert suspended.payload.tool_name == "open-ticket" and suspended.payload.args == {"title": "printer"}
+    assert suspended.payload.tool_name == "open-ticket" and suspended.payload.args == {
+        "title": "printer"
+    }
     assert result.finish_reason == "suspended"
     assert result.suspend_payload is not None
     assert result.suspend_payload.requires_approval is False
-    assert result.suspend_payload.suspend_payload == {"question": "What priority for 'printer'? (1)"}
+    assert result.suspend_payload.suspend_payload == {
+        "question": "What priority for 'printer'? (1)"
+    }
 
 
 async def test_invalid_resume_data_raises_with_the_errors_and_the_call_stays_suspended(
@@ -121,7 +127,11 @@ async def test_an_invalid_suspend_payload_is_a_tool_error_not_a_suspension(
         return await ctx.suspend({"not_a_question": 1})
 
     tool = create_tool(
-        id="open-ticket", description="", input_schema=TicketInput, suspend_schema=Question, execute=execute
+        id="open-ticket",
+        description="",
+        input_schema=TicketInput,
+        suspend_schema=Question,
+        execute=execute,
     )
     agent = Agent(
         id="ops",
@@ -148,8 +158,12 @@ async def test_approval_methods_refuse_a_suspended_call_and_resume_refuses_an_ap
     async def noop(input: In, ctx: ToolContext) -> None:
         return None
 
-    gated = create_tool(id="rm", description="", input_schema=In, execute=noop, require_approval=True)
-    other = Agent(id="o", model=ScriptedModel([call("rm", {"id": "1"})]), tools=[gated], storage=store)
+    gated = create_tool(
+        id="rm", description="", input_schema=In, execute=noop, require_approval=True
+    )
+    other = Agent(
+        id="o", model=ScriptedModel([call("rm", {"id": "1"})]), tools=[gated], storage=store
+    )
     held = await other.generate("rm")
     with pytest.raises(ToolCallNotSuspended, match="approve_tool_call"):
         await other.resume_stream({}, run_id=held.run_id)

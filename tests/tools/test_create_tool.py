@@ -71,13 +71,17 @@ async def test_suspend_validates_its_payload_and_the_call_stays_suspended() -> N
         await ctx.suspend({"question": "which?"})
         return {"ignored": True}  # returning something else after suspend() still suspends
 
-    tool = create_tool(id="t", description="", input_schema=In, suspend_schema=Question, execute=execute)
+    tool = create_tool(
+        id="t", description="", input_schema=In, suspend_schema=Question, execute=execute
+    )
     assert await tool.run({"id": "1"}, _ctx()) == Suspended({"question": "which?"})
 
     async def invalid(input: In, ctx: ToolContext) -> Any:
         return await ctx.suspend({"wrong": 1})
 
-    bad = create_tool(id="t", description="", input_schema=In, suspend_schema=Question, execute=invalid)
+    bad = create_tool(
+        id="t", description="", input_schema=In, suspend_schema=Question, execute=invalid
+    )
     with pytest.raises(InvalidSuspendPayload, match="suspend_schema"):
         await bad.run({"id": "1"}, _ctx())
 
@@ -89,6 +93,8 @@ def test_create_tool_rejects_what_it_cannot_use() -> None:
     with pytest.raises(ToolDefinitionError, match="input_schema"):
         create_tool(id="t", description="", input_schema=dict, execute=execute)  # type: ignore[arg-type]
     with pytest.raises(ToolDefinitionError, match="require_approval"):
-        create_tool(id="t", description="", input_schema=In, execute=execute, require_approval="yes")  # type: ignore[arg-type]
+        create_tool(
+            id="t", description="", input_schema=In, execute=execute, require_approval="yes"
+        )  # type: ignore[arg-type]
     with pytest.raises(ToolDefinitionError, match="id"):
         create_tool(id="", description="", input_schema=In, execute=execute)
