@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import os
+import signal
+import socket
+import sys
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import aiohttp
 import pytest
@@ -144,3 +151,42 @@ def test_the_built_in_agent_is_served_when_bot_agent_is_unset(
 
 def _env_http() -> dict[str, str]:
     return {"SLACK_BOT_TOKEN": "xoxb-1", "SLACK_SIGNING_SECRET": "s"}
+
+
+async def test_python_m_bot_serves_until_sigterm_then_exits_cleanly(
+    slack: FakeSlackAPI, tmp_path: Path
+) -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    env = {**os.environ, **_env(slack), "PORT": str(port), "LOG_LEVEL": "WARNING"}
+    for name in ("SLACK_APP_TOKEN", "BOT_AGENT", "SLACK_CLIENT_ID", "SLACK_CLIENT_SECRET"):
+        env.pop(name, None)
+    env["OPENAI_API_KEY"] = "sk-test"
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "bot", env=env, cwd=tmp_path, stderr=asyncio.subprocess.PIPE
+    )
+    try:
+        async with aiohttp.ClientSession() as http:
+            for _ in range(200):
+                with contextlib.suppress(aiohttp.ClientConnectionError):
+                    async with http.get(f"http://127.0.0.1:{port}/healthz") as response:
+                        assert await response.json() == {
+                            "ok": True,
+                            "mode": "http",
+                            "agent": "countersign",
+                        }
+                        break
+                await asyncio.sleep(0.05)
+            else:
+                pytest.fail("python -m bot did not start serving")
+        assert len(slack.calls_to("auth.test")) == 1
+        process.send_signal(signal.SIGTERM)
+        assert await asyncio.wait_for(process.wait(), 20) == 0
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+        assert process.stderr is not None
+        stderr = (await process.stderr.read()).decode()
+    assert "xoxb-good" not in stderr and SECRET not in stderr
