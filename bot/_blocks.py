@@ -56,9 +56,13 @@ class Decision:
     """Who decided a card, how and when."""
 
     kind: Literal["approved", "declined"]
+    """What was decided."""
     by: str | None
+    """Slack user id of who decided (None: the system, e.g. expiry)."""
     at: datetime
+    """When (timezone-aware)."""
     reason: str | None = None
+    """Why, when a reason was given (shown escaped)."""
 
 
 def slack_date(at: datetime) -> str:

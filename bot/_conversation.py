@@ -12,14 +12,17 @@ from bot._services import Services
 logger = logging.getLogger(__name__)
 
 ACTIVE_TTL_SECONDS = 30 * 86400
-"""How long after its last mention a thread's plain replies still reach the agent."""
+"""How long after the bot's last turn in a thread plain replies there still reach the agent."""
 
 
 async def mark_active(services: Services, thread_id: str) -> None:
-    """Remember that the bot takes part in this thread (plain replies are for it)."""
+    """Remember that the bot takes part in this thread (plain replies are for it).
+
+    Renewed on every message the bot handles there, so the TTL counts from the last one.
+    """
     key = f"slack:active:{thread_id}"
-    if await services.storage.get_value(key) is None:
-        await services.storage.add_if_absent(key, "1", ACTIVE_TTL_SECONDS)
+    await services.storage.delete_value(key)
+    await services.storage.add_if_absent(key, "1", ACTIVE_TTL_SECONDS)
 
 
 async def is_active(services: Services, thread_id: str) -> bool:
