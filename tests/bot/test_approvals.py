@@ -203,3 +203,13 @@ async def test_card_is_posted_only_after_the_snapshot_is_stored(bot_with: BotFac
         await bot.mention("delete record abc-123")
         await bot.settle()
     assert seen == [True]
+
+
+async def test_runs_use_the_spec_thread_and_resource_ids(bot_with: BotFactory) -> None:
+    async with bot_with(GATED) as (bot, _):
+        ts = await bot.mention("delete record abc-123", channel="C7")
+        await bot.settle()
+        page = await bot.services.agent.list_suspended_runs(resource_id="slack:T1:C7")
+        [run] = page.runs
+        assert run.thread_id == f"slack:T1:C7:{ts}"
+        assert run.tool_calls[0].tool_name == "delete_record"
