@@ -39,7 +39,7 @@ logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
-_LOCK_RETRIES = 20
+_LOCK_RETRIES = 8
 _KV_PURGE_EVERY_SECONDS = 60.0
 
 
