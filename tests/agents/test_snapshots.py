@@ -7,10 +7,9 @@ from agents import Agent
 from agents.memory import Memory
 from agents.models import ScriptedModel, call, reply
 from storage import Storage
-from tools import Tool
-
 from tests.agents.conftest import Executions
 from tests.backends import storage, storage_url  # noqa: F401  (fixtures)
+from tools import Tool
 
 
 async def test_a_consumer_deciding_the_instant_it_sees_the_chunk_never_gets_not_found(
