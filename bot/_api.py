@@ -268,38 +268,36 @@ async def _json_body(request: web.Request) -> Any:
         raise _Problem(
             400, api_errors.MALFORMED_JSON, f"the body must be a JSON object: {_short(exc)}"
         ) from None
-    bad = _unstorable_string(data)
+    bad = _lone_surrogate(data)
     if bad is not None:
         raise _Problem(
             400,
             api_errors.INVALID_REQUEST,
-            "strings must not contain NUL characters or unpaired surrogates",
-            errors=[{"loc": bad, "msg": "unstorable string", "type": "string_unstorable"}],
+            "the body holds a string with an unpaired UTF-16 surrogate: send valid Unicode",
+            errors=[{"loc": bad, "msg": "unpaired surrogate", "type": "string_unicode"}],
         )
     return data
 
 
-def _unstorable_string(data: Any) -> list[str | int] | None:
-    """The location of the first string no storage backend can keep, or None (iterative)."""
+def _lone_surrogate(data: Any) -> list[str | int] | None:
+    """Where the first string that is not valid Unicode is (JSON allows ``"\\ud800"``)."""
     todo: list[tuple[list[str | int], Any]] = [([], data)]
     while todo:
         loc, value = todo.pop()
         if isinstance(value, str):
-            if not _storable(value):
+            if not _valid_unicode(value):
                 return loc
         elif isinstance(value, dict):
             for key, item in value.items():
-                if not _storable(key):
-                    return [*loc, "<key>"]
+                if not _valid_unicode(key):
+                    return loc
                 todo.append(([*loc, key], item))
         elif isinstance(value, list):
             todo.extend(([*loc, i], item) for i, item in enumerate(value))
     return None
 
 
-def _storable(text: str) -> bool:
-    if "\x00" in text:
-        return False
+def _valid_unicode(text: str) -> bool:
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:

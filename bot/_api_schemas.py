@@ -15,8 +15,8 @@ from pydantic.alias_generators import to_camel
 
 from agents import PendingToolCall, RunResult, SuspendedRun, SuspendedRunsPage
 
-MAX_ID_LENGTH = 512
-"""Longest run, tool call, thread, resource id or ``decidedBy`` the API accepts."""
+MAX_ID_LENGTH = 255
+"""Longest run, tool call, thread, resource id or ``decidedBy`` (the SQL id column width)."""
 MAX_REASON_LENGTH = 4000
 """Longest decline reason the API accepts."""
 MAX_PER_PAGE = 500
@@ -104,9 +104,7 @@ class DeclineRequest(_Request):
     """The run holding the pending call."""
     tool_call_id: Id
     """The pending call to decline."""
-    reason: Annotated[str, Field(max_length=MAX_REASON_LENGTH), AfterValidator(_no_nul)] | None = (
-        None
-    )
+    reason: Annotated[str, Field(max_length=MAX_REASON_LENGTH)] | None = None
     """Why; the model is told (with this reason) that the call was not executed."""
     fingerprint: Id | None = None
     """The fingerprint shown to the approver; must match the pending call (else 409)."""

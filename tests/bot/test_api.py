@@ -7,15 +7,22 @@ import json
 from pathlib import Path
 
 import pytest
+from aiohttp import web
+from aiohttp.test_utils import TestClient, TestServer
+from slack_sdk.web.async_client import AsyncWebClient
 
 from agents import fingerprint
 from agents.models import reply
+from bot import create_services, load_settings
+from bot._api import install_api
 from storage import Storage, create_storage
 from tests.bot._api_fixtures import (
     AGENT_ID,
     TOKEN,
+    Executions,
     api_harness,
     delete_call,
+    make_agent,
     ticket_call,
 )
 
@@ -407,7 +414,8 @@ async def test_malformed_json_is_400(store: Storage, raw: str | bytes) -> None:
         {"runId": "r", "toolCallId": "c1", "unknown": True},
         {"run_id": "r", "tool_call_id": "c1"},
         {"runId": "r", "toolCallId": "c1", "args": [1]},
-        {"runId": "r", "toolCallId": "c1", "args": {"id": "a\x00b"}},
+        {"runId": "r", "toolCallId": "c1\x00"},
+        {"runId": "r", "toolCallId": "c1", "decidedBy": "a\x00b"},
         {"runId": "", "toolCallId": "c1"},
         {"runId": "r" * 10_000, "toolCallId": "c1"},
     ],
@@ -420,16 +428,31 @@ async def test_wrong_body_shape_is_400_with_the_errors(store: Storage, body: obj
         assert detail["errors"]
 
 
-async def test_lone_surrogates_are_400_not_a_storage_crash(store: Storage) -> None:
+@pytest.mark.parametrize(
+    "resume_data", ['{"priority": "\\ud800"}', '{"\\udfff": 1}', '["ok", ["\\ud800x"]]']
+)
+async def test_lone_surrogates_are_400_not_a_storage_crash(
+    store: Storage, resume_data: str
+) -> None:
     async with api_harness(store, [ticket_call("printer", "t1")]) as api:
         first = await api.suspend()
-        raw = (
-            f'{{"runId": "{first.run_id}", "toolCallId": "t1", '
-            '"resumeData": {"priority": "\\ud800"}}'
-        )
+        raw = f'{{"runId": "{first.run_id}", "toolCallId": "t1", "resumeData": {resume_data}}}'
         response = await api.call("POST", RESUME, data=raw)
         assert response.status == 400
+        assert (await response.json())["code"] == "INVALID_REQUEST"
         assert await store.list_claims(first.run_id) == []
+
+
+async def test_nul_characters_inside_free_form_json_are_kept(store: Storage) -> None:
+    async with api_harness(store, [delete_call("abc", "c1"), reply("ok")]) as api:
+        first = await api.suspend()
+        response = await api.call(
+            "POST",
+            DECLINE,
+            params={"wait": "true"},
+            json={"runId": first.run_id, "toolCallId": "c1", "reason": "nul \x00 inside"},
+        )
+        assert response.status == 200
 
 
 async def test_unknown_api_paths_and_wrong_methods_answer_json(store: Storage) -> None:
@@ -482,3 +505,21 @@ async def test_decisions_work_on_a_sqlite_file(tmp_path: Path) -> None:
             assert api.executions.of("delete-record") == [{"id": "abc"}]
     finally:
         await sqlite.close()
+
+
+@pytest.mark.parametrize("env_token", [TOKEN, None])
+async def test_install_api_mounts_the_bots_agent_only_when_api_token_is_set(
+    store: Storage, env_token: str | None
+) -> None:
+    env = {"SLACK_BOT_TOKEN": "xoxb-test", "SLACK_SIGNING_SECRET": "s"}
+    if env_token is not None:
+        env["API_TOKEN"] = env_token
+    agent, _ = make_agent(store, Executions(), [])
+    services = create_services(
+        agent=agent, client=AsyncWebClient(token="xoxb-test"), settings=load_settings(env)
+    )
+    app = web.Application()
+    install_api(app, services)
+    async with TestClient(TestServer(app, host="127.0.0.1")) as client:
+        response = await client.get(LIST, headers={"Authorization": f"Bearer {TOKEN}"})
+        assert response.status == (200 if env_token else 404)
