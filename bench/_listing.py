@@ -1,4 +1,4 @@
-"""``list_suspended_runs`` over a large store: the first page and the total from one indexed query."""
+"""``list_suspended_runs`` over a large store: one page and the total from indexed queries."""
 
 from __future__ import annotations
 
@@ -48,7 +48,7 @@ def _snapshot(n: int, agent_id: str) -> SnapshotRecord:
 
 
 async def _fill(store: Storage, runs: int, agent_id: str) -> None:
-    existing, total = await store.list_snapshots(agent_id=agent_id, limit=1)
+    _, total = await store.list_snapshots(agent_id=agent_id, limit=1)
     batch = 200
     for start in range(total, runs, batch):
         await asyncio.gather(
