@@ -5,6 +5,8 @@ from __future__ import annotations
 import logging
 from typing import Literal
 
+from slack_sdk.errors import SlackApiError
+
 from agents import AgentStream
 from agents.errors import (
     AlreadyDecided,
@@ -50,15 +52,23 @@ async def handle_click(services: Services, click: BlockActions, choice: Choice) 
     async with services.locks.hold(thread.thread_id), reporting_failures(services, thread):
         outcome = await _decide_or_refuse(services, click, card, ref, choice)
         if isinstance(outcome, str):
-            await services.client.chat_postEphemeral(
-                channel=channel, user=user, text=outcome, thread_ts=thread_ts
-            )
+            await _tell(services, channel=channel, user=user, text=outcome, thread_ts=thread_ts)
             return
         decision = Decision(
             kind="approved" if choice == "approve" else "declined", by=user, at=utcnow()
         )
         await _update_card(services, card, ref, decision, channel, click.message_ts)
         await post_run(services, outcome, thread)
+
+
+async def _tell(services: Services, *, channel: str, user: str, text: str, thread_ts: str) -> None:
+    """An ephemeral note to one user; a failure to deliver it is logged, never shown to all."""
+    try:
+        await services.client.chat_postEphemeral(
+            channel=channel, user=user, text=text, thread_ts=thread_ts
+        )
+    except SlackApiError as exc:
+        logger.warning("could not tell %s in %s: %s", user, channel, exc.response.get("error"))
 
 
 async def _decide_or_refuse(

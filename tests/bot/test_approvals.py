@@ -213,3 +213,19 @@ async def test_runs_use_the_spec_thread_and_resource_ids(bot_with: BotFactory) -
         [run] = page.runs
         assert run.thread_id == f"slack:T1:C7:{ts}"
         assert run.tool_calls[0].tool_name == "delete_record"
+
+
+async def test_an_undeliverable_ephemeral_is_not_shown_to_the_thread(
+    bot_with: BotFactory, executions: Executions
+) -> None:
+    async with bot_with(GATED) as (bot, _):
+        ts = await bot.mention("delete record abc-123")
+        await bot.settle()
+        [card] = bot.cards(ts)
+        await bot.click(card, APPROVE_ACTION, user="U2")
+        await bot.settle()
+        bot.slack.fail_next("chat.postEphemeral", error="user_not_in_channel")
+        await bot.click(card, APPROVE_ACTION, user="U3")
+        await bot.settle()
+        assert bot.texts(ts) == ["Deleted abc-123."]
+        assert len(executions.of("delete_record")) == 1
