@@ -127,9 +127,13 @@ async def _update_card(
     ts = card.ts if card else clicked_ts
     if ts is None:
         return
-    await services.client.chat_update(
-        channel=card.channel if card else channel,
-        ts=ts,
-        text=decided_text(view, decision),
-        blocks=as_dicts(decided_card(view, decision)),
-    )
+    try:
+        await services.client.chat_update(
+            channel=card.channel if card else channel,
+            ts=ts,
+            text=decided_text(view, decision),
+            blocks=as_dicts(decided_card(view, decision)),
+        )
+    except SlackApiError as exc:
+        # The decision stands and the run goes on; only the card stays stale.
+        logger.warning("could not update card %s: %s", ts, exc.response.get("error"))

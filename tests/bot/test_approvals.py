@@ -229,3 +229,17 @@ async def test_an_undeliverable_ephemeral_is_not_shown_to_the_thread(
         await bot.settle()
         assert bot.texts(ts) == ["Deleted abc-123."]
         assert len(executions.of("delete_record")) == 1
+
+
+async def test_a_card_that_cannot_be_updated_does_not_stop_the_answer(
+    bot_with: BotFactory, executions: Executions
+) -> None:
+    async with bot_with(GATED) as (bot, _):
+        ts = await bot.mention("delete record abc-123")
+        await bot.settle()
+        [card] = bot.cards(ts)
+        bot.slack.fail_next("chat.update", error="message_not_found")
+        await bot.click(card, APPROVE_ACTION, user="U2")
+        await bot.settle()
+        assert executions.of("delete_record") == [{"id": "abc-123"}]
+        assert bot.texts(ts) == ["Deleted abc-123."]
