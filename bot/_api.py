@@ -15,19 +15,18 @@ Example:
 from __future__ import annotations
 
 import hmac
-import json
 import logging
 import re
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any, TypeVar
 
 from aiohttp import web
 from aiohttp.typedefs import Middleware
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
 from agents import Agent, AgentStream
 from agents.errors import AgentError
 from bot import _api_errors as api_errors
+from bot._api_input import Problem, json_body, parse
 from bot._api_openapi import (
     API_PREFIX,
     APPROVE,
@@ -56,17 +55,7 @@ AGENTS = web.AppKey("countersign.api.agents", dict[str, Agent])
 API_SOURCE = "api"
 """The audit ``source`` (and default actor) of decisions taken through the API."""
 
-_Model = TypeVar("_Model", bound=BaseModel)
 _Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
-
-
-class _Problem(Exception):
-    """An error answer decided by the API itself (bad input, unknown agent…)."""
-
-    def __init__(self, status: int, code: str, message: str, **extra: Any) -> None:
-        super().__init__(message)
-        self.status = status
-        self.body = {"code": code, "message": message, **extra}
 
 
 def add_api_routes(app: web.Application, agents: Mapping[str, Agent], token: str | None) -> None:
@@ -110,7 +99,7 @@ def _guard(token: str) -> Middleware:
             return _unauthorized(bool(request.headers.get("Authorization")))
         try:
             return await handler(request)
-        except _Problem as problem:
+        except Problem as problem:
             return web.json_response(problem.body, status=problem.status)
         except AgentError as error:
             status = api_errors.status_of(error)
@@ -161,7 +150,7 @@ def _unauthorized(token_given: bool) -> web.Response:
 # -- handlers ------------------------------------------------------------------------------
 async def _list_suspended_runs(request: web.Request) -> web.Response:
     agent = _agent(request)
-    query = _parse(SuspendedRunsQuery, dict(request.query))
+    query = parse(SuspendedRunsQuery, dict(request.query))
     page, per_page = query.page, query.per_page
     if page is not None and per_page is None:
         per_page = DEFAULT_PER_PAGE
@@ -175,8 +164,8 @@ async def _list_suspended_runs(request: web.Request) -> web.Response:
 
 async def _approve(request: web.Request) -> web.Response:
     agent = _agent(request)
-    wait = _parse(DecisionQuery, dict(request.query)).wait
-    body = _parse(ApproveRequest, await _json_body(request))
+    wait = parse(DecisionQuery, dict(request.query)).wait
+    body = parse(ApproveRequest, await json_body(request))
     stream = await agent.approve_tool_call(
         run_id=body.run_id,
         tool_call_id=body.tool_call_id,
@@ -191,8 +180,8 @@ async def _approve(request: web.Request) -> web.Response:
 
 async def _decline(request: web.Request) -> web.Response:
     agent = _agent(request)
-    wait = _parse(DecisionQuery, dict(request.query)).wait
-    body = _parse(DeclineRequest, await _json_body(request))
+    wait = parse(DecisionQuery, dict(request.query)).wait
+    body = parse(DeclineRequest, await json_body(request))
     stream = await agent.decline_tool_call(
         run_id=body.run_id,
         tool_call_id=body.tool_call_id,
@@ -207,8 +196,8 @@ async def _decline(request: web.Request) -> web.Response:
 
 async def _resume(request: web.Request) -> web.Response:
     agent = _agent(request)
-    wait = _parse(DecisionQuery, dict(request.query)).wait
-    body = _parse(ResumeRequest, await _json_body(request))
+    wait = parse(DecisionQuery, dict(request.query)).wait
+    body = parse(ResumeRequest, await json_body(request))
     stream = await agent.resume_stream(
         body.resume_data,
         run_id=body.run_id,
@@ -227,10 +216,10 @@ async def _openapi(request: web.Request) -> web.Response:
 async def _fallback(request: web.Request) -> web.Response:
     allowed = _allowed_methods(request.match_info.get("tail", ""))
     if allowed:
-        raise _Problem(
+        raise Problem(
             405, api_errors.METHOD_NOT_ALLOWED, f"use {' or '.join(sorted(allowed))} on this path"
         )
-    raise _Problem(
+    raise Problem(
         404, api_errors.NOT_FOUND, f"no API route {request.path!r}; see /api/openapi.json"
     )
 
@@ -247,83 +236,13 @@ def _agent(request: web.Request) -> Agent:
     agent = served.get(agent_id)
     if agent is None:
         names = ", ".join(sorted(served))
-        raise _Problem(
+        raise Problem(
             404,
             api_errors.AGENT_NOT_FOUND,
             f"no agent {agent_id!r} is served here; served: {names}",
             agentId=agent_id,
         )
     return agent
-
-
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not valid JSON")
-
-
-async def _json_body(request: web.Request) -> Any:
-    raw = await request.read()
-    try:
-        data = json.loads(raw, parse_constant=_reject_constant)
-    except (ValueError, RecursionError) as exc:
-        raise _Problem(
-            400, api_errors.MALFORMED_JSON, f"the body must be a JSON object: {_short(exc)}"
-        ) from None
-    bad = _lone_surrogate(data)
-    if bad is not None:
-        raise _Problem(
-            400,
-            api_errors.INVALID_REQUEST,
-            "the body holds a string with an unpaired UTF-16 surrogate: send valid Unicode",
-            errors=[{"loc": bad, "msg": "unpaired surrogate", "type": "string_unicode"}],
-        )
-    return data
-
-
-def _lone_surrogate(data: Any) -> list[str | int] | None:
-    """Where the first string that is not valid Unicode is (JSON allows ``"\\ud800"``)."""
-    todo: list[tuple[list[str | int], Any]] = [([], data)]
-    while todo:
-        loc, value = todo.pop()
-        if isinstance(value, str):
-            if not _valid_unicode(value):
-                return loc
-        elif isinstance(value, dict):
-            for key, item in value.items():
-                if not _valid_unicode(key):
-                    return loc
-                todo.append(([*loc, key], item))
-        elif isinstance(value, list):
-            todo.extend(([*loc, i], item) for i, item in enumerate(value))
-    return None
-
-
-def _valid_unicode(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
-def _parse(model: type[_Model], data: Any) -> _Model:
-    try:
-        return model.model_validate(data)
-    except ValidationError as exc:
-        issues = [
-            {
-                "loc": [p if isinstance(p, int) else str(p) for p in e["loc"]],
-                "msg": e["msg"],
-                "type": e["type"],
-            }
-            for e in exc.errors(include_url=False, include_input=False, include_context=False)
-        ]
-        raise _Problem(
-            400,
-            api_errors.INVALID_REQUEST,
-            f"invalid {model.__name__}: "
-            + "; ".join(f"{'.'.join(map(str, i['loc'])) or '(body)'}: {i['msg']}" for i in issues),
-            errors=issues,
-        ) from None
 
 
 async def _accepted(stream: AgentStream, tool_call_id: str, wait: bool) -> web.Response:
@@ -358,8 +277,3 @@ def _log(decision: str, agent: Agent, run_id: str, tool_call_id: str, by: str | 
         agent.id,
         by or API_SOURCE,
     )
-
-
-def _short(exc: BaseException) -> str:
-    text = str(exc) or type(exc).__name__
-    return text if len(text) <= 200 else text[:200] + "…"

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import IO, Any, Literal
 
 from aiohttp import ClientResponse, web
 from aiohttp.test_utils import TestClient, TestServer
@@ -117,7 +117,7 @@ class ApiHarness:
         path: str,
         *,
         json: Any = None,
-        data: str | bytes | None = None,
+        data: str | bytes | IO[bytes] | None = None,
         params: dict[str, str] | None = None,
         token: str | None = TOKEN,
         headers: dict[str, str] | None = None,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import io
 import json
 from pathlib import Path
 
@@ -523,3 +524,12 @@ async def test_install_api_mounts_the_bots_agent_only_when_api_token_is_set(
     async with TestClient(TestServer(app, host="127.0.0.1")) as client:
         response = await client.get(LIST, headers={"Authorization": f"Bearer {TOKEN}"})
         assert response.status == (200 if env_token else 404)
+
+
+async def test_a_body_over_the_size_limit_is_413_json(store: Storage) -> None:
+    async with api_harness(store, []) as api:
+        body = {"runId": "r", "toolCallId": "c", "resumeData": "x" * (1024**2 + 1)}
+        raw = io.BytesIO(json.dumps(body).encode())
+        response = await api.call("POST", RESUME, data=raw)
+        assert response.status == 413
+        assert (await response.json())["code"] == "PAYLOAD_TOO_LARGE"
