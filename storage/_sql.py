@@ -13,12 +13,13 @@ import logging
 import random
 import time
 from collections.abc import Awaitable, Callable, Sequence
+from contextlib import nullcontext
 from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.engine import URL, Row
+from sqlalchemy.engine import URL
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
@@ -32,8 +33,18 @@ from storage._records import (
     ThreadRecord,
     utcnow,
 )
-from storage._sql_engine import WRITE_OPTION, create_engine
-from storage._sql_schema import audit, claims, kv, messages, snapshots, threads
+from storage._sql_engine import WRITE_OPTION, create_engine, is_locked
+from storage._sql_schema import (
+    audit,
+    claims,
+    kv,
+    messages,
+    record_from_row,
+    record_values,
+    snapshot_list_queries,
+    snapshots,
+    threads,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -83,9 +94,22 @@ class SQLStorage:
         return self._engine
 
     async def migrate(self) -> str | None:
-        """Apply pending migrations now (first use does it anyway); return the revision."""
+        """Apply pending migrations now (first use does it anyway); return the revision.
+
+        Raises ``StorageConfigError`` when the database cannot be reached.
+        """
         async with self._migrate_lock:
-            revision = await _migrate.upgrade(self._engine, schema=self._schema)
+            try:
+                revision = await _migrate.upgrade(self._engine, schema=self._schema)
+            except (OSError, sa.exc.DBAPIError) as exc:
+                if isinstance(exc, OperationalError) and is_locked(exc):
+                    raise
+                shown = self._engine.url.render_as_string(hide_password=True)
+                reason = exc.orig if isinstance(exc, sa.exc.DBAPIError) else exc
+                raise StorageConfigError(
+                    f"cannot open the storage database {shown} ({type(reason).__name__}: "
+                    f"{reason}): check STORAGE_URL and that the database server is running"
+                ) from exc
             self._migrated = True
             return revision
 
@@ -96,10 +120,7 @@ class SQLStorage:
     # -- plumbing --------------------------------------------------------------------------
     async def _ready(self) -> None:
         if not self._migrated:
-            async with self._migrate_lock:
-                if not self._migrated:
-                    await _migrate.upgrade(self._engine, schema=self._schema)
-                    self._migrated = True
+            await self.migrate()
 
     async def _read(self, work: Callable[[AsyncConnection], Awaitable[T]]) -> T:
         await self._ready()
@@ -112,14 +133,11 @@ class SQLStorage:
         attempt = 0
         while True:
             try:
-                if self._sqlite_writer is None:
-                    async with self._writer.begin() as conn:
-                        return await work(conn)
-                async with self._sqlite_writer, self._writer.begin() as conn:
+                async with self._sqlite_writer or nullcontext(), self._writer.begin() as conn:
                     return await work(conn)
             except OperationalError as exc:
                 attempt += 1
-                if self._dialect != "sqlite" or not _is_locked(exc) or attempt > _LOCK_RETRIES:
+                if self._dialect != "sqlite" or not is_locked(exc) or attempt > _LOCK_RETRIES:
                     raise
                 logger.debug("SQLite database busy, retry %d of %d", attempt, _LOCK_RETRIES)
                 await asyncio.sleep(random.uniform(0, min(0.01 * 2**attempt, 0.5)))
@@ -130,15 +148,7 @@ class SQLStorage:
 
     # -- snapshots -------------------------------------------------------------------------
     async def save_snapshot(self, record: SnapshotRecord) -> None:
-        values = {
-            "run_id": record.run_id,
-            "agent_id": record.agent_id,
-            "thread_id": record.thread_id,
-            "resource_id": record.resource_id,
-            "suspended_at": record.suspended_at,
-            "version": record.version,
-            "data": record.data,
-        }
+        values = record_values(record)
 
         async def work(conn: AsyncConnection) -> bool:
             if record.version == 1:
@@ -164,7 +174,7 @@ class SQLStorage:
         async def work(conn: AsyncConnection) -> SnapshotRecord | None:
             stmt = snapshots.select().where(snapshots.c.run_id == run_id)
             row = (await conn.execute(stmt)).first()
-            return None if row is None else _snapshot(row)
+            return None if row is None else record_from_row(SnapshotRecord, row)
 
         return await self._read(work)
 
@@ -199,7 +209,7 @@ class SQLStorage:
                 if limit is not None and limit <= 0:
                     return [], total
                 rows = (await conn.execute(page)).all()
-            return [_snapshot(row) for row in rows], total
+            return [record_from_row(SnapshotRecord, row) for row in rows], total
 
         return await self._read(work)
 
@@ -207,18 +217,7 @@ class SQLStorage:
     async def claim(self, record: ClaimRecord) -> ClaimRecord | None:
         stmt = (
             self._insert(claims)
-            .values(
-                run_id=record.run_id,
-                key=record.key,
-                tool_call_id=record.tool_call_id,
-                decision=record.decision,
-                decided_by=record.decided_by,
-                decided_at=record.decided_at,
-                detail=record.detail,
-                status=record.status,
-                outcome=record.outcome,
-                completed_at=record.completed_at,
-            )
+            .values(**record_values(record))
             .on_conflict_do_nothing(index_elements=[claims.c.run_id, claims.c.key])
             .returning(claims.c.run_id)
         )
@@ -229,7 +228,7 @@ class SQLStorage:
             existing = claims.select().where(
                 claims.c.run_id == record.run_id, claims.c.key == record.key
             )
-            return _claim((await conn.execute(existing)).one())
+            return record_from_row(ClaimRecord, (await conn.execute(existing)).one())
 
         return await self._write(work)
 
@@ -266,17 +265,11 @@ class SQLStorage:
 
     @staticmethod
     async def _claims(conn: AsyncConnection, stmt: sa.Select[Any]) -> list[ClaimRecord]:
-        return [_claim(row) for row in (await conn.execute(stmt)).all()]
+        return [record_from_row(ClaimRecord, row) for row in (await conn.execute(stmt)).all()]
 
     # -- memory ----------------------------------------------------------------------------
     async def save_thread(self, record: ThreadRecord) -> None:
-        stmt = self._insert(threads).values(
-            thread_id=record.thread_id,
-            resource_id=record.resource_id,
-            created_at=record.created_at,
-            updated_at=record.updated_at,
-            metadata=record.metadata,
-        )
+        stmt = self._insert(threads).values(**record_values(record))
         stmt = stmt.on_conflict_do_update(
             index_elements=[threads.c.thread_id],
             set_={
@@ -296,33 +289,14 @@ class SQLStorage:
         async def work(conn: AsyncConnection) -> ThreadRecord | None:
             stmt = threads.select().where(threads.c.thread_id == thread_id)
             row = (await conn.execute(stmt)).first()
-            if row is None:
-                return None
-            return ThreadRecord(
-                thread_id=row.thread_id,
-                resource_id=row.resource_id,
-                created_at=row.created_at,
-                updated_at=row.updated_at,
-                metadata=row.metadata,
-            )
+            return None if row is None else record_from_row(ThreadRecord, row)
 
         return await self._read(work)
 
     async def append_messages(self, records: Sequence[MessageRecord]) -> None:
         if not records:
             return
-        rows = [
-            {
-                "id": m.id,
-                "thread_id": m.thread_id,
-                "resource_id": m.resource_id,
-                "run_id": m.run_id,
-                "role": m.role,
-                "content": m.content,
-                "created_at": m.created_at,
-            }
-            for m in records
-        ]
+        rows = [record_values(m) for m in records]
 
         async def work(conn: AsyncConnection) -> None:
             for row in rows:  # one by one: the autoincrement sequence keeps their order
@@ -344,35 +318,13 @@ class SQLStorage:
 
         async def work(conn: AsyncConnection) -> list[MessageRecord]:
             rows = (await conn.execute(stmt)).all()
-            return [
-                MessageRecord(
-                    id=row.id,
-                    thread_id=row.thread_id,
-                    resource_id=row.resource_id,
-                    run_id=row.run_id,
-                    role=row.role,
-                    content=row.content,
-                    created_at=row.created_at,
-                )
-                for row in reversed(rows)
-            ]
+            return [record_from_row(MessageRecord, row) for row in reversed(rows)]
 
         return await self._read(work)
 
     # -- audit -----------------------------------------------------------------------------
     async def append_audit(self, event: AuditEvent) -> None:
-        stmt = audit.insert().values(
-            id=event.id,
-            at=event.at,
-            kind=event.kind,
-            run_id=event.run_id,
-            tool_call_id=event.tool_call_id,
-            thread_id=event.thread_id,
-            agent_id=event.agent_id,
-            actor=event.actor,
-            source=event.source,
-            data=event.data,
-        )
+        stmt = audit.insert().values(**record_values(event))
 
         async def work(conn: AsyncConnection) -> None:
             await conn.execute(stmt)
@@ -405,21 +357,8 @@ class SQLStorage:
         stmt = stmt.order_by(audit.c.at, audit.c.seq).limit(limit)
 
         async def work(conn: AsyncConnection) -> list[AuditEvent]:
-            return [
-                AuditEvent(
-                    id=row.id,
-                    at=row.at,
-                    kind=row.kind,
-                    run_id=row.run_id,
-                    tool_call_id=row.tool_call_id,
-                    thread_id=row.thread_id,
-                    agent_id=row.agent_id,
-                    actor=row.actor,
-                    source=row.source,
-                    data=row.data,
-                )
-                for row in (await conn.execute(stmt)).all()
-            ]
+            rows = (await conn.execute(stmt)).all()
+            return [record_from_row(AuditEvent, row) for row in rows]
 
         return await self._read(work)
 
@@ -459,62 +398,3 @@ class SQLStorage:
             await conn.execute(kv.delete().where(kv.c.key == key))
 
         await self._write(work)
-
-
-def snapshot_list_queries(
-    *,
-    agent_id: str | None,
-    thread_id: str | None,
-    resource_id: str | None,
-    offset: int,
-    limit: int | None,
-) -> tuple[sa.Select[int], sa.Select[Any]]:
-    """The COUNT and the page query of ``list_snapshots``; both can use a snapshots index."""
-    where = []
-    if agent_id is not None:
-        where.append(snapshots.c.agent_id == agent_id)
-    if thread_id is not None:
-        where.append(snapshots.c.thread_id == thread_id)
-    if resource_id is not None:
-        where.append(snapshots.c.resource_id == resource_id)
-    count = sa.select(sa.func.count()).select_from(snapshots).where(*where)
-    page = (
-        snapshots.select()
-        .where(*where)
-        .order_by(snapshots.c.suspended_at.desc(), snapshots.c.run_id.desc())
-        .offset(max(offset, 0))
-        .limit(limit)
-    )
-    return count, page
-
-
-def _is_locked(exc: OperationalError) -> bool:
-    message = str(exc.orig).lower()
-    return "database is locked" in message or "database is busy" in message
-
-
-def _snapshot(row: Row[Any]) -> SnapshotRecord:
-    return SnapshotRecord(
-        run_id=row.run_id,
-        agent_id=row.agent_id,
-        thread_id=row.thread_id,
-        resource_id=row.resource_id,
-        suspended_at=row.suspended_at,
-        version=row.version,
-        data=row.data,
-    )
-
-
-def _claim(row: Row[Any]) -> ClaimRecord:
-    return ClaimRecord(
-        run_id=row.run_id,
-        key=row.key,
-        tool_call_id=row.tool_call_id,
-        decision=row.decision,
-        decided_by=row.decided_by,
-        decided_at=row.decided_at,
-        detail=row.detail,
-        status=row.status,
-        outcome=row.outcome,
-        completed_at=row.completed_at,
-    )

@@ -13,7 +13,7 @@ from typing import Any
 
 from sqlalchemy import event
 from sqlalchemy.engine import URL, Connection, make_url
-from sqlalchemy.exc import ArgumentError
+from sqlalchemy.exc import ArgumentError, OperationalError
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
 from storage._errors import StorageConfigError
@@ -96,3 +96,9 @@ def configure_sqlite(engine: AsyncEngine) -> None:
     def _on_begin(connection: Connection) -> None:
         write = connection.get_execution_options().get(WRITE_OPTION, False)
         connection.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
+
+
+def is_locked(exc: OperationalError) -> bool:
+    """Whether ``exc`` is SQLite reporting another connection's lock (worth a retry)."""
+    message = str(exc.orig).lower()
+    return "database is locked" in message or "database is busy" in message

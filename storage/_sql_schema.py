@@ -1,17 +1,24 @@
 """Table definitions of ``SQLStorage``, shared by the queries and the Alembic migrations.
 
-Timestamps go through ``UTCDateTime``: stored as UTC on every database (naive UTC text on
-SQLite, ``timestamptz`` on PostgreSQL) and returned timezone-aware UTC. JSON documents use the
-plain ``JSON`` type (``json``, not ``jsonb``, on PostgreSQL) so key order survives a round trip.
+Columns are named after the fields of the records in ``storage._records``, so
+``record_values`` / ``record_from_row`` convert both ways. Timestamps go through
+``UTCDateTime``: stored as UTC on every database (naive UTC text on SQLite, ``timestamptz`` on
+PostgreSQL) and returned timezone-aware UTC. JSON documents use the plain ``JSON`` type
+(``json``, not ``jsonb``, on PostgreSQL) so key order survives a round trip.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 
 import sqlalchemy as sa
-from sqlalchemy.engine import Dialect
+from sqlalchemy.engine import Dialect, Row
+
+from storage._records import AuditEvent, ClaimRecord, MessageRecord, SnapshotRecord, ThreadRecord
+
+R = TypeVar("R", AuditEvent, ClaimRecord, MessageRecord, SnapshotRecord, ThreadRecord)
 
 VERSION_TABLE = "countersign_alembic_version"
 """Alembic's bookkeeping table; named for us so a host application's own Alembic is unaffected."""
@@ -139,3 +146,43 @@ kv = sa.Table(
     sa.Column("expires_at", UTCDateTime(), nullable=False),
     sa.Index(None, "expires_at"),
 )
+
+
+def record_values(
+    record: AuditEvent | ClaimRecord | MessageRecord | SnapshotRecord | ThreadRecord,
+) -> dict[str, Any]:
+    """Column values of a record: every table names its columns after the record's fields."""
+    return {f.name: getattr(record, f.name) for f in dataclasses.fields(record)}
+
+
+def record_from_row(cls: type[R], row: Row[Any]) -> R:
+    """The record of type ``cls`` in ``row`` (extra columns such as ``seq`` are left out)."""
+    columns = row._mapping
+    return cls(**{f.name: columns[f.name] for f in dataclasses.fields(cls)})
+
+
+def snapshot_list_queries(
+    *,
+    agent_id: str | None,
+    thread_id: str | None,
+    resource_id: str | None,
+    offset: int,
+    limit: int | None,
+) -> tuple[sa.Select[int], sa.Select[Any]]:
+    """The COUNT and the page query of ``list_snapshots``; both can use a snapshots index."""
+    where = []
+    if agent_id is not None:
+        where.append(snapshots.c.agent_id == agent_id)
+    if thread_id is not None:
+        where.append(snapshots.c.thread_id == thread_id)
+    if resource_id is not None:
+        where.append(snapshots.c.resource_id == resource_id)
+    count = sa.select(sa.func.count()).select_from(snapshots).where(*where)
+    page = (
+        snapshots.select()
+        .where(*where)
+        .order_by(snapshots.c.suspended_at.desc(), snapshots.c.run_id.desc())
+        .offset(max(offset, 0))
+        .limit(limit)
+    )
+    return count, page

@@ -91,3 +91,15 @@ async def test_redis_storage_works_on_a_given_bytes_client_and_leaves_it_open() 
         if keys:
             await client.delete(*keys)
         await client.aclose()
+
+
+async def test_unreachable_database_says_what_to_check_without_the_password() -> None:
+    store = SQLStorage("postgresql+asyncpg://cs:hunter2@127.0.0.1:1/cs")
+    try:
+        with pytest.raises(StorageConfigError, match="STORAGE_URL") as caught:
+            await store.load_snapshot("run-1")
+    finally:
+        await store.close()
+
+    assert "hunter2" not in str(caught.value)
+    assert "cs:***@127.0.0.1:1/cs" in str(caught.value)

@@ -8,7 +8,7 @@ import pytest
 from sqlalchemy.dialects import sqlite
 
 from storage import SQLStorage
-from storage._sql import snapshot_list_queries
+from storage._sql_schema import snapshot_list_queries
 
 
 @pytest.mark.parametrize(
