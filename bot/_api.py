@@ -14,6 +14,7 @@ Example:
 
 from __future__ import annotations
 
+import asyncio
 import hmac
 import logging
 import re
@@ -52,6 +53,8 @@ logger = logging.getLogger(__name__)
 
 AGENTS = web.AppKey("countersign.api.agents", dict[str, Agent])
 """The agents the API serves, by id (in the ``/api`` sub-application)."""
+DRAIN_SECONDS = 30.0
+"""How long shutdown waits for runs that API decisions continued."""
 API_SOURCE = "api"
 """The audit ``source`` (and default actor) of decisions taken through the API."""
 
@@ -225,8 +228,13 @@ async def _fallback(request: web.Request) -> web.Response:
 
 
 async def _drain_agents(app: web.Application) -> None:
-    for agent in app[AGENTS].values():
-        await agent.drain()
+    """On shutdown, let runs continued by API decisions finish (bounded, like the runner)."""
+    try:
+        async with asyncio.timeout(DRAIN_SECONDS):
+            for agent in app[AGENTS].values():
+                await agent.drain()
+    except TimeoutError:
+        logger.warning("api: runs still going after %ss at shutdown; leaving them", DRAIN_SECONDS)
 
 
 # -- helpers -------------------------------------------------------------------------------
