@@ -1,8 +1,8 @@
 """Errors raised by storage backends.
 
-    StorageError
-    ├── StorageConfigError      the storage URL cannot be used
-    └── SnapshotVersionConflict another process changed a snapshot first
+StorageError
+├── StorageConfigError      the storage URL cannot be used
+└── SnapshotVersionConflict another process changed a snapshot first
 """
 
 from __future__ import annotations

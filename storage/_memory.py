@@ -173,4 +173,3 @@ class InMemoryStorage:
 
     async def close(self) -> None:
         return None
-

@@ -10,10 +10,8 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from alembic import command
-from alembic.config import Config
-from alembic.runtime.migration import MigrationContext
 from sqlalchemy import text
 from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncEngine
@@ -21,7 +19,14 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from storage._sql_engine import WRITE_OPTION
 from storage._sql_schema import VERSION_TABLE
 
+if TYPE_CHECKING:
+    from alembic.config import Config
+
 logger = logging.getLogger(__name__)
+
+HEAD_REVISION = "0002"
+"""The newest revision in ``migrations/versions`` (a test keeps the two in step). A database
+already there is used without importing Alembic, which keeps process start-up fast."""
 
 MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
 """Where the Alembic environment and revision scripts live (shipped as package data)."""
@@ -32,6 +37,8 @@ _ADVISORY_LOCK_KEY = 0x636F756E74657273  # "countersign" folded into a bigint
 
 def alembic_config(connection: Connection | None = None) -> Config:
     """An Alembic ``Config`` built in code (no alembic.ini), optionally bound to ``connection``."""
+    from alembic.config import Config
+
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS_DIR))
     if connection is not None:
@@ -41,6 +48,8 @@ def alembic_config(connection: Connection | None = None) -> Config:
 
 async def upgrade(engine: AsyncEngine, *, schema: str | None = None) -> str | None:
     """Bring the database behind ``engine`` to the newest revision; return that revision."""
+    if await _at_head(engine, schema):
+        return HEAD_REVISION
     async with engine.connect() as conn:
         conn = await conn.execution_options(**{WRITE_OPTION: True})
         async with conn.begin():
@@ -53,7 +62,20 @@ async def upgrade(engine: AsyncEngine, *, schema: str | None = None) -> str | No
             return await conn.run_sync(_upgrade)
 
 
+async def _at_head(engine: AsyncEngine, schema: str | None) -> bool:
+    """True when the version table already names ``HEAD_REVISION`` (no lock, no Alembic)."""
+    table = f'"{schema}".{VERSION_TABLE}' if schema else VERSION_TABLE
+    try:
+        async with engine.connect() as conn:
+            row = (await conn.execute(text(f"SELECT version_num FROM {table}"))).first()
+    except Exception:
+        return False
+    return row is not None and row[0] == HEAD_REVISION
+
+
 def _upgrade(connection: Connection) -> str | None:
+    from alembic import command
+
     before = _current(connection)
     command.upgrade(alembic_config(connection), "head")
     after = _current(connection)
@@ -63,5 +85,7 @@ def _upgrade(connection: Connection) -> str | None:
 
 
 def _current(connection: Connection) -> str | None:
+    from alembic.runtime.migration import MigrationContext
+
     context = MigrationContext.configure(connection, opts={"version_table": VERSION_TABLE})
     return context.get_current_revision()

@@ -90,7 +90,7 @@ class AuditEvent:
     id: str
     at: datetime
     kind: str
-    """``approval-requested``, ``presented``, ``decided``, ``executed``, ``expired``, ``refused`` …"""
+    """``approval-requested``, ``presented``, ``decided``, ``executed``, ``expired`` …"""
     run_id: str | None = None
     tool_call_id: str | None = None
     thread_id: str | None = None

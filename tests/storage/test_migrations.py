@@ -163,3 +163,11 @@ async def test_first_use_upgrades_an_older_schema_and_keeps_its_rows(tmp_path: P
 
     assert total == 1 and found[0].data == {"k": 1} and found[0].suspended_at == T0
     assert _sqlite_state(path)[1] == [HEAD]
+
+
+def test_head_revision_constant_matches_the_newest_migration() -> None:
+    from alembic.script import ScriptDirectory
+
+    from storage._migrate import HEAD_REVISION, alembic_config
+
+    assert ScriptDirectory.from_config(alembic_config()).get_current_head() == HEAD_REVISION
