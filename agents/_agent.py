@@ -15,7 +15,7 @@ from agents._hooks import Hooks
 from agents._listing import list_suspended_runs, send_tool_approval
 from agents._messages import Message, ToolSpec
 from agents._outcome import Outcome
-from agents._results import RunResult, SuspendedRunsPage
+from agents._results import PendingToolCall, RunResult, SuspendedRunsPage
 from agents._run import Run
 from agents._state import PendingCallState, RunState
 from agents._stream import AgentStream
@@ -170,6 +170,19 @@ class Agent:
             messages.extend(await self.memory.history(state.thread_id, exclude_run_id=state.run_id))
         messages.extend(state.messages)
         return messages
+
+    def tool_for(self, pending: PendingToolCall) -> Tool | None:
+        """The tool a pending call will run, in this agent or the sub-agent that owns it.
+
+        Follows ``pending.agent_path`` down the sub-agents; None when no agent of that path has
+        the tool (e.g. the agent definition changed since the call was stored). Approval UIs use
+        it to read the tool's ``input_schema`` / ``resume_schema``.
+
+        Example:
+            >>> page = await agent.list_suspended_runs(thread_id="t1")
+            >>> agent.tool_for(page.runs[0].tool_calls[0]).input_schema
+        """
+        return self._find_tool(list(pending.agent_path), pending.tool_name)
 
     def _find_tool(self, agent_path: list[str], tool_name: str) -> Tool | None:
         """The tool a pending call will run, following the agent path down."""
