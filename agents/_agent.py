@@ -4,34 +4,35 @@ from __future__ import annotations
 
 import logging
 import uuid
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pydantic import ValidationError
-
+from agents import _deciding
+from agents._config import (
+    DEFAULT_MAX_STEPS,
+    DELEGATION_PREFIX,
+    check_options,
+    json_safe,
+    resolve_model,
+    tool_map,
+)
 from agents._decisions import Decisions
-from agents._executor import DELEGATION_PREFIX, Executor, outcome_of_sub_run
+from agents._executor import Executor
 from agents._hooks import Hooks
 from agents._listing import list_suspended_runs, send_tool_approval
 from agents._messages import Message, ToolSpec
-from agents._outcome import Outcome
 from agents._results import PendingToolCall, RunResult, SuspendedRunsPage
 from agents._run import Run
 from agents._state import PendingCallState, RunState
 from agents._stream import AgentStream
 from agents._tasks import TaskSet
-from agents.errors import AgentConfigError, InvalidResumeData, InvalidToolArgs
+from agents.errors import AgentConfigError
 from agents.memory import Memory
 from agents.models._base import Model
 from storage import InMemoryStorage, Storage
-from tools import ApprovalPredicate, Tool, ToolInputError
+from tools import ApprovalPredicate, Tool
 
 logger = logging.getLogger(__name__)
-
-_OPTION_NAMES = frozenset(
-    {"auto_resume_suspended_tools", "require_tool_approval", "max_steps", "request_context"}
-)
-DEFAULT_MAX_STEPS = 8
 
 
 class Agent:
@@ -74,14 +75,14 @@ class Agent:
         """The system prompt."""
         self.description = description
         """What this agent does (shown to a supervisor's model)."""
-        self.model: Model = _resolve_model(model)
+        self.model: Model = resolve_model(model)
         """The model behind the agent."""
         self.hooks = hooks or Hooks()
         """Callbacks around tool execution."""
-        self._tools = _tool_map(tools)
+        self._tools = tool_map(tools)
         self.agents: dict[str, Agent] = dict(agents or {})
         """Sub-agents, each offered to the model as the tool ``agent-<key>``."""
-        self.default_options = _check_options(dict(default_options or {}))
+        self.default_options = check_options(dict(default_options or {}))
         """Options applied to every run unless the call overrides them."""
         self.memory = memory
         """Where threads are kept (None: the model sees only the current run)."""
@@ -255,7 +256,7 @@ class Agent:
             max_steps=max_steps or int(options.get("max_steps") or DEFAULT_MAX_STEPS),
             require_tool_approval=approval is not False and approval is not None,
             auto_resume=auto_resume,
-            request_context=_json_safe(context),
+            request_context=json_safe(context),
         )
         stream = AgentStream(state.run_id)
         run = Run(self, state, stream, approval_predicate=approval)
@@ -289,32 +290,15 @@ class Agent:
             >>> stream = await agent.approve_tool_call(run_id=result.run_id)
             >>> (await stream.result()).text
         """
-        record, state = await self._decisions.load(run_id, tool_call_id)
-        pending = await self._decisions.select(state, tool_call_id, "approval")
-        self._decisions.check_fingerprint(state, pending, fingerprint)
-        run_args = pending.args if args is None else self._validated_args(pending, args)
-        detail: dict[str, Any] = {"source": source}
-        if args is not None:
-            detail.update(edited=True, original_args=pending.args, args=run_args)
-        await self._decisions.claim(state, pending, "approved", decided_by, detail)
-
-        async def outcome() -> Outcome:
-            if pending.delegate is not None:
-                sub = self._delegate_for(pending.local_tool)
-                assert sub is not None
-                inner = await sub.approve_tool_call(
-                    run_id=pending.delegate.run_id,
-                    tool_call_id=pending.delegate.tool_call_id,
-                    args=args,
-                    decided_by=decided_by,
-                    source=source,
-                )
-                return await outcome_of_sub_run(inner)
-            return await self._executor.execute(
-                state, pending.call_id, pending.local_tool, run_args
-            )
-
-        return self._continue(record.version, state, pending, outcome)
+        return await _deciding.approve(
+            self,
+            run_id=run_id,
+            tool_call_id=tool_call_id,
+            args=args,
+            fingerprint=fingerprint,
+            decided_by=decided_by,
+            source=source,
+        )
 
     async def decline_tool_call(
         self,
@@ -331,29 +315,15 @@ class Agent:
         Example:
             >>> stream = await agent.decline_tool_call(run_id=r.run_id, reason="no")
         """
-        record, state = await self._decisions.load(run_id, tool_call_id)
-        pending = await self._decisions.select(state, tool_call_id, "approval")
-        self._decisions.check_fingerprint(state, pending, fingerprint)
-        decision = "expired" if source == "expiry" else "declined"
-        await self._decisions.claim(
-            state, pending, decision, decided_by, {"source": source, "reason": reason}
+        return await _deciding.decline(
+            self,
+            run_id=run_id,
+            tool_call_id=tool_call_id,
+            reason=reason,
+            fingerprint=fingerprint,
+            decided_by=decided_by,
+            source=source,
         )
-
-        async def outcome() -> Outcome:
-            if pending.delegate is not None:
-                sub = self._delegate_for(pending.local_tool)
-                assert sub is not None
-                inner = await sub.decline_tool_call(
-                    run_id=pending.delegate.run_id,
-                    tool_call_id=pending.delegate.tool_call_id,
-                    reason=reason,
-                    decided_by=decided_by,
-                    source=source,
-                )
-                return await outcome_of_sub_run(inner)
-            return Outcome.denied(reason)
-
-        return self._continue(record.version, state, pending, outcome)
 
     async def resume_stream(
         self,
@@ -369,45 +339,14 @@ class Agent:
         Example:
             >>> stream = await agent.resume_stream({"priority": "high"}, run_id=rid)
         """
-        record, state = await self._decisions.load(run_id, tool_call_id)
-        pending = await self._decisions.select(state, tool_call_id, "suspension")
-        tool = self._find_tool(pending.agent_path, pending.tool_name)
-        parsed: Any = resume_data
-        if tool is not None and tool.resume_schema is not None:
-            try:
-                parsed = tool.parse_resume(resume_data)
-            except ValidationError as exc:
-                raise InvalidResumeData(pending.tool_call_id, _errors(exc)) from None
-        await self._decisions.claim(
-            state,
-            pending,
-            "resumed",
-            decided_by,
-            {"source": source, "resume_data": _json_safe(resume_data)},
+        return await _deciding.resume(
+            self,
+            resume_data,
+            run_id=run_id,
+            tool_call_id=tool_call_id,
+            decided_by=decided_by,
+            source=source,
         )
-
-        async def outcome() -> Outcome:
-            if pending.delegate is not None:
-                sub = self._delegate_for(pending.local_tool)
-                assert sub is not None
-                inner = await sub.resume_stream(
-                    resume_data,
-                    run_id=pending.delegate.run_id,
-                    tool_call_id=pending.delegate.tool_call_id,
-                    decided_by=decided_by,
-                    source=source,
-                )
-                return await outcome_of_sub_run(inner)
-            return await self._executor.execute(
-                state,
-                pending.call_id,
-                pending.local_tool,
-                pending.local_args,
-                resume_data=parsed,
-                suspend_payload=pending.suspend_payload,
-            )
-
-        return self._continue(record.version, state, pending, outcome)
 
     async def approve_tool_call_generate(self, **kwargs: Any) -> RunResult:
         """``approve_tool_call`` and wait for the run's result."""
@@ -474,78 +413,9 @@ class Agent:
         """Wait for every run this agent started in the background."""
         await self._tasks.drain()
 
-    # -- internals -------------------------------------------------------------------------
-    def _continue(
-        self,
-        version: int,
-        state: RunState,
-        pending: PendingCallState,
-        outcome: Callable[[], Awaitable[Outcome]],
-    ) -> AgentStream:
-        stream = AgentStream(state.run_id)
-        run = Run(self, state, stream, version=version)
-        self._tasks.start(run.finish_decided(pending, outcome), name=f"run-{state.run_id}")
-        return stream
-
-    def _validated_args(self, pending: PendingCallState, args: dict[str, Any]) -> dict[str, Any]:
-        tool = self._find_tool(pending.agent_path, pending.tool_name)
-        if tool is None:
-            return dict(args)
-        try:
-            return tool.parse_input(args).model_dump(mode="json")
-        except ToolInputError as exc:
-            raise InvalidToolArgs(pending.tool_call_id, list(exc.errors)) from None
-
 
 async def _finished(stream: AgentStream) -> RunResult:
     result = await stream.result()
     if result.finish_reason == "error" and result.error is not None:
         raise result.error
     return result
-
-
-def _resolve_model(model: Model | str) -> Model:
-    if isinstance(model, str):
-        from agents.models import resolve_model
-
-        return resolve_model(model)
-    return model
-
-
-def _tool_map(tools: Mapping[str, Tool] | Sequence[Tool] | None) -> dict[str, Tool]:
-    if tools is None:
-        return {}
-    mapping = dict(tools) if isinstance(tools, Mapping) else {t.id: t for t in tools}
-    for name, tool in mapping.items():
-        if not isinstance(tool, Tool):
-            raise AgentConfigError(
-                f"tool {name!r} is {type(tool).__name__}; build it with create_tool()"
-            )
-        if name.startswith(DELEGATION_PREFIX):
-            raise AgentConfigError(f"tool name {name!r} is reserved for sub-agents ('agent-<key>')")
-    return mapping
-
-
-def _check_options(options: dict[str, Any]) -> dict[str, Any]:
-    unknown = set(options) - _OPTION_NAMES
-    if unknown:
-        raise AgentConfigError(
-            f"unknown default_options {sorted(unknown)}; known: {sorted(_OPTION_NAMES)}"
-        )
-    return options
-
-
-def _json_safe(value: Any) -> Any:
-    import json
-
-    try:
-        return json.loads(json.dumps(value, default=str))
-    except (TypeError, ValueError):
-        return {}
-
-
-def _errors(exc: ValidationError) -> list[dict[str, Any]]:
-    return [
-        {"loc": list(e["loc"]), "msg": e["msg"], "type": e["type"]}
-        for e in exc.errors(include_url=False)
-    ]

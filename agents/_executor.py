@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any
 
+from agents._config import DELEGATION_PREFIX
 from agents._fingerprint import fingerprint
 from agents._hooks import ToolCallInfo, call_hook
 from agents._messages import ToolCallPart
@@ -19,8 +20,6 @@ if TYPE_CHECKING:
     from agents._stream import AgentStream
 
 logger = logging.getLogger(__name__)
-
-DELEGATION_PREFIX = "agent-"
 
 
 class Executor:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
+from agents._deciding import continue_run
 from agents._executor import outcome_of_sub_run
 from agents._outcome import Outcome
 from agents._state import PendingCallState, RunState
@@ -50,7 +51,7 @@ async def recover_claim(agent: Agent, claim: ClaimRecord) -> AgentStream | None:
     async def outcome() -> Outcome:
         return await _recovered_outcome(agent, state, pending, claim)
 
-    return agent._continue(record.version, state, pending, outcome)
+    return continue_run(agent, record.version, state, pending, outcome)
 
 
 async def _recovered_outcome(
@@ -108,6 +109,6 @@ async def _apply_finished_claims(agent: Agent, *, skip: set[str]) -> list[AgentS
                 async def outcome(done: Outcome = done) -> Outcome:
                     return done
 
-                streams.append(agent._continue(record.version, state, pending, outcome))
+                streams.append(continue_run(agent, record.version, state, pending, outcome))
                 break
     return streams

@@ -1,0 +1,70 @@
+"""Checking what an ``Agent`` is built with, and small JSON helpers."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from pydantic import ValidationError
+
+from agents.errors import AgentConfigError
+from agents.models._base import Model
+from tools import Tool
+
+DELEGATION_PREFIX = "agent-"
+"""Sub-agent ``key`` is offered to the model as the tool ``agent-<key>``."""
+
+OPTION_NAMES = frozenset(
+    {"auto_resume_suspended_tools", "require_tool_approval", "max_steps", "request_context"}
+)
+DEFAULT_MAX_STEPS = 8
+
+
+def resolve_model(model: Model | str) -> Model:
+    if isinstance(model, str):
+        from agents.models import resolve_model as resolve
+
+        return resolve(model)
+    return model
+
+
+def tool_map(tools: Mapping[str, Tool] | Sequence[Tool] | None) -> dict[str, Tool]:
+    """Tools by the name the model sees (dict keys, or each tool's id)."""
+    if tools is None:
+        return {}
+    mapping = dict(tools) if isinstance(tools, Mapping) else {t.id: t for t in tools}
+    for name, tool in mapping.items():
+        if not isinstance(tool, Tool):
+            raise AgentConfigError(
+                f"tool {name!r} is {type(tool).__name__}; build it with create_tool()"
+            )
+        if name.startswith(DELEGATION_PREFIX):
+            raise AgentConfigError(
+                f"tool name {name!r} is reserved for sub-agents ('agent-<key>'); rename it"
+            )
+    return mapping
+
+
+def check_options(options: dict[str, Any]) -> dict[str, Any]:
+    unknown = set(options) - OPTION_NAMES
+    if unknown:
+        raise AgentConfigError(
+            f"unknown default_options {sorted(unknown)}; known: {sorted(OPTION_NAMES)}"
+        )
+    return options
+
+
+def json_safe(value: Any) -> Any:
+    """``value`` as plain JSON data (anything unknown becomes its string)."""
+    try:
+        return json.loads(json.dumps(value, default=str))
+    except (TypeError, ValueError):
+        return {}
+
+
+def validation_errors(exc: ValidationError) -> list[dict[str, Any]]:
+    return [
+        {"loc": list(e["loc"]), "msg": e["msg"], "type": e["type"]}
+        for e in exc.errors(include_url=False)
+    ]
