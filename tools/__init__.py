@@ -10,7 +10,12 @@ Example:
     >>> delete_tool = create_tool(id="delete-record", description="Delete a record by ID",
     ...                           input_schema=DeleteInput, execute=delete_record,
     ...                           require_approval=True)
+
+The built-in example tools (``DemoDB``, ``record_tools``, ``refund_tools``, ``ticket_tools``)
+live in ``tools.examples`` and are imported on first use (they pull in SQLAlchemy).
 """
+
+from typing import TYPE_CHECKING, Any
 
 from tools._context import ApprovalContext, Suspended, ToolContext
 from tools._errors import (
@@ -22,9 +27,13 @@ from tools._errors import (
 )
 from tools._tool import ApprovalPredicate, Tool, create_tool, evaluate_predicate
 
+if TYPE_CHECKING:
+    from tools.examples import DemoDB, record_tools, refund_tools, ticket_tools
+
 __all__ = [
     "ApprovalContext",
     "ApprovalPredicate",
+    "DemoDB",
     "InvalidSuspendPayload",
     "Suspended",
     "Tool",
@@ -35,4 +44,18 @@ __all__ = [
     "ToolOutputError",
     "create_tool",
     "evaluate_predicate",
+    "record_tools",
+    "refund_tools",
+    "ticket_tools",
 ]
+
+_EXAMPLES = ("DemoDB", "record_tools", "refund_tools", "ticket_tools")
+
+
+def __getattr__(name: str) -> Any:
+    """Import the example tools only when first asked for."""
+    if name in _EXAMPLES:
+        from tools import examples
+
+        return getattr(examples, name)
+    raise AttributeError(f"module 'tools' has no attribute {name!r}")
