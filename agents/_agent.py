@@ -396,6 +396,17 @@ class Agent:
             self, thread_id=thread_id, resource_id=resource_id, page=page, per_page=per_page
         )
 
+    async def retry_run(self, *, run_id: str, decided_by: str | None = None) -> AgentStream:
+        """Go on with a run that stopped on an error (``finish_reason == "error"``).
+
+        Nothing already stored is lost: the run continues from its stored messages and tool
+        results (tools that ran are not run again). A retry is single-use like a decision.
+
+        Example:
+            >>> stream = await agent.retry_run(run_id=failed.run_id)
+        """
+        return await _deciding.retry(self, run_id=run_id, decided_by=decided_by)
+
     async def recover_interrupted_runs(
         self, *, older_than_seconds: float = 300.0
     ) -> list[AgentStream]:

@@ -17,7 +17,14 @@ from agents._outcome import Outcome
 from agents._run import Run
 from agents._state import PendingCallState, RunState
 from agents._stream import AgentStream
-from agents.errors import InvalidResumeData, InvalidToolArgs
+from agents.errors import (
+    AlreadyDecided,
+    InvalidResumeData,
+    InvalidToolArgs,
+    SnapshotNotFound,
+    ToolCallNotSuspended,
+)
+from storage import ClaimRecord, utcnow
 from tools import ToolInputError
 
 if TYPE_CHECKING:
@@ -142,6 +149,39 @@ async def resume(
     return continue_run(
         agent, record.version, state, pending, _outcome(agent, pending, local, forward)
     )
+
+
+async def retry(agent: Agent, *, run_id: str, decided_by: str | None) -> AgentStream:
+    record = await agent.storage.load_snapshot(run_id)
+    if record is None:
+        raise SnapshotNotFound(run_id)
+    state = RunState.model_validate(record.data)
+    if state.error is None or state.pending:
+        raise ToolCallNotSuspended(
+            run_id, None, f"run {run_id!r} did not fail; decide its pending calls instead"
+        )
+    claim = ClaimRecord(
+        run_id=run_id,
+        key=f"retry#{state.steps}",
+        tool_call_id=None,
+        decision="retried",
+        decided_by=decided_by,
+        decided_at=utcnow(),
+    )
+    existing = await agent.storage.claim(claim)
+    if existing is not None:
+        raise AlreadyDecided(
+            run_id,
+            None,
+            decision=existing.decision,
+            decided_by=existing.decided_by,
+            decided_at=existing.decided_at,
+        )
+    state.error = None
+    stream = AgentStream(run_id)
+    run = Run(agent, state, stream, version=record.version)
+    agent._tasks.start(run.retry(), name=f"run-{run_id}")
+    return stream
 
 
 def continue_run(

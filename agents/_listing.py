@@ -43,6 +43,7 @@ async def list_suspended_runs(
                 resource_id=record.resource_id,
                 suspended_at=record.suspended_at,
                 tool_calls=[p.public() for p in state.pending if p.claim_key not in claimed],
+                error=state.error,
             )
         )
     return SuspendedRunsPage(runs=runs, total=total)

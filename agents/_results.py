@@ -132,6 +132,8 @@ class SuspendedRun(_ItemAccess):
     resource_id: str | None
     suspended_at: datetime
     tool_calls: list[PendingToolCall]
+    error: str | None = None
+    """Set when the run stopped on an error (e.g. the model failed): ``retry_run`` continues it."""
 
 
 @dataclass(frozen=True, kw_only=True)

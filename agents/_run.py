@@ -100,11 +100,20 @@ class Run:
         await self._drop_snapshot()
         await self._loop()
 
+    async def retry(self) -> None:
+        """Go on with a run that stopped on an error, from its last stored state."""
+        await self._guarded(self._retry())
+
+    async def _retry(self) -> None:
+        await self.stream.emit("start")
+        await self._loop()
+
     async def _guarded(self, body: Any) -> None:
         try:
             await body
         except Exception as exc:
             logger.exception("run %s of agent %s failed", self.state.run_id, self.agent.id)
+            await self._keep_failed(exc)
             await self.stream.emit("error", error=exc)
             await self.stream.emit("finish", finish_reason="error")
             await self.stream.close(self._result("error", error=exc))
@@ -326,6 +335,16 @@ class Run:
         )
         await self.agent.storage.save_snapshot(record)
         self.version = record.version
+
+    async def _keep_failed(self, exc: Exception) -> None:
+        """Store the failed run (messages, tool results) so ``retry_run`` can go on with it."""
+        if self.state.pending or not self.state.messages:
+            return
+        self.state.error = f"{type(exc).__name__}: {exc}"
+        try:
+            await self._save()
+        except Exception:
+            logger.exception("could not store failed run %s for a retry", self.state.run_id)
 
     async def _drop_snapshot(self) -> None:
         if self.version:

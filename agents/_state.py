@@ -80,6 +80,8 @@ class RunState(BaseModel):
     request_context: dict[str, Any] = Field(default_factory=dict)
     agent_path: list[str] = Field(default_factory=list)
     pending: list[PendingCallState] = Field(default_factory=list)
+    error: str | None = None
+    """Why the run stopped, when it failed; ``Agent.retry_run`` goes on from here."""
 
     def to_document(self) -> dict[str, Any]:
         return self.model_dump(mode="json", exclude_defaults=True)
