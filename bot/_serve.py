@@ -12,62 +12,90 @@ from collections.abc import AsyncIterator
 from aiohttp import web
 from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 from slack_sdk.errors import SlackApiError
+from slack_sdk.web.async_client import AsyncWebClient
 
 from agents import Agent
 from bot import _messages as msg
 from bot._agent_loader import attach_storage, import_agent
 from bot._app import HEALTH_CHECKS, create_bolt_app, create_web_app
-from bot._default_agent import default_agent
 from bot._errors import BotConfigError
+from bot._local import LocalSlack
+from bot._ops_agent import demo_database_url, ops_agent
 from bot._services import Services, create_services
 from bot._settings import Settings
 from bot._webclient import create_web_client
 from storage import create_storage
+from tools.examples import DemoDB
 
 logger = logging.getLogger(__name__)
 
 
-def build_agent(settings: Settings) -> Agent:
-    """``BOT_AGENT`` when set, else the built-in agent."""
+def build_agent(settings: Settings, db: DemoDB | None = None) -> Agent:
+    """``BOT_AGENT`` when set, else the built-in ops agent on ``db``'s demo tables."""
     if settings.bot_agent:
         return import_agent(settings.bot_agent)
     if settings.openai_api_key is None:
         logger.warning(
-            "OPENAI_API_KEY is not set: the built-in agent will fail to answer. Set it (and "
-            "OPENAI_BASE_URL for a compatible server), or serve your own agent with BOT_AGENT"
+            "OPENAI_API_KEY is not set: the built-in agent runs on the offline demo model. Set "
+            "it (and OPENAI_BASE_URL for a compatible server) to use OpenAI"
         )
-    return default_agent(settings)
+    return ops_agent(settings, db or DemoDB(demo_database_url(settings.storage_url)))
 
 
 @contextlib.asynccontextmanager
 async def running_bot(
     settings: Settings, *, agent: Agent | None = None
 ) -> AsyncIterator[tuple[Services, web.AppRunner]]:
-    """Everything started and listening; stopped and drained on exit."""
-    if settings.slack_bot_token is None:
-        raise BotConfigError([msg.LOCAL_MODE_UNAVAILABLE])
+    """Everything started and listening; stopped and drained on exit.
+
+    With no Slack token this is the local workspace (``bot._local``): the same app, served
+    against an emulated Slack on the same server.
+    """
     storage = create_storage(settings.storage_url)
+    db = (
+        None
+        if agent is not None or settings.bot_agent
+        else DemoDB(demo_database_url(settings.storage_url))
+    )
     try:
-        served = attach_storage(agent or build_agent(settings), storage)
-        client = create_web_client(
-            settings.slack_bot_token.get_secret_value(), api_url=settings.slack_api_url
-        )
-        try:
-            auth = await client.auth_test()
-        except SlackApiError as exc:
-            raise BotConfigError(
-                [msg.AUTH_TEST_FAILED.format(error=exc.response.get("error", "unknown"))]
-            ) from None
-        logger.info("connected to Slack team %s as %s", auth.get("team_id"), auth.get("user_id"))
+        served = attach_storage(agent or build_agent(settings, db), storage)
+        local = LocalSlack(settings) if settings.slack_bot_token is None else None
+        if local is not None:
+            settings = local.settings
+            client = create_web_client(local.token, api_url=local.api_url)
+        else:
+            client = await _checked_client(settings)
         services = create_services(agent=served, client=client, settings=settings)
-        async with _serving(services) as runner:
+        async with _serving(services, local) as runner:
+            if local is not None:
+                await local.check(client)
             yield services, runner
     finally:
+        if db is not None:
+            await db.close()
         await storage.close()
 
 
+async def _checked_client(settings: Settings) -> AsyncWebClient:
+    """The Web API client, after ``auth.test`` accepted the token."""
+    assert settings.slack_bot_token is not None
+    client = create_web_client(
+        settings.slack_bot_token.get_secret_value(), api_url=settings.slack_api_url
+    )
+    try:
+        auth = await client.auth_test()
+    except SlackApiError as exc:
+        raise BotConfigError(
+            [msg.AUTH_TEST_FAILED.format(error=exc.response.get("error", "unknown"))]
+        ) from None
+    logger.info("connected to Slack team %s as %s", auth.get("team_id"), auth.get("user_id"))
+    return client
+
+
 @contextlib.asynccontextmanager
-async def _serving(services: Services) -> AsyncIterator[web.AppRunner]:
+async def _serving(
+    services: Services, local: LocalSlack | None = None
+) -> AsyncIterator[web.AppRunner]:
     settings = services.settings
     socket_mode = settings.mode == "socket"
     secret = settings.slack_signing_secret
@@ -77,11 +105,14 @@ async def _serving(services: Services) -> AsyncIterator[web.AppRunner]:
     )
     web_app = create_web_app(services, None if socket_mode else bolt)
     install_api(web_app, services)
+    if local is not None:
+        local.install(web_app, services.agent)
     runner = web.AppRunner(web_app)
     await runner.setup()
     handler: AsyncSocketModeHandler | None = None
     try:
-        await web.TCPSite(runner, settings.host, settings.port).start()
+        site = local.site(runner) if local else web.TCPSite(runner, settings.host, settings.port)
+        await site.start()
         logger.info("serving %s mode on %s:%s", settings.mode, settings.host, settings.port)
         if socket_mode and settings.slack_app_token is not None:
             handler = AsyncSocketModeHandler(bolt, settings.slack_app_token.get_secret_value())

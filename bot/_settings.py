@@ -52,7 +52,7 @@ class Settings(BaseModel):
     bot_agent: str | None = None
     """``BOT_AGENT``: ``module:attribute`` of the Agent to serve (default: built-in agent)."""
     host: str = "0.0.0.0"
-    """``HOST`` the HTTP server binds to."""
+    """``HOST`` the HTTP server binds to (unset: all interfaces; 127.0.0.1 in local mode)."""
     port: int = 3000
     """``PORT`` the HTTP server listens on (0: any free port)."""
     approvers: tuple[str, ...] = ()
@@ -134,7 +134,7 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
         storage_url=storage_url,
         redis_url=text("REDIS_URL"),
         bot_agent=bot_agent,
-        host=text("HOST") or "0.0.0.0",
+        host=text("HOST") or ("0.0.0.0" if bot_token is not None else "127.0.0.1"),
         port=number("PORT", 3000, 0, 65535),
         approvers=tuple(a for a in (text("APPROVERS") or "").replace(",", " ").split() if a),
         allow_self_approval=flag("ALLOW_SELF_APPROVAL"),

@@ -91,16 +91,6 @@ def test_main_reports_every_configuration_problem_and_exits_2(
     assert "SLACK_SIGNING_SECRET" in err and "STORAGE_URL" in err
 
 
-def test_main_without_a_slack_token_explains_and_exits_2(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
-    for name in ("SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "SLACK_SIGNING_SECRET", "BOT_AGENT"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("STORAGE_URL", "memory://")
-    assert main() == 2
-    assert "SLACK_BOT_TOKEN" in capsys.readouterr().err
-
-
 async def test_socket_mode_connects_and_handles_events_without_a_signing_secret() -> None:
     async with FakeSlackAPI() as fake:
         env = _env(fake, "xoxb-any") | {"SLACK_APP_TOKEN": "xapp-1", "SLACK_SIGNING_SECRET": ""}
@@ -141,7 +131,7 @@ def test_the_built_in_agent_is_served_when_bot_agent_is_unset(
 ) -> None:
     settings = load_settings({"SLACK_BOT_TOKEN": "xoxb-1", "SLACK_SIGNING_SECRET": "s"})
     agent = build_agent(settings)
-    assert agent.id == "countersign"
+    assert agent.id == "ops" and set(agent.agents) == {"billing"}
     assert "OPENAI_API_KEY is not set" in caplog.text
     served = build_agent(
         load_settings({**_env_http(), "BOT_AGENT": "tests.bot.served_agents:agent"})
@@ -174,7 +164,7 @@ async def test_python_m_bot_serves_until_sigterm_then_exits_cleanly(
                         assert await response.json() == {
                             "ok": True,
                             "mode": "http",
-                            "agent": "countersign",
+                            "agent": "ops",
                         }
                         break
                 await asyncio.sleep(0.05)

@@ -1,0 +1,154 @@
+"""``Workspace``: the state of the local Slack workspace (one channel, two people, the bot).
+
+Messages (with their Block Kit JSON exactly as the bot posted it), ephemeral notes, open
+modals. Every change bumps ``version`` and wakes the page's long polls.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import secrets
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+TEAM_ID = "T0LOCAL"
+CHANNEL_ID = "C0OPS"
+CHANNEL_NAME = "ops"
+BOT_USER_ID = "U0BOT"
+BOT_ID = "B0BOT"
+BOT_NAME = "countersign"
+APPROVERS_GROUP = "S0APPROVERS"
+"""A user group holding Sam, for ``APPROVERS=S0APPROVERS``."""
+
+
+@dataclass(frozen=True)
+class Person:
+    """A member of the local workspace."""
+
+    id: str
+    name: str
+
+
+PEOPLE = (Person("U0ALEX", "alex"), Person("U0SAM", "sam"))
+"""The people the page can act as (the first is the default)."""
+GROUPS = {APPROVERS_GROUP: ["U0SAM"]}
+
+
+@dataclass
+class Message:
+    """A message in the channel (``thread_ts`` set on replies)."""
+
+    ts: str
+    user: str
+    text: str
+    blocks: list[dict[str, Any]] = field(default_factory=list)
+    thread_ts: str | None = None
+    bot_id: str | None = None
+    edited: int = 0
+    ephemeral_for: str | None = None
+    """Set on ephemeral notes: the only person who sees it."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "ts": self.ts,
+            "user": self.user,
+            "text": self.text,
+            "blocks": self.blocks,
+            "thread_ts": self.thread_ts,
+            "bot_id": self.bot_id,
+            "edited": self.edited,
+            "ephemeral": self.ephemeral_for is not None,
+        }
+
+
+@dataclass
+class View:
+    """An open modal."""
+
+    id: str
+    user: str
+    view: dict[str, Any]
+    hash: str = field(default_factory=lambda: secrets.token_hex(8))
+
+    def to_json(self) -> dict[str, Any]:
+        return {**self.view, "id": self.id, "hash": self.hash, "team_id": TEAM_ID}
+
+
+class Workspace:
+    """Channel ``#ops`` of team ``T0LOCAL`` and the modals open in it."""
+
+    def __init__(self) -> None:
+        self.messages: dict[str, Message] = {}
+        self.views: dict[str, View] = {}
+        self.triggers: dict[str, tuple[str, float]] = {}
+        self.version = 0
+        self._changed = asyncio.Event()
+        self._last_ts = 0.0
+        self._ids = itertools.count(1)
+        self.closing = False
+
+    def person(self, user_id: str) -> Person | None:
+        return next((p for p in PEOPLE if p.id == user_id), None)
+
+    def next_ts(self) -> str:
+        """A fresh, increasing Slack ``ts``."""
+        now = max(time.time(), self._last_ts + 0.000001)
+        self._last_ts = now
+        return f"{now:.6f}"
+
+    def new_id(self, prefix: str) -> str:
+        return f"{prefix}{next(self._ids):06d}{secrets.token_hex(3).upper()}"
+
+    def new_trigger(self, user: str) -> str:
+        trigger = f"{next(self._ids)}.{secrets.token_hex(8)}"
+        self.triggers[trigger] = (user, time.monotonic())
+        return trigger
+
+    def add(self, message: Message) -> Message:
+        self.messages[message.ts] = message
+        self.changed()
+        return message
+
+    def open_view(self, user: str, view: dict[str, Any]) -> View:
+        opened = View(id=self.new_id("V"), user=user, view=dict(view))
+        self.views[opened.id] = opened
+        self.changed()
+        return opened
+
+    def close_views(self, user: str, view_id: str | None = None) -> None:
+        for key in [k for k, v in self.views.items() if v.user == user]:
+            if view_id is None or key == view_id:
+                del self.views[key]
+        self.changed()
+
+    def changed(self) -> None:
+        """Bump the version and wake every waiting poll."""
+        self.version += 1
+        self._changed.set()
+        self._changed = asyncio.Event()
+
+    async def wait(self, since: int, seconds: float) -> None:
+        """Return when ``version`` passes ``since``, the workspace closes, or after ``seconds``."""
+        if self.version > since or self.closing:
+            return
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(seconds):
+                await self._changed.wait()
+
+    def close(self) -> None:
+        """Release every waiting poll (shutdown)."""
+        self.closing = True
+        self.changed()
+
+    def state(self, user: str) -> dict[str, Any]:
+        """What ``user`` sees: messages, their own ephemeral notes and open modals."""
+        visible = [
+            m.to_json()
+            for m in sorted(self.messages.values(), key=lambda m: float(m.ts))
+            if m.ephemeral_for in (None, user)
+        ]
+        views = [v.to_json() for v in self.views.values() if v.user == user]
+        return {"version": self.version, "messages": visible, "views": views}
