@@ -57,7 +57,7 @@ class WebAPI:
         }
 
     def install(self, app: web.Application) -> None:
-        app.router.add_post(API_PATH + "{method}", self.handle)
+        app.router.add_route("*", API_PATH + "{method}", self.handle)
 
     async def handle(self, request: web.Request) -> web.Response:
         args = await _read_args(request)
@@ -200,11 +200,14 @@ def _error(code: str) -> Args:
 
 
 async def _read_args(request: web.Request) -> Args:
-    if request.content_type == "application/json":
+    if request.method == "GET":
+        args: Args = dict(request.query)
+    elif request.content_type == "application/json":
         body = await request.json()
-        args: Args = dict(body) if isinstance(body, dict) else {}
+        args = dict(body) if isinstance(body, dict) else {}
     else:
         args = {k: v for k, v in (await request.post()).items() if isinstance(v, str)}
+        args.update(request.query)
     for key in _JSON_FIELDS:
         if isinstance(args.get(key), str):
             try:
