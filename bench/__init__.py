@@ -1,1 +1,26 @@
-"""Benchmarks: ``python -m bench <figure>`` prints one JSON line per figure (SPEC 9)."""
+"""Benchmarks: ``python -m bench`` prints one JSON line per figure (SPEC 9).
+
+Figures (``python -m bench <figure>``; no argument or ``all`` runs every one):
+
+- ``cycle``: one suspend → persist → new ``Agent`` → approve → finish cycle with
+  ``ScriptedModel`` (framework overhead only), per storage: median, p99, cycles/s and the
+  snapshot bytes of the pending call. Default ``memory://`` and
+  ``sqlite+aiosqlite:///./data/bench.db``; ``--storage URL`` (repeatable) for PostgreSQL/Redis;
+  ``--cycles 200``.
+- ``list``: ``list_suspended_runs`` over ``--runs 100000`` stored runs: one page, and one thread.
+  Default: SQLite only (``./data/bench.db``); the runs are kept in the file, so only the first
+  run pays the fill (about a minute on 2 cores). ``--storage URL`` for other backends.
+- ``clicks``: p50/p99 of the Slack click-to-ack time (signed POST → HTTP response) against the
+  real bot (``python -m bot`` in its own process, a fake Web API here), with ``--cards 50``
+  pending approvals clicked ``--per-card 3`` times each, ``--concurrency 50`` clicks in flight;
+  also checks that each card's tool ran exactly once and every loser was told. See
+  ``bench._clicks``.
+- ``peers``: the ``cycle`` for LangGraph and the OpenAI Agents SDK, run in the same run in their
+  own virtual environment (``bench/.venv-peers``, created on first use: needs PyPI once), on
+  in-memory and SQLite-file storage, one line per peer with ``ratio_vs_countersign`` (their
+  median over ours). See ``bench._peers`` and the scripts in ``bench/peers/``.
+
+With the defaults, ``python -m bench`` takes a few minutes on 2 cores (plus the one-time fill of
+100k runs and the one-time peers install). A figure that fails prints ``{"figure": ...,
+"error": ...}`` and the others still run; the exit status is then 1.
+"""

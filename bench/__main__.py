@@ -1,7 +1,10 @@
-"""``python -m bench cycle|list --storage URL``: one JSON line per figure.
+"""``python -m bench [all|cycle|list|clicks|peers]``: one JSON line per figure (SPEC 9).
 
+python -m bench                                   # every figure, defaults below
 python -m bench cycle --storage sqlite+aiosqlite:///bench.db --cycles 200
 python -m bench list --storage postgresql+asyncpg://postgres@127.0.0.1/test --runs 100000
+python -m bench clicks --cards 50 --per-card 3 --concurrency 50
+python -m bench peers --cycles 200
 """
 
 from __future__ import annotations
@@ -10,31 +13,93 @@ import argparse
 import asyncio
 import json
 import logging
+import sys
+from collections.abc import Callable, Coroutine, Iterable
+from functools import partial
+from pathlib import Path
+from typing import Any
 
+from bench._clicks import run_clicks
 from bench._cycle import run_cycles
 from bench._listing import run_listing
+from bench._peers import run_peers
+
+SQLITE = "sqlite+aiosqlite:///./data/bench.db"
+CYCLE_STORAGES = ["memory://", SQLITE]
+"""``cycle`` (and ``all``) without ``--storage``."""
+LIST_STORAGES = [SQLITE]
+"""``list`` (and ``all``) without ``--list-storage``: one backend, 100k runs kept in the file."""
+FIGURES = ("all", "cycle", "list", "clicks", "peers")
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
-    sub = parser.add_subparsers(dest="figure", required=True)
-    cycle = sub.add_parser("cycle", help="suspend → persist → new Agent → approve → finish")
-    cycle.add_argument("--storage", action="append", default=None, help="storage URL (repeatable)")
-    cycle.add_argument("--cycles", type=int, default=200)
-    listing = sub.add_parser("list", help="list_suspended_runs with many stored runs")
-    listing.add_argument(
-        "--storage", action="append", default=None, help="storage URL (repeatable)"
+def _once(figure: Coroutine[Any, Any, dict[str, Any]]) -> list[dict[str, Any]]:
+    return [asyncio.run(figure)]
+
+
+def _report(name: str, figures: Callable[[], Iterable[dict[str, Any]]]) -> bool:
+    """Print each JSON line of one figure; a failure is printed as ``{"error": ...}``."""
+    try:
+        for figure in figures():
+            print(json.dumps(figure), flush=True)
+    except Exception as exc:
+        print(json.dumps({"figure": name, "error": f"{type(exc).__name__}: {exc}"}), flush=True)
+        return False
+    return True
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m bench", description=__doc__, formatter_class=argparse.RawTextHelpFormatter
     )
-    listing.add_argument("--runs", type=int, default=100_000)
-    args = parser.parse_args(argv)
+    sub = parser.add_subparsers(dest="figure", required=True)
+    every = sub.add_parser("all", help="every figure (the default)")
+    cycle = sub.add_parser("cycle", help="suspend → persist → new Agent → approve → finish")
+    listing = sub.add_parser("list", help="list_suspended_runs with many stored runs")
+    clicks = sub.add_parser("clicks", help="Slack click-to-ack time under concurrent clicks")
+    peers = sub.add_parser("peers", help="the cycle for LangGraph and the OpenAI Agents SDK")
+    for command in (every, cycle):
+        command.add_argument("--storage", action="append", help="storage URL (repeatable)")
+    for command in (every, cycle, peers):
+        command.add_argument("--cycles", type=int, default=200)
+    listing.add_argument("--storage", action="append", help="storage URL (repeatable)")
+    every.add_argument("--list-storage", action="append", help="storage URL for list")
+    for command in (every, listing):
+        command.add_argument("--runs", type=int, default=100_000)
+    clicks.add_argument("--storage", default="memory://", help="the bot's STORAGE_URL")
+    every.add_argument("--clicks-storage", default="memory://", help="the bot's STORAGE_URL")
+    for command in (every, clicks):
+        command.add_argument("--cards", type=int, default=50, help="pending approvals")
+        command.add_argument("--per-card", type=int, default=3, help="clicks on each card")
+        command.add_argument("--concurrency", type=int, default=50, help="clicks in flight")
+    for command in (every, peers):
+        command.add_argument("--data-dir", type=Path, default=Path("data"), help="SQLite files")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the figures; 1 when one of them failed (its line says why), else 0."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or (argv[0] not in FIGURES and argv[0] not in ("-h", "--help")):
+        argv.insert(0, "all")
+    args = _parser().parse_args(argv)
     logging.basicConfig(level=logging.ERROR)
-    if args.figure == "cycle":
-        for url in args.storage or ["memory://"]:
-            print(json.dumps(asyncio.run(run_cycles(url, args.cycles))), flush=True)
-    if args.figure == "list":
-        for url in args.storage or ["memory://"]:
-            print(json.dumps(asyncio.run(run_listing(url, args.runs))), flush=True)
+    chosen = args.figure
+    ok = True
+    if chosen in ("all", "cycle"):
+        for url in args.storage or CYCLE_STORAGES:
+            ok &= _report("cycle", partial(_once, run_cycles(url, args.cycles)))
+    if chosen in ("all", "list"):
+        urls = args.storage if chosen == "list" else args.list_storage
+        for url in urls or LIST_STORAGES:
+            ok &= _report("list_suspended_runs", partial(_once, run_listing(url, args.runs)))
+    if chosen in ("all", "clicks"):
+        url = args.storage if chosen == "clicks" else args.clicks_storage
+        options = {"cards": args.cards, "per_card": args.per_card, "concurrency": args.concurrency}
+        ok &= _report("clicks", partial(_once, run_clicks(url, **options)))
+    if chosen in ("all", "peers"):
+        ok &= _report("peers", partial(run_peers, cycles=args.cycles, data_dir=args.data_dir))
+    return 0 if ok else 1
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

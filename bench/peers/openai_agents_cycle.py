@@ -1,0 +1,140 @@
+# mypy: ignore-errors
+# (runs in bench/.venv-peers; its imports are not installed where mypy runs)
+"""OpenAI Agents SDK: suspend → persist → restart → approve → finish, timed like ``bench cycle``.
+
+Run by ``python -m bench peers`` with the peers' virtual environment's python (its import name
+``agents`` clashes with countersign's); prints one JSON line.
+
+The shape is the SDK's documented human-in-the-loop flow (``docs/human_in_the_loop.md``):
+
+1. ``Runner.run(agent, prompt)`` with the SDK's own deterministic ``agents.testing.ScriptedModel``
+   that returns one ``delete_record`` function call; the tool is
+   ``@function_tool(needs_approval=True)``, so the run stops with ``result.interruptions``.
+2. Persist: ``result.to_state().to_string()`` saved in the store (a dict, or one row of a SQLite
+   table on its own aiosqlite connection with countersign's pragmas: WAL, synchronous NORMAL).
+3. Restart: a fresh ``Agent`` (fresh scripted model that answers "Deleted."), the string loaded
+   back, ``RunState.from_string(agent, text)``.
+4. ``state.approve(item)`` for the interruption, ``Runner.run(agent, state)``: the tool runs and
+   the model answers. The stored state is deleted (countersign deletes its snapshot too).
+
+Fair to both: no network, tracing off (``set_tracing_disabled``: countersign has no tracing), the
+same prompt, tool and answer, a new agent object for each half, and ``state_bytes`` = the length
+of the stored string (countersign reports its snapshot JSON). countersign's cycle does more
+storage work per cycle (atomic claim, decision and audit records), so the ratio is conservative.
+"""
+
+# ruff: noqa: I001  (this `agents` is the OpenAI Agents SDK; ruff takes it for ours)
+from __future__ import annotations
+
+from importlib.metadata import version
+from typing import Any
+
+import _peer_timing as timing
+import aiosqlite
+from agents import Agent, Runner, function_tool, set_tracing_disabled
+from agents.run_state import RunState
+from agents.testing import ScriptedModel, assistant_message, function_call
+
+
+@function_tool(needs_approval=True)
+async def delete_record(id: str) -> dict[str, Any]:
+    """Delete a record by ID."""
+    return {"deleted": id}
+
+
+def _agent(steps: list[Any]) -> Agent[Any]:
+    return Agent(
+        name="ops",
+        instructions="You run operations.",
+        model=ScriptedModel(steps),
+        tools=[delete_record],
+    )
+
+
+class MemoryStates:
+    def __init__(self) -> None:
+        self._states: dict[str, str] = {}
+
+    async def save(self, key: str, value: str) -> None:
+        self._states[key] = value
+
+    async def load(self, key: str) -> str:
+        return self._states[key]
+
+    async def delete(self, key: str) -> None:
+        del self._states[key]
+
+    async def close(self) -> None:
+        pass
+
+
+class SqliteStates:
+    def __init__(self, conn: aiosqlite.Connection) -> None:
+        self._conn = conn
+
+    @classmethod
+    async def open(cls, path: str) -> SqliteStates:
+        conn = await aiosqlite.connect(path)
+        for pragma in timing.SQLITE_PRAGMAS:
+            await conn.execute(pragma)
+        await conn.execute(
+            "CREATE TABLE IF NOT EXISTS run_states (run_id TEXT PRIMARY KEY, state TEXT NOT NULL)"
+        )
+        await conn.commit()
+        return cls(conn)
+
+    async def save(self, key: str, value: str) -> None:
+        await self._conn.execute("INSERT INTO run_states VALUES (?, ?)", (key, value))
+        await self._conn.commit()
+
+    async def load(self, key: str) -> str:
+        async with self._conn.execute(
+            "SELECT state FROM run_states WHERE run_id = ?", (key,)
+        ) as cursor:
+            row = await cursor.fetchone()
+        if row is None:
+            raise KeyError(key)
+        return str(row[0])
+
+    async def delete(self, key: str) -> None:
+        await self._conn.execute("DELETE FROM run_states WHERE run_id = ?", (key,))
+        await self._conn.commit()
+
+    async def close(self) -> None:
+        await self._conn.close()
+
+
+async def main() -> None:
+    args = timing.parse_args("openai-agents")
+    set_tracing_disabled(True)
+    store = MemoryStates() if args.storage == "memory" else await SqliteStates.open(args.path)
+
+    async def one_cycle(n: int) -> tuple[float, int]:
+        run_id = f"bench-{n}-{id(store)}"
+        started = timing.time.perf_counter()
+        first = _agent([[function_call("delete_record", {"id": f"rec-{n}"}, call_id=f"c{n}")]])
+        result = await Runner.run(first, f"Delete record rec-{n}")
+        if len(result.interruptions) != 1:
+            raise RuntimeError(f"cycle {n}: expected one interruption, got {result.interruptions}")
+        text = result.to_state().to_string()
+        await store.save(run_id, text)
+        restarted = _agent([[assistant_message("Deleted.")]])
+        state = await RunState.from_string(restarted, await store.load(run_id))
+        for item in state.get_interruptions():
+            state.approve(item)
+        done = await Runner.run(restarted, state)
+        await store.delete(run_id)
+        elapsed = timing.time.perf_counter() - started
+        if done.final_output != "Deleted.":
+            raise RuntimeError(f"cycle {n} ended with {done.final_output!r}, expected 'Deleted.'")
+        return elapsed, len(text.encode())
+
+    try:
+        figure = await timing.time_cycles(one_cycle, args.cycles, args.warmup)
+    finally:
+        await store.close()
+    timing.report("openai-agents", version("openai-agents"), args.storage, figure)
+
+
+if __name__ == "__main__":
+    timing.run(main)
