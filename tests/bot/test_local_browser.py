@@ -126,3 +126,42 @@ async def test_declining_a_delete_in_the_browser_keeps_the_record(
 
     checked = await _ask(page, "show record 7")
     await expect(checked).to_contain_text("Record 7:")
+
+
+async def test_a_ticket_question_is_answered_in_the_browser_by_modal_or_thread_reply(
+    opened: tuple[Local, Page],
+) -> None:
+    _, page = opened
+    thread = await _ask(page, "open a ticket about the printer")
+    await expect(thread).to_contain_text("What priority should the ticket about 'printer' have")
+    provide = thread.locator("button[data-action-id]")
+    if await provide.count():  # "Provide details": a modal generated from the resume schema
+        await provide.first.click()
+        modal = page.get_by_test_id("modal")
+        await modal.locator("select").first.select_option("high")
+        await modal.locator('[data-role="submit"]').click()
+        await expect(modal).to_have_count(0)
+    else:
+        reply = page.get_by_test_id("thread-composer")
+        await reply.fill("high please")
+        await reply.press("Enter")
+    await expect(thread).to_contain_text("Opened ticket #1 “printer” with high priority.")
+
+
+async def test_editing_the_arguments_in_the_modal_then_approving_runs_the_edited_call(
+    opened: tuple[Local, Page],
+) -> None:
+    _, page = opened
+    thread = await _ask(page, "delete record 5")
+    card = thread.get_by_test_id("card")
+    await expect(card).to_contain_text("delete-record")
+    edit = card.locator('button[data-action-id="approval:edit"]')
+    if not await edit.count():
+        pytest.skip("this build's cards have no Edit button")
+    await _act_as(page, "sam")
+    await edit.click()
+    modal = page.get_by_test_id("modal")
+    await modal.locator("input").first.fill("6")
+    await modal.locator('[data-role="submit"]').click()
+    await expect(modal).to_have_count(0)
+    await expect(thread).to_contain_text("Done: record 6 (Wayne Ent. #6) was deleted.")
