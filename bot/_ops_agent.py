@@ -13,7 +13,7 @@ from agents import Agent
 from agents.models import Model
 from bot._demo_model import DemoModel
 from bot._settings import Settings
-from storage import DEFAULT_STORAGE_URL
+from storage import DEFAULT_STORAGE_URL, Storage
 from tools.examples import DemoDB, record_tools, refund_tools, ticket_tools
 
 OPS_INSTRUCTIONS = (
@@ -46,8 +46,11 @@ def agent_model(settings: Settings) -> Model | str:
     return DemoModel()
 
 
-def ops_agent(settings: Settings, db: DemoDB) -> Agent:
-    """The ``ops`` supervisor with its ``billing`` sub-agent, on ``db``'s demo tables."""
+def ops_agent(settings: Settings, db: DemoDB, storage: Storage | None = None) -> Agent:
+    """The ``ops`` supervisor with its ``billing`` sub-agent, on ``db``'s demo tables.
+
+    Without ``storage`` the agents start on an in-memory store until the bot gives them one.
+    """
     billing = Agent(
         id="billing",
         name="Billing",
@@ -55,6 +58,7 @@ def ops_agent(settings: Settings, db: DemoDB) -> Agent:
         instructions=BILLING_INSTRUCTIONS,
         model=agent_model(settings),
         tools=refund_tools(db),
+        storage=storage,
     )
     return Agent(
         id="ops",
@@ -63,5 +67,6 @@ def ops_agent(settings: Settings, db: DemoDB) -> Agent:
         model=agent_model(settings),
         tools=[*record_tools(db), *ticket_tools(db)],
         agents={"billing": billing},
+        storage=storage,
         default_options={"auto_resume_suspended_tools": True},
     )

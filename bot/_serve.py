@@ -24,13 +24,15 @@ from bot._ops_agent import demo_database_url, ops_agent
 from bot._services import Services, create_services
 from bot._settings import Settings
 from bot._webclient import create_web_client
-from storage import create_storage
+from storage import Storage, create_storage
 from tools.examples import DemoDB
 
 logger = logging.getLogger(__name__)
 
 
-def build_agent(settings: Settings, db: DemoDB | None = None) -> Agent:
+def build_agent(
+    settings: Settings, db: DemoDB | None = None, storage: Storage | None = None
+) -> Agent:
     """``BOT_AGENT`` when set, else the built-in ops agent on ``db``'s demo tables."""
     if settings.bot_agent:
         return import_agent(settings.bot_agent)
@@ -39,7 +41,7 @@ def build_agent(settings: Settings, db: DemoDB | None = None) -> Agent:
             "OPENAI_API_KEY is not set: the built-in agent runs on the offline demo model. Set "
             "it (and OPENAI_BASE_URL for a compatible server) to use OpenAI"
         )
-    return ops_agent(settings, db or DemoDB(demo_database_url(settings.storage_url)))
+    return ops_agent(settings, db or DemoDB(demo_database_url(settings.storage_url)), storage)
 
 
 @contextlib.asynccontextmanager
@@ -58,7 +60,7 @@ async def running_bot(
         else DemoDB(demo_database_url(settings.storage_url))
     )
     try:
-        served = attach_storage(agent or build_agent(settings, db), storage)
+        served = attach_storage(agent or build_agent(settings, db, storage), storage)
         local = LocalSlack(settings) if settings.slack_bot_token is None else None
         if local is not None:
             settings = local.settings
