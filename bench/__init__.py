@@ -9,7 +9,8 @@ Figures (``python -m bench <figure>``; no argument or ``all`` runs every one):
   ``--cycles 200``.
 - ``list``: ``list_suspended_runs`` over ``--runs 100000`` stored runs: one page, and one thread.
   Default: SQLite only (``./data/bench.db``); the runs are kept in the file, so only the first
-  run pays the fill (about a minute on 2 cores). ``--storage URL`` for other backends.
+  run pays the fill (several minutes on 2 cores; ``fill_s`` says how long). ``--storage URL`` for
+  other backends (``all``: ``--list-storage URL``).
 - ``clicks``: p50/p99 of the Slack click-to-ack time (signed POST → HTTP response) against the
   real bot (``python -m bot`` in its own process, a fake Web API here), with ``--cards 50``
   pending approvals clicked ``--per-card 3`` times each, ``--concurrency 50`` clicks in flight;

@@ -112,14 +112,14 @@ async def _wait_healthy(process: asyncio.subprocess.Process, url: str, log: Any)
     raise RuntimeError("the bot did not answer /healthz within 30 s")
 
 
-async def _mention(http: aiohttp.ClientSession, url: str, n: int) -> None:
-    ts = f"1690000000.{n:06d}"
+async def _mention(http: aiohttp.ClientSession, url: str, n: int, epoch: int) -> None:
+    ts = f"{epoch}.{n:06d}"  # fresh per run: a persistent store remembers delivered messages
     envelope = {
         "token": "legacy",
         "team_id": "T1",
         "api_app_id": "A1",
         "type": "event_callback",
-        "event_id": f"EvBench{n:08d}",
+        "event_id": f"EvBench{epoch}x{n:06d}",
         "event_time": int(time.time()),
         "authorizations": [{"team_id": "T1", "user_id": "UBOT", "is_bot": True}],
         "event": {
@@ -213,7 +213,8 @@ async def run_clicks(
         _bot(slack, storage_url) as url,
         aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=concurrency)) as http,
     ):
-        await asyncio.gather(*(_mention(http, url, n) for n in range(cards)))
+        epoch = int(time.time())
+        await asyncio.gather(*(_mention(http, url, n, epoch) for n in range(cards)))
         async with asyncio.timeout(settle_s):
             await slack.wait_until(lambda: len(slack.cards()) >= cards)
         slots = asyncio.Semaphore(concurrency)

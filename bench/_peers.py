@@ -53,11 +53,11 @@ def ensure_venv(venv: Path = VENV, requirements: Sequence[str] = REQUIREMENTS) -
         return python
     steps = []
     if not python.exists():
-        steps.append([sys.executable, "-m", "venv", str(venv)])
+        steps.append((f"creating {venv}", [sys.executable, "-m", "venv", str(venv)]))
     pip = [str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
-    steps.append([*pip, *requirements])
-    for step in steps:
-        print(f"bench: {' '.join(step[-len(requirements) :])} …", file=sys.stderr, flush=True)
+    steps.append((f"pip install {' '.join(requirements)}", [*pip, *requirements]))
+    for what, step in steps:
+        print(f"bench: {what} …", file=sys.stderr, flush=True)
         try:
             done = subprocess.run(step, capture_output=True, text=True, timeout=900, check=False)
         except (OSError, subprocess.TimeoutExpired) as exc:
