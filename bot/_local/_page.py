@@ -28,7 +28,12 @@ from bot._local._workspace import (
 
 POLL_SECONDS = 20.0
 """How long a state request waits for a change before answering anyway."""
-_STATIC = {"index.html": "text/html", "app.js": "text/javascript", "style.css": "text/css"}
+_STATIC = {
+    "index.html": "text/html",
+    "app.js": "text/javascript",
+    "blockkit.js": "text/javascript",
+    "style.css": "text/css",
+}
 _MENTION = re.compile(r"(?<![<\w])@" + BOT_NAME + r"\b", re.I)
 
 

@@ -35,7 +35,7 @@ async def test_the_page_is_served_and_names_the_offline_model(local: Local) -> N
         assert response.status == 200
         page = await response.text()
     assert 'id="model"' in page and "/_local/static/app.js" in page
-    for name in ("app.js", "style.css"):
+    for name in ("app.js", "blockkit.js", "style.css"):
         async with local.http.get(f"{local.url}/_local/static/{name}") as response:
             assert response.status == 200
     async with local.http.get(f"{local.url}/_local/static/..%2Fsecrets") as response:

@@ -3,15 +3,6 @@
 // emulator turns it into Slack's signed deliveries to the bot.
 "use strict";
 
-const EMOJI = {
-  lock: "🔒", white_check_mark: "✅", no_entry_sign: "🚫", question: "❓", warning: "⚠️",
-  hourglass: "⌛", hourglass_flowing_sand: "⏳", x: "❌", eyes: "👀", memo: "📝",
-  pencil: "✏️", pencil2: "✏️", robot_face: "🤖", heavy_check_mark: "✔️", lock_with_ink_pen: "🔏",
-  alarm_clock: "⏰", information_source: "ℹ️", bust_in_silhouette: "👤", tada: "🎉",
-  stopwatch: "⏱️", clock3: "🕒", calendar: "📆", mag: "🔍", money_with_wings: "💸",
-  ticket: "🎫", wastebasket: "🗑️", speech_balloon: "💬", key: "🔑", arrow_right: "➡️",
-};
-
 const state = {
   user: localStorage.getItem("countersign.user") || "",
   since: -1,
@@ -20,115 +11,14 @@ const state = {
   viewKey: "",
 };
 
-const $ = (id) => document.getElementById(id);
-const el = (tag, cls, html) => {
-  const node = document.createElement(tag);
-  if (cls) node.className = cls;
-  if (html !== undefined) node.innerHTML = html;
-  return node;
-};
-
-// -- mrkdwn --------------------------------------------------------------------------------
-const esc = (s) => String(s).replace(/&/g, "&amp;").replace(/</g, "&lt;")
-  .replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;");
-const unesc = (s) => String(s).replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&");
-
-function nameOf(id) {
+// -- names, messages and threads ------------------------------------------------------------
+nameOf = (id) => {
   const data = state.data;
   if (data && id === data.bot.id) return data.bot.name;
   const person = data && data.people.find((p) => p.id === id);
   return person ? person.name : id;
-}
+};
 
-function formatDate(epoch, format, fallback) {
-  const date = new Date(Number(epoch) * 1000);
-  if (Number.isNaN(date.getTime())) return esc(fallback || "");
-  const day = date.toLocaleDateString(undefined, { month: "short", day: "numeric", year: "numeric" });
-  const time = date.toLocaleTimeString(undefined, { hour: "2-digit", minute: "2-digit" });
-  return esc(format.replace(/\{date[a-z_]*\}/g, day).replace(/\{time[a-z_]*\}/g, time));
-}
-
-function control(inner) {
-  const [target, label] = inner.split("|", 2).concat([undefined]).slice(0, 2);
-  if (target.startsWith("@")) return `<span class="mention">@${esc(nameOf(target.slice(1)))}</span>`;
-  if (target.startsWith("#")) return `<span class="mention">#${esc(unesc(label || target.slice(1)))}</span>`;
-  if (target.startsWith("!date^")) {
-    const [, epoch, format] = target.split("^");
-    return formatDate(epoch, format || "{date} {time}", label && unesc(label));
-  }
-  if (target.startsWith("!")) return `<span class="mention">@${esc(target.slice(1).split("^")[0])}</span>`;
-  const url = unesc(target);
-  if (/^(https?:|mailto:)/.test(url)) {
-    return `<a href="${esc(url)}" target="_blank" rel="noopener">${esc(unesc(label || target))}</a>`;
-  }
-  return esc(unesc(label || target));
-}
-
-function mrkdwn(raw) {
-  const slots = [];
-  const hold = (html) => `\u0000${slots.push(html) - 1}\u0000`;
-  let s = String(raw || "").replace(/\u0000/g, "");
-  s = s.replace(/```([\s\S]*?)```/g, (_, c) => hold(`<pre><code>${esc(unesc(c.replace(/^\n/, "")))}</code></pre>`));
-  s = s.replace(/`([^`\n]+)`/g, (_, c) => hold(`<code>${esc(unesc(c))}</code>`));
-  s = s.replace(/<([^<>\n]+)>/g, (_, c) => hold(control(c)));
-  s = esc(unesc(s));
-  s = s.replace(/(^|[^\w*])\*([^*\n]+)\*(?![\w*])/g, "$1<b>$2</b>");
-  s = s.replace(/(^|[^\w_])_([^_\n]+)_(?![\w_])/g, "$1<i>$2</i>");
-  s = s.replace(/(^|[^\w~])~([^~\n]+)~(?![\w~])/g, "$1<s>$2</s>");
-  s = s.replace(/:([a-z0-9_+-]+):/g, (m, n) => EMOJI[n] || m);
-  s = s.replace(/\n/g, "<br>");
-  return s.replace(/\u0000(\d+)\u0000/g, (_, i) => slots[Number(i)]);
-}
-
-const textObject = (t) => (!t ? "" : t.type === "mrkdwn" ? mrkdwn(t.text) : esc(t.text));
-
-// -- Block Kit -----------------------------------------------------------------------------
-function button(element, onClick) {
-  const b = el("button", "btn" + (element.style ? " " + element.style : ""), textObject(element.text));
-  b.type = "button";
-  b.dataset.actionId = element.action_id || "";
-  b.addEventListener("click", () => onClick(element, b));
-  return b;
-}
-
-function renderBlocks(blocks, onClick) {
-  const out = el("div", "blocks");
-  blocks.forEach((block) => {
-    let node = null;
-    if (block.type === "section") {
-      node = el("div", "block section");
-      if (block.text) node.appendChild(el("div", "text", textObject(block.text)));
-      if (block.fields) {
-        const grid = el("div", "block fields");
-        block.fields.forEach((f) => grid.appendChild(el("div", "text", textObject(f))));
-        node.appendChild(grid);
-      }
-      if (block.accessory && block.accessory.type === "button") node.appendChild(button(block.accessory, onClick));
-    } else if (block.type === "context") {
-      node = el("div", "block context");
-      (block.elements || []).forEach((e) => {
-        if (e.type === "image") node.appendChild(el("span", "", esc(e.alt_text || "")));
-        else node.appendChild(el("span", "text", textObject(e)));
-      });
-    } else if (block.type === "actions") {
-      node = el("div", "block actions");
-      node.dataset.blockId = block.block_id || "";
-      (block.elements || []).forEach((e) => {
-        if (e.type === "button") node.appendChild(button(e, onClick));
-      });
-    } else if (block.type === "header") {
-      node = el("div", "block header", textObject(block.text));
-    } else if (block.type === "divider") {
-      node = el("hr", "block divider");
-    } else if (block.type === "image") {
-      node = el("div", "block context", esc(block.alt_text || ""));
-    }
-    if (node) out.appendChild(node);
-  });
-  return out;
-}
-
-// -- messages and threads ------------------------------------------------------------------
 const clock = (ts) => new Date(Number(ts) * 1000).toLocaleTimeString(undefined, { hour: "2-digit", minute: "2-digit" });
 
 function messageNode(message, replies) {
@@ -284,89 +174,6 @@ function renderView(view) {
     if (answer.errors) inputs.forEach((i) => i.showError(answer.errors[i.blockId] || ""));
   });
   overlay.appendChild(modal);
-}
-
-function inputBlock(block, index, parent) {
-  const e = block.element || {};
-  const blockId = block.block_id || `b${index}`;
-  const actionId = e.action_id || `a${index}`;
-  const box = el("div", "input");
-  box.dataset.blockId = blockId;
-  const label = el("label", "label", textObject(block.label) +
-    (block.optional ? ' <span class="optional">(optional)</span>' : ""));
-  box.appendChild(label);
-  const read = inputElement(e, box, `${blockId}-${actionId}`);
-  label.htmlFor = `${blockId}-${actionId}`;
-  if (block.hint) box.appendChild(el("div", "hint", textObject(block.hint)));
-  const error = el("div", "error");
-  box.appendChild(error);
-  parent.appendChild(box);
-  return {
-    blockId, actionId, optional: Boolean(block.optional),
-    value: read.value, empty: read.empty,
-    showError: (message) => { error.textContent = message; },
-  };
-}
-
-function inputElement(e, box, id) {
-  const optionOf = (o) => ({ text: o.text, value: o.value });
-  const options = (e.options || []).concat(...(e.option_groups || []).map((g) => g.options));
-  if (e.type === "static_select") {
-    const select = el("select");
-    select.id = id;
-    select.appendChild(new Option(e.placeholder ? e.placeholder.text : "Choose…", ""));
-    options.forEach((o) => select.appendChild(new Option(o.text.text, o.value)));
-    if (e.initial_option) select.value = e.initial_option.value;
-    box.appendChild(select);
-    const chosen = () => options.find((o) => o.value === select.value);
-    return {
-      value: () => ({ type: e.type, selected_option: chosen() ? optionOf(chosen()) : null }),
-      empty: () => !chosen(),
-    };
-  }
-  if (e.type === "checkboxes" || e.type === "radio_buttons") {
-    const kind = e.type === "checkboxes" ? "checkbox" : "radio";
-    const initial = (e.initial_options || (e.initial_option ? [e.initial_option] : [])).map((o) => o.value);
-    const boxes = options.map((o, i) => {
-      const input = el("input");
-      input.type = kind;
-      input.name = id;
-      input.id = `${id}-${i}`;
-      input.value = o.value;
-      input.checked = initial.includes(o.value);
-      const wrap = el("label", "choice");
-      wrap.appendChild(input);
-      wrap.appendChild(el("span", "", " " + textObject(o.text)));
-      box.appendChild(wrap);
-      return input;
-    });
-    const picked = () => options.filter((o, i) => boxes[i].checked).map(optionOf);
-    return {
-      value: () => (kind === "checkbox"
-        ? { type: e.type, selected_options: picked() }
-        : { type: e.type, selected_option: picked()[0] || null }),
-      empty: () => picked().length === 0,
-    };
-  }
-  const multiline = e.type === "plain_text_input" && e.multiline;
-  const input = el(multiline ? "textarea" : "input");
-  input.id = id;
-  if (multiline) input.rows = 3;
-  else input.type = { number_input: "number", email_text_input: "email", url_text_input: "url", datepicker: "date" }[e.type] || "text";
-  if (e.type === "number_input") input.step = e.is_decimal_allowed ? "any" : "1";
-  if (e.min_value !== undefined) input.min = e.min_value;
-  if (e.max_value !== undefined) input.max = e.max_value;
-  if (e.max_length) input.maxLength = e.max_length;
-  if (e.placeholder) input.placeholder = e.placeholder.text;
-  input.value = e.initial_value !== undefined ? e.initial_value : (e.initial_date || "");
-  box.appendChild(input);
-  const raw = () => input.value;
-  return {
-    value: () => (e.type === "datepicker"
-      ? { type: e.type, selected_date: raw() || null }
-      : { type: e.type, value: raw() === "" ? null : raw() }),
-    empty: () => raw().trim() === "",
-  };
 }
 
 function confirmDialog(confirm) {
