@@ -17,7 +17,7 @@ Figures (``python -m bench <figure>``; no argument or ``all`` runs every one):
   also checks that each card's tool ran exactly once and every loser was told. See
   ``bench._clicks``.
 - ``peers``: the ``cycle`` for LangGraph and the OpenAI Agents SDK, run in the same run in their
-  own virtual environment (``bench/.venv-peers``, created on first use: needs PyPI once), on
+  own virtual environment (``.venv-peers``, created on first use: needs PyPI once), on
   in-memory and SQLite-file storage, one line per peer with ``ratio_vs_countersign`` (their
   median over ours). See ``bench._peers`` and the scripts in ``bench/peers/``.
 

@@ -1,10 +1,11 @@
 """The approval cycle of LangGraph and the OpenAI Agents SDK next to ours, as ratios.
 
-The peers run in their own virtual environment, ``bench/.venv-peers`` (created on first use with
-``python -m venv`` and ``pip install``): the OpenAI Agents SDK's import name is ``agents``, like
-ours. Each peer is a standalone script in ``bench/peers/`` run by that environment's python; it
-prints one JSON line with the fields of our cycle figure (``median_ms``, ``p99_ms``,
-``cycles_per_s``, ``state_bytes``). For each storage class (in-memory, SQLite file) our cycle
+The peers run in their own virtual environment, ``.venv-peers`` at the repository root (created
+on first use with ``python -m venv`` and ``pip install``): the OpenAI Agents SDK's import name is
+``agents``, like ours. (Not inside ``bench/``: the architecture test parses every ``.py`` there.)
+Each peer is a standalone script in ``bench/peers/`` run by that environment's python; it prints
+one JSON line with the fields of our cycle figure (``median_ms``, ``p99_ms``, ``cycles_per_s``,
+``state_bytes``). For each storage class (in-memory, SQLite file) our cycle
 (``bench._cycle.run_cycles``) runs first, then each peer, one after the other, with the same
 number of cycles and warm-up cycles; a peer's ratio is its median over ours (above 1: slower than
 countersign). How each script keeps the comparison fair is in its docstring.
@@ -26,7 +27,7 @@ from typing import Any
 from bench._cycle import run_cycles
 
 HERE = Path(__file__).resolve().parent
-VENV = HERE / ".venv-peers"
+VENV = HERE.parent / ".venv-peers"
 """The peers' virtual environment (git-ignored)."""
 REQUIREMENTS = ("langgraph", "langgraph-checkpoint-sqlite", "langchain", "openai-agents")
 """What ``pip install`` puts in it (``langchain`` brings ``HumanInTheLoopMiddleware``)."""

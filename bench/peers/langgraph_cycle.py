@@ -1,5 +1,5 @@
 # mypy: ignore-errors
-# (runs in bench/.venv-peers; its imports are not installed where mypy runs)
+# (runs in .venv-peers; its imports are not installed where mypy runs)
 """LangGraph: suspend → persist → restart → approve → finish, timed like ``bench cycle``.
 
 Run by ``python -m bench peers`` with the peers' virtual environment's python; prints one JSON
