@@ -7,5 +7,6 @@ a person does on the page reaches ``/slack/events`` as Slack's signed payloads.
 """
 
 from bot._local._serve import LocalSlack, model_label
+from bot._local._workspace import WORKSPACE, Workspace
 
-__all__ = ["LocalSlack", "model_label"]
+__all__ = ["WORKSPACE", "LocalSlack", "Workspace", "model_label"]

@@ -30,9 +30,12 @@ APP_ID = "A0LOCAL"
 class Delivery:
     """Builds, signs and delivers events and interactions to ``events_url``."""
 
-    def __init__(self, workspace: Workspace, *, secret: str, events_url: str) -> None:
+    def __init__(
+        self, workspace: Workspace, *, secret: str, events_url: str, respond_url: str
+    ) -> None:
         self.workspace = workspace
         self.events_url = events_url
+        self.respond_url = respond_url
         self._verifier = SignatureVerifier(secret)
         self._session: aiohttp.ClientSession | None = None
 
@@ -116,6 +119,7 @@ class Delivery:
             "channel": {"id": CHANNEL_ID, "name": CHANNEL_NAME},
             "message": message.to_json() | {"type": "message"},
             "state": {"values": {}},
+            "response_url": self.respond_url + self.workspace.new_response_url(user, message),
             "actions": [
                 {
                     "type": action.get("type", "button"),

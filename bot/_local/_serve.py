@@ -23,8 +23,8 @@ from bot._demo_model import DEMO_MODEL_ID
 from bot._errors import BotConfigError
 from bot._local._delivery import Delivery
 from bot._local._page import Page
-from bot._local._webapi import API_PATH, WebAPI
-from bot._local._workspace import Workspace
+from bot._local._webapi import API_PATH, RESPOND_PATH, WebAPI
+from bot._local._workspace import WORKSPACE, Workspace
 from bot._settings import Settings
 
 logger = logging.getLogger(__name__)
@@ -59,7 +59,10 @@ class LocalSlack:
         """Where the page is served."""
         self.workspace = Workspace()
         self.delivery = Delivery(
-            self.workspace, secret=self.secret, events_url=self.url + EVENTS_PATH
+            self.workspace,
+            secret=self.secret,
+            events_url=self.url + EVENTS_PATH,
+            respond_url=self.url + RESPOND_PATH,
         )
         self.settings = settings.model_copy(update={"slack_signing_secret": SecretStr(self.secret)})
         """The settings, with the generated signing secret."""
@@ -71,6 +74,7 @@ class LocalSlack:
 
     def install(self, app: web.Application, agent: Agent) -> None:
         """Mount the emulated Web API and the page on the bot's web app."""
+        app[WORKSPACE] = self.workspace
         WebAPI(self.workspace, self.token).install(app)
         Page(self.workspace, self.delivery, model=model_label(agent)).install(app)
 

@@ -29,6 +29,8 @@ from bot._local._workspace import (
 
 API_PATH = "/_slack/api/"
 """Where the emulated Web API is served (the ``SLACK_API_URL`` of local mode)."""
+RESPOND_PATH = "/_slack/respond/"
+"""Where the ``response_url`` of a click points (``respond()`` in bolt)."""
 TRIGGER_TTL_SECONDS = 60.0
 """How long a ``trigger_id`` opens a modal (Slack: about 3 s; longer here for slow machines)."""
 
@@ -58,6 +60,37 @@ class WebAPI:
 
     def install(self, app: web.Application) -> None:
         app.router.add_route("*", API_PATH + "{method}", self.handle)
+        app.router.add_post(RESPOND_PATH + "{token}", self.respond)
+
+    async def respond(self, request: web.Request) -> web.Response:
+        """A ``response_url`` POST: an ephemeral note, or replace / delete the clicked message."""
+        found = self.workspace.response_urls.get(request.match_info["token"])
+        if found is None:
+            return web.json_response(_error("expired_url"), status=404)
+        user, clicked = found
+        body = await _read_args(request)
+        if body.get("delete_original"):
+            self.workspace.messages.pop(clicked.ts, None)
+            self.workspace.changed()
+        elif body.get("replace_original") and (clicked.ephemeral_for or clicked.bot_id):
+            clicked.text = str(body.get("text") or clicked.text)
+            clicked.blocks = list(body.get("blocks") or [])
+            clicked.edited += 1
+            self.workspace.changed()
+        else:
+            ephemeral = body.get("response_type") != "in_channel"
+            self.workspace.add(
+                Message(
+                    ts=self.workspace.next_ts(),
+                    user=BOT_USER_ID,
+                    text=str(body.get("text") or ""),
+                    blocks=list(body.get("blocks") or []),
+                    thread_ts=body.get("thread_ts") or clicked.thread_ts,
+                    bot_id=BOT_ID,
+                    ephemeral_for=user if ephemeral else None,
+                )
+            )
+        return web.json_response({"ok": True})
 
     async def handle(self, request: web.Request) -> web.Response:
         args = await _read_args(request)

@@ -14,6 +14,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from aiohttp import web
+
 TEAM_ID = "T0LOCAL"
 CHANNEL_ID = "C0OPS"
 CHANNEL_NAME = "ops"
@@ -84,6 +86,7 @@ class Workspace:
         self.messages: dict[str, Message] = {}
         self.views: dict[str, View] = {}
         self.triggers: dict[str, tuple[str, float]] = {}
+        self.response_urls: dict[str, tuple[str, Message]] = {}
         self.version = 0
         self._changed = asyncio.Event()
         self._last_ts = 0.0
@@ -106,6 +109,12 @@ class Workspace:
         trigger = f"{next(self._ids)}.{secrets.token_hex(8)}"
         self.triggers[trigger] = (user, time.monotonic())
         return trigger
+
+    def new_response_url(self, user: str, message: Message) -> str:
+        """The token of a ``response_url`` for ``user``'s click on ``message``."""
+        token = secrets.token_urlsafe(16)
+        self.response_urls[token] = (user, message)
+        return token
 
     def add(self, message: Message) -> Message:
         self.messages[message.ts] = message
@@ -152,3 +161,7 @@ class Workspace:
         ]
         views = [v.to_json() for v in self.views.values() if v.user == user]
         return {"version": self.version, "messages": visible, "views": views}
+
+
+WORKSPACE = web.AppKey("countersign.local_workspace", Workspace)
+"""Where the local workspace's state lives in the web app (local mode only)."""

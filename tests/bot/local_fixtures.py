@@ -11,6 +11,7 @@ from typing import Any
 import aiohttp
 
 from bot import Services, load_settings
+from bot._local import WORKSPACE, Workspace
 from bot._serve import running_bot
 
 ALEX = "U0ALEX"
@@ -24,6 +25,7 @@ class Local:
     services: Services
     url: str
     http: aiohttp.ClientSession
+    workspace: Workspace
 
     async def settle(self) -> None:
         await self.services.runner.drain()
@@ -85,4 +87,9 @@ async def local_workspace(**env: str) -> AsyncIterator[Local]:
     async with running_bot(settings) as (services, runner):
         [address] = runner.addresses
         async with aiohttp.ClientSession() as http:
-            yield Local(services=services, url=f"http://127.0.0.1:{address[1]}", http=http)
+            yield Local(
+                services=services,
+                url=f"http://127.0.0.1:{address[1]}",
+                http=http,
+                workspace=runner.app[WORKSPACE],
+            )

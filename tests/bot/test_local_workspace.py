@@ -222,3 +222,28 @@ async def test_python_m_bot_without_a_token_serves_the_workspace_until_sigterm(
         assert process.stderr is not None
         stderr = (await process.stderr.read()).decode()
     assert f"http://127.0.0.1:{port}" in stderr
+
+
+async def test_ephemeral_notes_and_response_urls_reach_only_the_clicker(local: Local) -> None:
+    client = local.services.client
+    ts = await local.say("list records")
+    await client.chat_postEphemeral(channel="C0OPS", user=SAM, text="only sam", thread_ts=ts)
+    assert "only sam" in texts(await local.thread(ts, user=SAM))
+    assert "only sam" not in texts(await local.thread(ts, user=ALEX))
+
+    [answer] = [
+        m
+        for m in local.workspace.messages.values()
+        if m.thread_ts == ts and m.bot_id and m.ephemeral_for is None
+    ]
+    token = local.workspace.new_response_url(SAM, answer)
+    url = f"{local.url}/_slack/respond/{token}"
+    async with local.http.post(url, json={"text": "noted", "replace_original": False}) as r:
+        assert r.status == 200
+    assert "noted" in texts(await local.thread(ts, user=SAM))
+    assert "noted" not in texts(await local.thread(ts, user=ALEX))
+    async with local.http.post(url, json={"text": "replaced", "replace_original": True}) as r:
+        assert r.status == 200
+    assert answer.text == "replaced" and answer.blocks == []
+    async with local.http.post(local.url + "/_slack/respond/unknown", json={}) as r:
+        assert r.status == 404
