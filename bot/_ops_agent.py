@@ -4,7 +4,7 @@ An ``ops`` supervisor with the record and ticket tools, and a ``billing`` sub-ag
 behind it as the delegation tool ``agent-billing``. Both run on ``openai/<OPENAI_MODEL>`` when
 ``OPENAI_API_KEY`` is set, else on the offline ``DemoModel``. Their tools work on the demo
 tables of a ``DemoDB``: in the storage's own database for SQL storage, in an in-process SQLite
-database for ``memory://`` and ``redis://`` storage (see ``demo_database_url``).
+database for ``memory://`` and ``redis://`` storage (``tools.examples.demo_database_url``).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from agents import Agent
 from agents.models import Model
 from bot._demo_model import DemoModel
 from bot._settings import Settings
-from storage import DEFAULT_STORAGE_URL, Storage
+from storage import Storage
 from tools.examples import DemoDB, record_tools, refund_tools, ticket_tools
 
 OPS_INSTRUCTIONS = (
@@ -28,15 +28,6 @@ BILLING_INSTRUCTIONS = (
     "Refunds over 100 wait for a person to approve. Say in one sentence what happened."
 )
 BILLING_DESCRIPTION = "Handles refunds: give it the order id, the amount and the reason"
-
-_SQL_SCHEMES = ("sqlite+aiosqlite", "postgresql+asyncpg")
-
-
-def demo_database_url(storage_url: str | None) -> str | None:
-    """Where the demo tables live: the storage's SQL database, or None (in-process SQLite)."""
-    url = storage_url or DEFAULT_STORAGE_URL
-    scheme = url.split("://", 1)[0]
-    return url if scheme in _SQL_SCHEMES else None
 
 
 def agent_model(settings: Settings) -> Model | str:

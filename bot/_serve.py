@@ -20,12 +20,12 @@ from bot._agent_loader import attach_storage, import_agent
 from bot._app import HEALTH_CHECKS, create_bolt_app, create_web_app
 from bot._errors import BotConfigError
 from bot._local import LocalSlack
-from bot._ops_agent import demo_database_url, ops_agent
+from bot._ops_agent import ops_agent
 from bot._services import Services, create_services
 from bot._settings import Settings
 from bot._webclient import create_web_client
 from storage import Storage, create_storage
-from tools.examples import DemoDB
+from tools.examples import DemoDB, demo_database_url
 
 logger = logging.getLogger(__name__)
 

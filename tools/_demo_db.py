@@ -14,6 +14,7 @@ Example:
 from __future__ import annotations
 
 import asyncio
+import re
 from pathlib import Path
 from typing import Any
 
@@ -28,14 +29,19 @@ from sqlalchemy import (
     func,
     inspect,
     select,
+    text,
 )
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 from sqlalchemy.pool import StaticPool
 
+from storage import DEFAULT_STORAGE_URL
+
 SEEDED_RECORDS = 50
 """Records 1..50 exist in a fresh demo database (as do orders 1..50)."""
 
+_SQL_SCHEMES = ("sqlite+aiosqlite", "postgresql+asyncpg")
+_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,62}$")
 _NAMES = ("Acme Corp", "Globex", "Initech", "Umbrella", "Hooli", "Stark Industries", "Wayne Ent.")
 _KINDS = ("customer", "supplier", "partner")
 
@@ -88,6 +94,13 @@ def seed_rows() -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     return recs, ords
 
 
+def demo_database_url(storage_url: str | None) -> str | None:
+    """Where the demo tables live for a ``STORAGE_URL``: the same SQL database, or None (an
+    in-process SQLite database) for ``memory://`` and ``redis://`` storage."""
+    url = storage_url or DEFAULT_STORAGE_URL
+    return url if url.split("://", 1)[0] in _SQL_SCHEMES else None
+
+
 class DemoDB:
     """The demo tables on an async SQLAlchemy engine (created and seeded on first use)."""
 
@@ -95,7 +108,7 @@ class DemoDB:
         """``url``: ``sqlite+aiosqlite:///…`` or ``postgresql+asyncpg://…``; None: in-process."""
         self.url = url
         """Where the tables live (None: an in-process SQLite database)."""
-        self._engine = _engine(url)
+        self._engine, self._schema = _engine(url)
         self._ready = False
         self._lock = asyncio.Lock()
 
@@ -117,6 +130,8 @@ class DemoDB:
             if self._ready:
                 return
             async with self._engine.begin() as conn:
+                if self._schema is not None:
+                    await conn.execute(text(f'CREATE SCHEMA IF NOT EXISTS "{self._schema}"'))
                 fresh = not await conn.run_sync(lambda sync: inspect(sync).has_table(records.name))
                 await conn.run_sync(metadata.create_all)
                 if fresh:
@@ -135,9 +150,9 @@ class DemoDB:
         await self._engine.dispose()
 
 
-def _engine(url: str | None) -> AsyncEngine:
+def _engine(url: str | None) -> tuple[AsyncEngine, str | None]:
     if url is None:
-        return create_async_engine("sqlite+aiosqlite://", poolclass=StaticPool)
+        return create_async_engine("sqlite+aiosqlite://", poolclass=StaticPool), None
     parsed = make_url(url)
     connect_args: dict[str, Any] = {}
     if parsed.get_backend_name() == "sqlite":
@@ -145,9 +160,12 @@ def _engine(url: str | None) -> AsyncEngine:
         database = parsed.database or ""
         if database and database != ":memory:" and not database.startswith("file:"):
             Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
-    schema = parsed.query.get("schema")
+    raw = parsed.query.get("schema")
+    schema = raw[-1] if isinstance(raw, tuple) else raw
     if schema:
         # countersign's own ``schema=`` option (storage): keep the demo tables there too.
+        if not _IDENTIFIER.match(schema):
+            raise ValueError(f"schema={schema!r} is not a plain SQL identifier")
         parsed = parsed.difference_update_query(["schema"])
-        connect_args["server_settings"] = {"search_path": str(schema)}
-    return create_async_engine(parsed, connect_args=connect_args)
+        connect_args["server_settings"] = {"search_path": schema}
+    return create_async_engine(parsed, connect_args=connect_args), schema or None

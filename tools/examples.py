@@ -9,7 +9,7 @@ Example:
     ...             tools=[*record_tools(db), *ticket_tools(db)], agents={"billing": billing})
 """
 
-from tools._demo_db import SEEDED_RECORDS, DemoDB
+from tools._demo_db import SEEDED_RECORDS, DemoDB, demo_database_url
 from tools._examples_records import ListRecordsInput, RecordInput, record_tools
 from tools._examples_refunds import APPROVAL_THRESHOLD, RefundInput, refund_tools
 from tools._examples_tickets import PriorityAnswer, PriorityQuestion, TicketInput, ticket_tools
@@ -24,6 +24,7 @@ __all__ = [
     "RecordInput",
     "RefundInput",
     "TicketInput",
+    "demo_database_url",
     "record_tools",
     "refund_tools",
     "ticket_tools",

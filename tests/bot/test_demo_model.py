@@ -13,10 +13,10 @@ from agents.models._base import ModelEvent
 from bot import _demo_text as text
 from bot import load_settings
 from bot._demo_model import DemoModel, extract, route
-from bot._ops_agent import agent_model, demo_database_url, ops_agent
+from bot._ops_agent import agent_model, ops_agent
 from storage import InMemoryStorage
 from tools._demo_db import records
-from tools.examples import SEEDED_RECORDS, DemoDB
+from tools.examples import SEEDED_RECORDS, DemoDB, demo_database_url
 
 OPS_TOOLS = {"list-records", "get-record", "delete-record", "open-ticket", "agent-billing"}
 

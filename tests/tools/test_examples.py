@@ -11,9 +11,10 @@ import pytest
 from agents import Agent
 from agents.models import ScriptedModel, call, reply
 from storage import InMemoryStorage, create_storage
+from tests.backends import BACKENDS, unique_url
 from tools import ApprovalContext, DemoDB, record_tools, refund_tools, ticket_tools
 from tools._demo_db import records
-from tools.examples import SEEDED_RECORDS, RefundInput
+from tools.examples import SEEDED_RECORDS, RefundInput, demo_database_url
 
 
 @pytest.fixture
@@ -132,3 +133,24 @@ async def test_the_demo_tables_live_in_the_storage_sqlite_database(tmp_path: Pat
     assert await again.count(records) == SEEDED_RECORDS - 1
     await again.close()
     await store.close()
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+async def test_the_demo_tables_follow_every_storage_backend(backend: str, tmp_path: Path) -> None:
+    async with unique_url(backend, tmp_path) as url:
+        first = DemoDB(demo_database_url(url))
+        agent = Agent(
+            id="ops",
+            model=ScriptedModel([call("delete-record", {"id": 3}), reply("ok")]),
+            tools=record_tools(first),
+            storage=InMemoryStorage(),
+        )
+        result = await agent.generate("delete record 3")
+        await agent.approve_tool_call_generate(run_id=result.run_id)
+        assert await first.count(records) == SEEDED_RECORDS - 1
+        await first.close()
+        again = DemoDB(demo_database_url(url))
+        in_process = demo_database_url(url) is None  # memory:// and redis:// storage
+        kept = SEEDED_RECORDS if in_process else SEEDED_RECORDS - 1
+        assert await again.count(records) == kept
+        await again.close()
