@@ -11,7 +11,7 @@ from bot._agent_loader import AgentLoadError
 from bot._app import BOLT_APP, HEALTH_CHECKS, SERVICES, create_bolt_app, create_web_app
 from bot._errors import BotConfigError, BotError
 from bot._ids import APPROVE_ACTION, DECLINE_ACTION
-from bot._policy import AnyoneMayDecide, DecisionPolicy
+from bot._policy import AnyoneMayDecide, DecisionPolicy, Refusal, SettingsPolicy
 from bot._runner import Runner, RunnerClosed
 from bot._services import Services, create_services
 from bot._settings import Settings, load_settings
@@ -27,10 +27,12 @@ __all__ = [
     "BotConfigError",
     "BotError",
     "DecisionPolicy",
+    "Refusal",
     "Runner",
     "RunnerClosed",
     "Services",
     "Settings",
+    "SettingsPolicy",
     "create_bolt_app",
     "create_services",
     "create_web_app",

@@ -22,7 +22,14 @@ from slack_sdk.models.blocks import (
 )
 
 from bot import _messages as msg
-from bot._ids import APPROVAL_BLOCK, APPROVE_ACTION, DECLINE_ACTION
+from bot._ids import (
+    APPROVAL_BLOCK,
+    APPROVE_ACTION,
+    DECLINE_ACTION,
+    EDIT_ACTION,
+    PROVIDE_ACTION,
+    SUSPENSION_BLOCK,
+)
 from bot._mrkdwn import code_block, escape, escape_truncated, mention
 from bot._refs import ApprovalRef
 
@@ -55,14 +62,16 @@ class CardView:
 class Decision:
     """Who decided a card, how and when."""
 
-    kind: Literal["approved", "declined"]
-    """What was decided."""
+    kind: Literal["approved", "declined", "expired"]
+    """What was decided (``expired``: nobody decided within ``APPROVAL_TTL_SECONDS``)."""
     by: str | None
     """Slack user id of who decided (None: the system, e.g. expiry)."""
     at: datetime
     """When (timezone-aware)."""
     reason: str | None = None
     """Why, when a reason was given (shown escaped)."""
+    approved_args: dict[str, Any] | None = None
+    """The arguments approved, when the approver edited them (shown next to the original)."""
 
 
 def slack_date(at: datetime) -> str:
@@ -74,13 +83,25 @@ def _name(text: str) -> str:
     return escape_truncated(text, _NAME_LIMIT).replace("`", "'")
 
 
-def _card_body(card: CardView) -> list[Block]:
+def _args_section(label: str, args: dict[str, Any]) -> SectionBlock:
+    text = json.dumps(args, indent=2, ensure_ascii=False, sort_keys=True, default=str)
+    head = label + "\n"
+    return SectionBlock(
+        text=MarkdownTextObject(text=head + code_block(text, SECTION_LIMIT - len(head)))
+    )
+
+
+def _card_body(card: CardView, edited: dict[str, Any] | None = None) -> list[Block]:
     title = msg.APPROVAL_TITLE.format(tool=_name(card.tool_name))
     if len(card.agent_path) > 1:
         title += "\n" + msg.APPROVAL_VIA.format(path=_name(" → ".join(card.agent_path)))
-    args = json.dumps(card.args, indent=2, ensure_ascii=False, sort_keys=True, default=str)
-    args_text = msg.ARGUMENTS_LABEL + "\n"
-    args_text += code_block(args, SECTION_LIMIT - len(args_text))
+    if edited is None or edited == card.args:
+        args = [_args_section(msg.ARGUMENTS_LABEL, card.args)]
+    else:
+        args = [
+            _args_section(msg.ORIGINAL_ARGUMENTS_LABEL, card.args),
+            _args_section(msg.APPROVED_ARGUMENTS_LABEL, edited),
+        ]
     requested = (
         msg.REQUESTED_BY.format(user=card.requester)
         if card.requester and mention(card.requester).startswith("<@")
@@ -88,7 +109,7 @@ def _card_body(card: CardView) -> list[Block]:
     )
     return [
         SectionBlock(text=MarkdownTextObject(text=title)),
-        SectionBlock(text=MarkdownTextObject(text=args_text)),
+        *args,
         ContextBlock(elements=[MarkdownTextObject(text=requested)]),
     ]
 
@@ -104,6 +125,11 @@ def approval_card(card: CardView) -> list[Block]:
                 action_id=APPROVE_ACTION,
                 value=value,
                 style="primary",
+            ),
+            ButtonElement(
+                text=PlainTextObject(text=msg.EDIT_BUTTON),
+                action_id=EDIT_ACTION,
+                value=value,
             ),
             ButtonElement(
                 text=PlainTextObject(text=msg.DECLINE_BUTTON),
@@ -123,15 +149,22 @@ def approval_fallback(card: CardView) -> str:
 
 def decided_card(card: CardView, decision: Decision) -> list[Block]:
     """The card after a decision: who decided and when, no buttons."""
-    template = msg.APPROVED_BY if decision.kind == "approved" else msg.DECLINED_BY
-    line = template.format(who=mention(decision.by), when=slack_date(decision.at))
-    if decision.reason:
+    templates = {
+        "approved": msg.APPROVED_BY,
+        "declined": msg.DECLINED_BY,
+        "expired": msg.EXPIRED_CARD,
+    }
+    line = templates[decision.kind].format(who=mention(decision.by), when=slack_date(decision.at))
+    if decision.reason and decision.kind != "expired":
         line += ": " + escape_truncated(decision.reason, 500)
-    return [*_card_body(card), ContextBlock(elements=[MarkdownTextObject(text=line)])]
+    body = _card_body(card, decision.approved_args)
+    return [*body, ContextBlock(elements=[MarkdownTextObject(text=line)])]
 
 
 def decided_fallback(card: CardView, decision: Decision) -> str:
     """The notification text of a decided card."""
+    if decision.kind == "expired":
+        return escape_truncated(msg.EXPIRED_FALLBACK.format(tool=card.tool_name), FALLBACK_LIMIT)
     text = msg.DECIDED_FALLBACK.format(
         decision=decision.kind.capitalize(), who=decision.by or "someone", tool=card.tool_name
     )
@@ -145,8 +178,12 @@ def already_decided_text(decision: str, by: str | None, at: datetime) -> str:
     )
 
 
-def question_blocks(tool_name: str, suspend_payload: dict[str, Any] | None) -> list[Block]:
-    """What a suspended tool asks, posted in the thread; a reply in the thread answers it."""
+def question_blocks(
+    tool_name: str, suspend_payload: dict[str, Any] | None, ref: ApprovalRef | None = None
+) -> list[Block]:
+    """What a suspended tool asks, posted in the thread; a reply in the thread answers it,
+    and with ``ref`` (the tool has a ``resume_schema``) a "Provide details" button opens a form.
+    """
     title = msg.QUESTION_TITLE.format(tool=_name(tool_name))
     question = _question_text(suspend_payload or {})
     body = escape_truncated(question, SECTION_LIMIT) if question else None
@@ -157,6 +194,14 @@ def question_blocks(tool_name: str, suspend_payload: dict[str, Any] | None) -> l
         payload = json.dumps(suspend_payload, indent=2, ensure_ascii=False, default=str)
         blocks.append(SectionBlock(text=MarkdownTextObject(text=code_block(payload, 2900))))
     blocks.append(ContextBlock(elements=[MarkdownTextObject(text=msg.QUESTION_HINT)]))
+    if ref is not None:
+        button = ButtonElement(
+            text=PlainTextObject(text=msg.PROVIDE_BUTTON),
+            action_id=PROVIDE_ACTION,
+            value=ref.encode(),
+            style="primary",
+        )
+        blocks.append(ActionsBlock(block_id=SUSPENSION_BLOCK, elements=[button]))
     return blocks
 
 

@@ -9,11 +9,30 @@ APPROVE_ACTION = "approval:approve"
 """``action_id`` of the Approve button (style primary)."""
 DECLINE_ACTION = "approval:decline"
 """``action_id`` of the Decline button (style danger)."""
-ACTION_IDS = (APPROVE_ACTION, DECLINE_ACTION)
+EDIT_ACTION = "approval:edit"
+"""``action_id`` of the Edit button: a modal to change the arguments, then approve."""
+PROVIDE_ACTION = "suspension:provide"
+"""``action_id`` of "Provide details" on a suspended call's question."""
+CARD_ACTIONS = (APPROVE_ACTION, EDIT_ACTION, DECLINE_ACTION)
+"""The buttons of an approval card."""
+ACTION_IDS = (*CARD_ACTIONS, PROVIDE_ACTION)
 """Every ``action_id`` a listener is registered for."""
+
+DECLINE_VIEW = "approval:decline-modal"
+"""``callback_id`` of the decline modal (optional reason)."""
+EDIT_VIEW = "approval:edit-modal"
+"""``callback_id`` of the edit-then-approve modal."""
+PROVIDE_VIEW = "suspension:provide-modal"
+"""``callback_id`` of the "Provide details" modal."""
+VIEW_CALLBACK_IDS = (DECLINE_VIEW, EDIT_VIEW, PROVIDE_VIEW)
+"""Every ``view_submission`` ``callback_id`` a listener is registered for."""
+REASON_BLOCK = "reason"
+"""``block_id`` of the reason input of the decline modal."""
 
 APPROVAL_BLOCK = "approval-actions"
 """``block_id`` of the card's buttons."""
+SUSPENSION_BLOCK = "suspension-actions"
+"""``block_id`` of the "Provide details" button under a question."""
 
 LISTENED_EVENTS = ("app_mention", "message")
 """Event types with a listener."""
@@ -27,13 +46,17 @@ BOT_SCOPES = (
     "chat:write",
     "groups:history",
     "im:history",
+    "usergroups:read",
 )
 """OAuth bot scopes in ``manifest.yml``, each used by the bot:
 
 - ``app_mentions:read``: the ``app_mention`` event;
 - ``channels:history`` / ``groups:history``: thread replies (``message.channels``/``.groups``);
 - ``im:history``: direct messages (``message.im``);
-- ``chat:write``: ``chat.postMessage``, ``chat.update``, ``chat.postEphemeral``.
+- ``chat:write``: ``chat.postMessage``, ``chat.update``, ``chat.postEphemeral``;
+- ``usergroups:read``: ``usergroups.users.list`` for user groups (``S…``) in ``APPROVERS``.
+
+``views.open`` (the modals) needs no scope.
 """
 
 

@@ -9,9 +9,19 @@ from pydantic import ValidationError
 from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncBoltContext
 
 from bot._conversation import handle_message
-from bot._decisions import Choice, handle_click
-from bot._ids import APPROVE_ACTION, DECLINE_ACTION
-from bot._payloads import BlockActions, EventEnvelope
+from bot._decisions import handle_click
+from bot._ids import (
+    APPROVE_ACTION,
+    DECLINE_ACTION,
+    DECLINE_VIEW,
+    EDIT_ACTION,
+    EDIT_VIEW,
+    PROVIDE_ACTION,
+    PROVIDE_VIEW,
+)
+from bot._modal_flows import finish_submission, open_modal, submitted
+from bot._payloads import BlockActions, EventEnvelope, ViewSubmission
+from bot._policy import Choice
 from bot._services import Services
 
 logger = logging.getLogger(__name__)
@@ -52,17 +62,41 @@ def register_listeners(app: AsyncApp, services: Services) -> None:
             except ValidationError as exc:
                 logger.warning("ignoring a click that does not parse: %s", _where(exc))
                 return
-            services.runner.submit(
-                handle_click(services, click, choice), name=f"{choice}-{click.user.id}"
-            )
+            work = handle_click if choice == "approve" else open_modal
+            services.runner.submit(work(services, click, choice), name=f"{choice}-{click.user.id}")
 
         listener.__name__ = f"on_{choice}"
+        return listener
+
+    def on_submit(choice: Choice) -> Any:
+        async def listener(ack: AsyncAck, body: dict[str, Any]) -> None:
+            try:
+                submission = ViewSubmission.model_validate(body)
+            except ValidationError as exc:
+                logger.warning("ignoring a submission that does not parse: %s", _where(exc))
+                await ack()
+                return
+            result = await submitted(services, submission, choice)
+            if result.errors:
+                await ack(response_action="errors", errors=result.errors)
+                return
+            await ack()
+            services.runner.submit(
+                finish_submission(services, result), name=f"{choice}-modal-{submission.user.id}"
+            )
+
+        listener.__name__ = f"on_{choice}_submit"
         return listener
 
     app.event("app_mention")(on_event)
     app.event("message")(on_event)
     app.action(APPROVE_ACTION)(on_click("approve"))
     app.action(DECLINE_ACTION)(on_click("decline"))
+    app.action(EDIT_ACTION)(on_click("edit"))
+    app.action(PROVIDE_ACTION)(on_click("provide"))
+    app.view(DECLINE_VIEW)(on_submit("decline"))
+    app.view(EDIT_VIEW)(on_submit("edit"))
+    app.view(PROVIDE_VIEW)(on_submit("provide"))
 
 
 def _where(exc: ValidationError) -> str:

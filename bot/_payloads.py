@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import BaseModel, ConfigDict
 
 HANDLED_SUBTYPES = (None, "thread_broadcast", "file_share")
@@ -84,6 +86,7 @@ class BlockActions(_Slack):
 
     user: _User
     team: _Team | None = None
+    trigger_id: str | None = None
     container: _Container = _Container()
     channel: _Channel | None = None
     message: _Message | None = None
@@ -110,3 +113,23 @@ class BlockActions(_Slack):
     def team_id(self) -> str | None:
         """The workspace the click came from."""
         return self.team.id if self.team else self.user.team_id
+
+
+class _View(_Slack):
+    id: str | None = None
+    callback_id: str
+    private_metadata: str = ""
+    state: dict[str, dict[str, dict[str, Any]]] = {}
+
+
+class ViewSubmission(_Slack):
+    """A ``view_submission`` interaction: a modal's Submit."""
+
+    user: _User
+    team: _Team | None = None
+    view: _View
+
+    @property
+    def values(self) -> dict[str, dict[str, Any]]:
+        """``view.state.values``: block id → action id → element state."""
+        return self.view.state.get("values", {})

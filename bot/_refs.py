@@ -41,3 +41,34 @@ class ApprovalRef(BaseModel):
             return cls.model_validate_json(value)
         except ValidationError:
             return None
+
+
+class ModalRef(BaseModel):
+    """A modal's ``private_metadata``: the call it decides and the card or question it came from."""
+
+    model_config = ConfigDict(frozen=True, populate_by_name=True)
+
+    ref: ApprovalRef = Field(alias="a")
+    """The pending call."""
+    team: str = Field(alias="t")
+    """The workspace of the thread."""
+    channel: str = Field(alias="ch")
+    """Channel of the card or question."""
+    message_ts: str | None = Field(default=None, alias="m")
+    """The card or question message."""
+    thread_ts: str = Field(alias="th")
+    """The Slack thread."""
+
+    def encode(self) -> str:
+        """Compact JSON, well under Slack's 3000-character ``private_metadata``."""
+        return json.dumps(self.model_dump(by_alias=True), separators=(",", ":"))
+
+    @classmethod
+    def decode(cls, value: str | None) -> ModalRef | None:
+        """Parse ``private_metadata``; None when it is not one of ours."""
+        if not value:
+            return None
+        try:
+            return cls.model_validate_json(value)
+        except ValidationError:
+            return None

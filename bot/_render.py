@@ -10,7 +10,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agents import AgentStream
+from agents import AgentStream, fingerprint
 from agents.errors import AgentError
 from bot import _messages as msg
 from bot._blocks import (
@@ -70,7 +70,9 @@ class SuspendedChunk(_Chunk):
 
     tool_call_id: str
     tool_name: str
+    args: dict[str, Any] = Field(default_factory=dict)
     suspend_payload: dict[str, Any] | None = None
+    resume_schema: dict[str, Any] | None = None
 
 
 async def post_run(services: Services, stream: AgentStream, thread: SlackThread) -> None:
@@ -96,7 +98,13 @@ async def post_run(services: Services, stream: AgentStream, thread: SlackThread)
                 channel=thread.channel,
                 thread_ts=thread.thread_ts,
                 text=question_fallback(question.tool_name, question.suspend_payload),
-                blocks=as_dicts(question_blocks(question.tool_name, question.suspend_payload)),
+                blocks=as_dicts(
+                    question_blocks(
+                        question.tool_name,
+                        question.suspend_payload,
+                        _provide_ref(chunk.run_id, question),
+                    )
+                ),
             )
     await streamer.finish()
     result = await stream.result()
@@ -104,6 +112,17 @@ async def post_run(services: Services, stream: AgentStream, thread: SlackThread)
         code = _code(result.error)
         logger.error("run %s failed: %s", result.run_id, code, exc_info=result.error)
         await _post_failure(services, thread, code)
+
+
+def _provide_ref(run_id: str, question: SuspendedChunk) -> ApprovalRef | None:
+    """What the "Provide details" button carries; None when there is no form to show."""
+    if not question.resume_schema:
+        return None
+    return ApprovalRef(
+        run_id=run_id,
+        tool_call_id=question.tool_call_id,
+        fingerprint=fingerprint(question.tool_name, question.args),
+    )
 
 
 @contextlib.asynccontextmanager

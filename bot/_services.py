@@ -10,7 +10,7 @@ from agents import Agent
 from bot._cards import CardStore
 from bot._dedupe import Deduper
 from bot._locks import LocalThreadLocks, ThreadLocks
-from bot._policy import AnyoneMayDecide, DecisionPolicy
+from bot._policy import DecisionPolicy, SettingsPolicy
 from bot._runner import Runner
 from bot._settings import Settings
 from storage import Storage
@@ -57,7 +57,8 @@ def create_services(
     """Assemble ``Services`` around an agent (its storage is used unless one is given).
 
     ``locks`` and ``dedupe`` default to this process / the agent's storage; pass shared ones
-    (e.g. Redis-backed) to run several instances.
+    (e.g. Redis-backed) to run several instances. ``policy`` defaults to the configured rules
+    (``APPROVERS``, ``ALLOW_SELF_APPROVAL``, same workspace).
     """
     store = storage if storage is not None else agent.storage
     return Services(
@@ -69,6 +70,6 @@ def create_services(
         locks=locks or LocalThreadLocks(),
         dedupe=dedupe or Deduper(store),
         cards=CardStore(store),
-        policy=policy or AnyoneMayDecide(),
+        policy=policy or SettingsPolicy(settings, client),
         stream_interval=stream_interval,
     )

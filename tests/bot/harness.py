@@ -195,15 +195,16 @@ class Bot:
         action_id: str,
         *,
         user: str = "U2",
+        user_team: str = TEAM,
         timestamp: int | None = None,
         secret: str = SECRET,
     ) -> ClientResponse:
-        """A person clicks a button of ``card``."""
+        """A person (of workspace ``user_team``) clicks a button of ``card``."""
         actions = next(b for b in card.blocks if b["type"] == "actions")
         button = next(e for e in actions["elements"] if e["action_id"] == action_id)
         payload = {
             "type": "block_actions",
-            "user": {"id": user, "username": user.lower(), "team_id": TEAM},
+            "user": {"id": user, "username": user.lower(), "team_id": user_team},
             "api_app_id": "A1",
             "token": "legacy",
             "team": {"id": TEAM, "domain": "test"},
@@ -236,6 +237,57 @@ class Bot:
         }
         body, headers = interaction_request(payload, secret, timestamp=timestamp)
         return await self.http.post("/slack/events", data=body, headers=headers)
+
+    def opened_views(self) -> list[dict[str, Any]]:
+        """Every modal the bot opened (``views.open``), oldest first."""
+        return [c["view"] for c in self.slack.calls_to("views.open")]
+
+    async def submit(
+        self,
+        view: dict[str, Any],
+        values: dict[str, Any] | None = None,
+        *,
+        user: str = "U2",
+        user_team: str = TEAM,
+    ) -> ClientResponse:
+        """A person submits a modal the bot opened; ``values`` is ``view.state.values``."""
+        payload = {
+            "type": "view_submission",
+            "team": {"id": TEAM, "domain": "test"},
+            "user": {"id": user, "username": user.lower(), "team_id": user_team},
+            "api_app_id": "A1",
+            "token": "legacy",
+            "trigger_id": "trigger-2",
+            "view": {
+                "id": "V1",
+                "type": "modal",
+                "team_id": TEAM,
+                "callback_id": view["callback_id"],
+                "private_metadata": view.get("private_metadata", ""),
+                "blocks": view.get("blocks", []),
+                "title": view.get("title"),
+                "state": {"values": values or {}},
+                "hash": "h1",
+            },
+        }
+        body, headers = interaction_request(payload, SECRET)
+        return await self.http.post("/slack/events", data=body, headers=headers)
+
+    async def decline(
+        self, card: PostedMessage, *, user: str = "U2", reason: str | None = None
+    ) -> ClientResponse:
+        """Click Decline, then submit the modal it opened (with an optional reason)."""
+        before = len(self.opened_views())
+        response = await self.click(card, "approval:decline", user=user)
+        assert response.status == 200
+        await self.settle()
+        views = self.opened_views()
+        if len(views) == before:
+            return response  # refused: no modal
+        values = {"reason": {"value": {"type": "plain_text_input", "value": reason}}}
+        submitted = await self.submit(views[-1], values, user=user)
+        await self.settle()
+        return submitted
 
     def cards(self, thread_ts: str, channel: str = CHANNEL) -> list[PostedMessage]:
         """Messages of a thread that carry (or carried) an approval card."""

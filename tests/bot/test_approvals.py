@@ -8,6 +8,8 @@ from agents import Agent
 from agents.models import ScriptedModel, call, calls, reply
 from bot import APPROVE_ACTION, DECLINE_ACTION
 from bot._cards import PostedCard
+from bot._ids import EDIT_ACTION
+from bot._policy import Choice, Refusal
 from bot._refs import ApprovalRef
 from storage import Storage
 from tests.bot.conftest import BotFactory
@@ -54,7 +56,7 @@ async def test_card_shows_requester_and_buttons_per_spec(bot_with: BotFactory) -
         assert "<@U1>" in str(card.blocks)
         [actions] = [b for b in card.blocks if b["type"] == "actions"]
         styles = {e["action_id"]: e.get("style") for e in actions["elements"]}
-        assert styles == {APPROVE_ACTION: "primary", DECLINE_ACTION: "danger"}
+        assert styles == {APPROVE_ACTION: "primary", EDIT_ACTION: None, DECLINE_ACTION: "danger"}
 
 
 async def test_decline_never_runs_the_tool_and_the_model_answers(
@@ -67,8 +69,7 @@ async def test_decline_never_runs_the_tool_and_the_model_answers(
         ts = await bot.mention("delete x")
         await bot.settle()
         [card] = bot.cards(ts)
-        await bot.click(card, DECLINE_ACTION, user="U2")
-        await bot.settle()
+        await bot.decline(card, user="U2")
         assert executions.of("delete_record") == []
         [updated] = bot.cards(ts)
         assert "Declined by <@U2>" in str(updated.blocks)
@@ -108,8 +109,7 @@ async def test_click_after_the_run_finished_gets_an_ephemeral(
         [card] = bot.cards(ts)
         await bot.click(card, APPROVE_ACTION, user="U2")
         await bot.settle()
-        await bot.click(card, DECLINE_ACTION, user="U3")
-        await bot.settle()
+        await bot.decline(card, user="U3")
         assert len(executions.of("delete_record")) == 1
         [ephemeral] = bot.slack.calls_to("chat.postEphemeral")
         assert ephemeral["user"] == "U3" and "<@U2>" in ephemeral["text"]
@@ -120,10 +120,12 @@ async def test_refused_click_gets_an_ephemeral_and_changes_nothing(
 ) -> None:
     class OnlyU9:
         async def refusal(
-            self, *, user: str, team: str | None, card: PostedCard | None
-        ) -> str | None:
+            self, *, user: str, team: str | None, card: PostedCard | None, choice: Choice
+        ) -> Refusal | None:
             assert card is not None and card.view.tool_name == "delete_record"
-            return None if user == "U9" else "You are not an approver for this request."
+            if user == "U9":
+                return None
+            return Refusal(rule="only-u9", text="You are not an approver for this request.")
 
     agent, _ = make_agent(GATED, executions)
     async with start_bot(slack, agent, store, policy=OnlyU9()) as bot:
@@ -158,8 +160,7 @@ async def test_parallel_gated_calls_get_one_card_each_and_the_model_waits_for_bo
         await bot.click(first, APPROVE_ACTION)
         await bot.settle()
         assert len(model.requests) == 1
-        await bot.click(second, DECLINE_ACTION)
-        await bot.settle()
+        await bot.decline(second)
         assert executions.of("delete_record") == [{"id": "a"}]
         assert "Approved by" in str(bot.cards(ts)[0].blocks)
         assert "Declined by" in str(bot.cards(ts)[1].blocks)

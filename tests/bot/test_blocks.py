@@ -19,6 +19,7 @@ from bot._blocks import (
     decided_card,
     question_blocks,
 )
+from bot._ids import EDIT_ACTION
 from bot._mrkdwn import code_block, escape, escape_truncated, truncate_escaped
 from bot._refs import ApprovalRef
 
@@ -64,8 +65,9 @@ def test_code_block_fits_and_cannot_be_closed_early() -> None:
 def test_approval_card_has_the_spec_buttons_and_an_opaque_value() -> None:
     blocks = as_dicts(approval_card(_card()))
     [actions] = [b for b in blocks if b["type"] == "actions"]
-    approve, decline = actions["elements"]
+    approve, edit, decline = actions["elements"]
     assert (approve["action_id"], approve["style"]) == (APPROVE_ACTION, "primary")
+    assert (edit["action_id"], "style" in edit) == (EDIT_ACTION, False)
     assert (decline["action_id"], decline["style"]) == (DECLINE_ACTION, "danger")
     assert ApprovalRef.decode(approve["value"]) == REF
     assert len(approve["value"]) <= 2000
@@ -128,3 +130,20 @@ def test_oversized_reference_is_refused() -> None:
         ApprovalRef(run_id="r" * 3000, tool_call_id="c", fingerprint="f").encode()
     assert ApprovalRef.decode("not json") is None
     assert ApprovalRef.decode(None) is None
+
+
+def test_a_card_approved_with_edits_shows_original_and_approved_arguments() -> None:
+    decision = Decision(
+        kind="approved", by="U2", at=datetime(2026, 1, 1, tzinfo=UTC), approved_args={"id": "b"}
+    )
+    text = _texts(as_dicts(decided_card(_card(args={"id": "a"}), decision)))
+    assert "Original arguments" in text and "Approved arguments" in text
+    assert text.index("Original") < text.index('\\"a\\"') < text.index("Approved arguments")
+    assert '\\"b\\"' in text
+
+
+def test_an_expired_card_says_so_without_buttons() -> None:
+    decision = Decision(kind="expired", by=None, at=datetime(2026, 1, 1, tzinfo=UTC))
+    blocks = as_dicts(decided_card(_card(), decision))
+    assert "Expired" in _texts(blocks)
+    assert not any(b["type"] == "actions" for b in blocks)

@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 from agents.models import call
-from bot._ids import ACTION_IDS, BOT_EVENTS, BOT_SCOPES
+from bot._ids import ACTION_IDS, BOT_EVENTS, BOT_SCOPES, CARD_ACTIONS, VIEW_CALLBACK_IDS
 from tests.bot.conftest import BotFactory
 
 MANIFEST = Path(__file__).resolve().parents[2] / "manifest.yml"
@@ -70,10 +70,28 @@ async def test_every_card_button_has_a_listener(bot_with: BotFactory) -> None:
         await bot.settle()
         [card] = bot.cards(ts)
         [actions] = [b for b in card.blocks if b["type"] == "actions"]
-        assert sorted(e["action_id"] for e in actions["elements"]) == sorted(ACTION_IDS)
-        responses = [(await bot.click(card, a)).status for a in ACTION_IDS]
-        assert responses == [200] * len(ACTION_IDS)
+        assert sorted(e["action_id"] for e in actions["elements"]) == sorted(CARD_ACTIONS)
+        responses = [(await bot.click(card, a)).status for a in CARD_ACTIONS]
+        assert responses == [200] * len(CARD_ACTIONS)
         await bot.settle()
         actions["elements"][0]["action_id"] = "approval:unknown"
         unknown = await bot.click(card, "approval:unknown")
+        assert unknown.status == 404
+
+
+async def test_every_modal_callback_and_the_provide_button_have_a_listener(
+    bot_with: BotFactory,
+) -> None:
+    async with bot_with([call("open_ticket", {"title": "x"})]) as (bot, _):
+        ts = await bot.mention("open a ticket")
+        await bot.settle()
+        [question] = bot.slack.thread("C1", ts)
+        [button] = next(b for b in question.blocks if b["type"] == "actions")["elements"]
+        assert button["action_id"] in ACTION_IDS and button["action_id"] not in CARD_ACTIONS
+        assert (await bot.click(question, button["action_id"])).status == 200
+        await bot.settle()
+        for callback_id in VIEW_CALLBACK_IDS:
+            response = await bot.submit({"callback_id": callback_id, "private_metadata": "x"})
+            assert response.status == 200, callback_id
+        unknown = await bot.submit({"callback_id": "approval:unknown-modal"})
         assert unknown.status == 404
