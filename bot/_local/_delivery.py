@@ -165,6 +165,21 @@ class Delivery:
             answer = {}
         return status, answer if isinstance(answer, dict) else {}
 
+    async def closed(self, user: str, view: View) -> int:
+        """Deliver ``view_closed`` (only sent for views opened with ``notify_on_close``)."""
+        payload = {
+            "type": "view_closed",
+            "team": {"id": TEAM_ID, "domain": "local"},
+            "user": self._user(user),
+            "api_app_id": APP_ID,
+            "token": "local",
+            "view": view.to_json(),
+            "is_cleared": False,
+            "is_enterprise_install": False,
+        }
+        status, _ = await self.post(_form(payload), "application/x-www-form-urlencoded")
+        return status
+
     def _user(self, user: str) -> dict[str, Any]:
         person = self.workspace.person(user)
         name = person.name if person else user

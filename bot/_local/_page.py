@@ -138,7 +138,12 @@ class Page:
     async def close_view(self, request: web.Request) -> web.Response:
         body = await _json(request)
         user = self._user(body.get("user"))
-        self.workspace.close_views(user, request.match_info["view_id"])
+        view = self.workspace.views.get(request.match_info["view_id"])
+        if view is None or view.user != user:
+            raise web.HTTPNotFound(text="no such view")
+        self.workspace.close_views(user, view.id)
+        if view.view.get("notify_on_close"):
+            await self.delivery.closed(user, view)
         return web.json_response({"ok": True})
 
     def _user(self, raw: Any) -> str:

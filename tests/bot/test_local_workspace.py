@@ -247,3 +247,17 @@ async def test_ephemeral_notes_and_response_urls_reach_only_the_clicker(local: L
     assert answer.text == "replaced" and answer.blocks == []
     async with local.http.post(local.url + "/_slack/respond/unknown", json={}) as r:
         assert r.status == 404
+
+
+async def test_cancelling_a_modal_closes_it_and_leaves_the_card_pending(local: Local) -> None:
+    ts = await local.say("delete record 9")
+    card = await local.card(ts)
+    await local.click(card, DECLINE_ACTION, user=SAM)
+    views = (await local.state(SAM))["views"]
+    if not views:
+        pytest.skip("this build declines without a reason modal")
+    assert (await local.state(ALEX))["views"] == []  # a modal is only shown to its opener
+    await local.post(f"/_local/views/{views[0]['id']}/close", {"user": SAM})
+    assert (await local.state(SAM))["views"] == []
+    still = next(m for m in await local.thread(ts) if m["ts"] == card["ts"])
+    assert any(b["type"] == "actions" for b in still["blocks"])
