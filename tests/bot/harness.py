@@ -331,10 +331,20 @@ def _message(
 
 @asynccontextmanager
 async def start_bot(
-    slack: FakeSlackAPI, agent: Agent, storage: Storage, *, policy: DecisionPolicy | None = None
+    slack: FakeSlackAPI,
+    agent: Agent,
+    storage: Storage,
+    *,
+    policy: DecisionPolicy | None = None,
+    env: dict[str, str] | None = None,
 ) -> AsyncIterator[Bot]:
-    """Serve ``agent`` over HTTP like ``python -m bot`` does, against the fake Slack."""
-    settings = load_settings({"SLACK_BOT_TOKEN": "xoxb-test", "SLACK_SIGNING_SECRET": SECRET})
+    """Serve ``agent`` over HTTP like ``python -m bot`` does, against the fake Slack.
+
+    ``env`` adds configuration (``APPROVERS``, ``APPROVAL_TTL_SECONDS`` …).
+    """
+    settings = load_settings(
+        {"SLACK_BOT_TOKEN": "xoxb-test", "SLACK_SIGNING_SECRET": SECRET, **(env or {})}
+    )
     client = create_web_client("xoxb-test", api_url=slack.base_url)
     services = create_services(
         agent=attach_storage(agent, storage),

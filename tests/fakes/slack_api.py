@@ -75,12 +75,15 @@ class FakeSlackAPI:
         self.calls: list[ApiCall] = []
         self.messages: dict[str, PostedMessage] = {}
         """Every posted message by ``ts``, as it looks after its updates."""
+        self.usergroups: dict[str, list[str]] = {}
+        """Members of each user group, answered by ``usergroups.users.list``."""
         self._failures: dict[str, list[_Failure]] = {}
         self._disconnects: dict[str, int] = {}
         self._observers: dict[str, list[Callable[[dict[str, Any]], Awaitable[None]]]] = {}
         self._ts = itertools.count(1)
         app = web.Application()
         app.router.add_post("/api/{method}", self._handle)
+        app.router.add_get("/api/{method}", self._handle)  # e.g. usergroups.users.list
         app.router.add_get("/link", self._socket)
         self._sockets: list[web.WebSocketResponse] = []
         self._connected = asyncio.Event()
@@ -230,12 +233,19 @@ class FakeSlackAPI:
         if method == "apps.connections.open":
             url = str(self._server.make_url("/link")).replace("http://", "ws://", 1)
             return {"ok": True, "url": url}
+        if method == "usergroups.users.list":
+            group = str(args.get("usergroup"))
+            if group not in self.usergroups:
+                return {"ok": False, "error": "no_such_subteam"}
+            return {"ok": True, "users": self.usergroups[group]}
         if method == "views.open":
             return {"ok": True, "view": {"id": "V1", **(args.get("view") or {})}}
         return {"ok": True}
 
 
 async def _read_args(request: web.Request) -> dict[str, Any]:
+    if request.method == "GET":
+        return dict(request.query)
     if request.content_type == "application/json":
         body = await request.json()
         args = dict(body) if isinstance(body, dict) else {}
