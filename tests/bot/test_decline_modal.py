@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from agents.models import call, reply
+from agents.models import ScriptItem, call, reply
 from bot import _messages as msg
 from bot._ids import APPROVE_ACTION, DECLINE_ACTION, DECLINE_VIEW, REASON_BLOCK
 from bot._refs import ModalRef
@@ -14,7 +14,7 @@ from tests.bot.conftest import BotFactory
 from tests.bot.harness import Executions, make_agent, start_bot
 from tests.fakes.slack_api import FakeSlackAPI
 
-GATED = [call("delete_record", {"id": "x"}), reply("OK, not deleted.")]
+GATED: list[ScriptItem] = [call("delete_record", {"id": "x"}), reply("OK, not deleted.")]
 
 
 def _reason(text: str | None) -> dict[str, object]:
