@@ -11,12 +11,14 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
+import pytest_asyncio
 from playwright.async_api import Browser, Locator, Page, async_playwright, expect
 
 from bot import APPROVE_ACTION, DECLINE_ACTION
 from tests.bot.local_fixtures import Local, local_workspace
 
-pytestmark = pytest.mark.slow
+# One Chromium for the module (launching it takes seconds): tests and fixtures share its loop.
+pytestmark = [pytest.mark.slow, pytest.mark.asyncio(loop_scope="module")]
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -33,7 +35,7 @@ TIMEOUT_MS = 15_000
 HAVE_CHROMIUM = Path(CHROMIUM).exists()
 
 
-@pytest.fixture
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def browser() -> AsyncIterator[Browser]:
     if not HAVE_CHROMIUM:
         if os.environ.get("CI"):
@@ -47,18 +49,19 @@ async def browser() -> AsyncIterator[Browser]:
             await launched.close()
 
 
-@pytest.fixture
+@pytest_asyncio.fixture(loop_scope="module")
 async def opened(browser: Browser, tmp_path: Path) -> AsyncIterator[tuple[Local, Page]]:
     storage = f"sqlite+aiosqlite:///{tmp_path / 'countersign.db'}"
     async with local_workspace(STORAGE_URL=storage) as local:
-        page = await browser.new_page()
+        context = await browser.new_context()
+        page = await context.new_page()
         page.set_default_timeout(TIMEOUT_MS)
         errors: list[str] = []
         page.on("pageerror", lambda error: errors.append(str(error)))
         await page.goto(local.url)
         await expect(page.get_by_test_id("model")).to_have_text("offline demo model")
         yield local, page
-        await page.close()
+        await context.close()
         assert errors == []
 
 
