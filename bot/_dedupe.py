@@ -7,7 +7,16 @@ so every instance sharing the storage (or a Redis store) sees them.
 
 from __future__ import annotations
 
-from storage import Storage
+from typing import Protocol
+
+
+class Marks(Protocol):
+    """Where marks live: a ``Storage``, or Redis (``bot._shared.RedisMarks``)."""
+
+    async def add_if_absent(self, key: str, value: str, ttl_seconds: float) -> bool:
+        """True when ``key`` was absent and is now set (atomically, for one caller)."""
+        ...
+
 
 DEDUPE_TTL_SECONDS = 2 * 3600
 """Longer than Slack's retry schedule (up to about 6 minutes) with a wide margin."""
@@ -16,7 +25,7 @@ DEDUPE_TTL_SECONDS = 2 * 3600
 class Deduper:
     """``first(...)`` is True exactly once per key within the TTL."""
 
-    def __init__(self, storage: Storage, *, ttl_seconds: float = DEDUPE_TTL_SECONDS) -> None:
+    def __init__(self, storage: Marks, *, ttl_seconds: float = DEDUPE_TTL_SECONDS) -> None:
         self._storage = storage
         self._ttl = ttl_seconds
 

@@ -19,10 +19,12 @@ from bot import _messages as msg
 from bot._agent_loader import attach_storage, import_agent
 from bot._app import HEALTH_CHECKS, create_bolt_app, create_web_app
 from bot._errors import BotConfigError
+from bot._expiry import Background
 from bot._local import LocalSlack
 from bot._ops_agent import ops_agent
 from bot._services import Services, create_services
 from bot._settings import Settings
+from bot._shared import shared_coordination
 from bot._webclient import create_web_client
 from storage import Storage, create_storage
 from tools.examples import DemoDB, demo_database_url
@@ -67,11 +69,18 @@ async def running_bot(
             client = create_web_client(local.token, api_url=local.api_url)
         else:
             client = await _checked_client(settings)
-        services = create_services(agent=served, client=client, settings=settings)
-        async with _serving(services, local) as runner:
-            if local is not None:
-                await local.check(client)
-            yield services, runner
+        async with shared_coordination(settings.redis_url) as shared:
+            services = create_services(
+                agent=served,
+                client=client,
+                settings=settings,
+                locks=shared.locks,
+                dedupe=shared.dedupe,
+            )
+            async with _serving(services, local) as runner:
+                if local is not None:
+                    await local.check(client)
+                yield services, runner
     finally:
         if db is not None:
             await db.close()
@@ -112,6 +121,7 @@ async def _serving(
     runner = web.AppRunner(web_app)
     await runner.setup()
     handler: AsyncSocketModeHandler | None = None
+    background: Background | None = None
     try:
         site = local.site(runner) if local else web.TCPSite(runner, settings.host, settings.port)
         await site.start()
@@ -120,8 +130,11 @@ async def _serving(
             handler = AsyncSocketModeHandler(bolt, settings.slack_app_token.get_secret_value())
             await handler.connect_async()  # type: ignore[no-untyped-call]
             web_app[HEALTH_CHECKS]["socket"] = handler.client.is_connected
+        background = Background(services).start()  # expiry sweep, crash recovery
         yield runner
     finally:
+        if background is not None:
+            await background.stop()
         if handler is not None:
             await handler.close_async()  # type: ignore[no-untyped-call]
         await runner.cleanup()
