@@ -45,9 +45,9 @@ async def approve(
     decided_by: str | None,
     source: str,
 ) -> AgentStream:
-    record, state = await agent._decisions.load(run_id, tool_call_id)
-    pending = await agent._decisions.select(state, tool_call_id, "approval")
-    agent._decisions.check_fingerprint(state, pending, fingerprint)
+    record, state, pending = await agent._decisions.find(
+        run_id, tool_call_id, "approval", fingerprint
+    )
     run_args = pending.args if args is None else _validated_args(agent, pending, args)
     detail: dict[str, Any] = {"source": source}
     if args is not None:
@@ -81,9 +81,9 @@ async def decline(
     decided_by: str | None,
     source: str,
 ) -> AgentStream:
-    record, state = await agent._decisions.load(run_id, tool_call_id)
-    pending = await agent._decisions.select(state, tool_call_id, "approval")
-    agent._decisions.check_fingerprint(state, pending, fingerprint)
+    record, state, pending = await agent._decisions.find(
+        run_id, tool_call_id, "approval", fingerprint
+    )
     decision = "expired" if source == "expiry" else "declined"
     await agent._decisions.claim(
         state, pending, decision, decided_by, {"source": source, "reason": reason}
@@ -115,8 +115,7 @@ async def resume(
     decided_by: str | None,
     source: str,
 ) -> AgentStream:
-    record, state = await agent._decisions.load(run_id, tool_call_id)
-    pending = await agent._decisions.select(state, tool_call_id, "suspension")
+    record, state, pending = await agent._decisions.find(run_id, tool_call_id, "suspension")
     tool = agent._find_tool(pending.agent_path, pending.tool_name)
     parsed: Any = resume_data
     if tool is not None and tool.resume_schema is not None:

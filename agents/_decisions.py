@@ -28,6 +28,15 @@ class Decisions:
     def __init__(self, agent: Agent) -> None:
         self.agent = agent
 
+    async def find(
+        self, run_id: str, tool_call_id: str | None, kind: Kind, fingerprint: str | None = None
+    ) -> tuple[SnapshotRecord, RunState, PendingCallState]:
+        """The stored run and the pending call a decision of ``kind`` is about (checked)."""
+        record, state = await self.load(run_id, tool_call_id)
+        pending = await self.select(state, tool_call_id, kind)
+        self.check_fingerprint(state, pending, fingerprint)
+        return record, state, pending
+
     async def load(self, run_id: str, tool_call_id: str | None) -> tuple[SnapshotRecord, RunState]:
         """The stored run, or the right error when there is none."""
         record = await self.agent.storage.load_snapshot(run_id)
