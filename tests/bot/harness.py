@@ -200,41 +200,13 @@ class Bot:
         secret: str = SECRET,
     ) -> ClientResponse:
         """A person (of workspace ``user_team``) clicks a button of ``card``."""
-        actions = next(b for b in card.blocks if b["type"] == "actions")
-        button = next(e for e in actions["elements"] if e["action_id"] == action_id)
-        payload = {
-            "type": "block_actions",
-            "user": {"id": user, "username": user.lower(), "team_id": user_team},
-            "api_app_id": "A1",
-            "token": "legacy",
-            "team": {"id": TEAM, "domain": "test"},
-            "trigger_id": "trigger-1",
-            "container": {
-                "type": "message",
-                "message_ts": card.ts,
-                "channel_id": card.channel,
-                "is_ephemeral": False,
-                "thread_ts": card.thread_ts,
-            },
-            "channel": {"id": card.channel, "name": "ops"},
-            "message": {
-                "type": "message",
-                "ts": card.ts,
-                "thread_ts": card.thread_ts,
-                "text": card.text,
-                "blocks": card.blocks,
-            },
-            "response_url": str(self.http.make_url("/response-url-unused")),
-            "actions": [
-                {
-                    "type": "button",
-                    "action_id": action_id,
-                    "block_id": actions.get("block_id"),
-                    "value": button["value"],
-                    "action_ts": str(time.time()),
-                }
-            ],
-        }
+        payload = click_payload(
+            card,
+            action_id,
+            user=user,
+            user_team=user_team,
+            response_url=str(self.http.make_url("/response-url-unused")),
+        )
         body, headers = interaction_request(payload, secret, timestamp=timestamp)
         return await self.http.post("/slack/events", data=body, headers=headers)
 
@@ -299,6 +271,52 @@ class Bot:
 
     def updates_of(self, ts: str) -> list[ApiCall]:
         return [c for c in self.slack.calls_to("chat.update") if c.args.get("ts") == ts]
+
+
+def click_payload(
+    card: PostedMessage,
+    action_id: str,
+    *,
+    user: str = "U2",
+    user_team: str = TEAM,
+    response_url: str = "http://127.0.0.1:9/unused",
+) -> dict[str, Any]:
+    """The ``block_actions`` payload Slack sends when ``user`` clicks a button of ``card``."""
+    actions = next(b for b in card.blocks if b["type"] == "actions")
+    button = next(e for e in actions["elements"] if e["action_id"] == action_id)
+    return {
+        "type": "block_actions",
+        "user": {"id": user, "username": user.lower(), "team_id": user_team},
+        "api_app_id": "A1",
+        "token": "legacy",
+        "team": {"id": TEAM, "domain": "test"},
+        "trigger_id": "trigger-1",
+        "container": {
+            "type": "message",
+            "message_ts": card.ts,
+            "channel_id": card.channel,
+            "is_ephemeral": False,
+            "thread_ts": card.thread_ts,
+        },
+        "channel": {"id": card.channel, "name": "ops"},
+        "message": {
+            "type": "message",
+            "ts": card.ts,
+            "thread_ts": card.thread_ts,
+            "text": card.text,
+            "blocks": card.blocks,
+        },
+        "response_url": response_url,
+        "actions": [
+            {
+                "type": "button",
+                "action_id": action_id,
+                "block_id": actions.get("block_id"),
+                "value": button["value"],
+                "action_ts": str(time.time()),
+            }
+        ],
+    }
 
 
 def _is_card(message: PostedMessage) -> bool:
