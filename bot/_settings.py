@@ -9,6 +9,7 @@ Example:
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from typing import Literal
 
@@ -136,7 +137,7 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
         bot_agent=bot_agent,
         host=text("HOST") or ("0.0.0.0" if bot_token is not None else "127.0.0.1"),
         port=number("PORT", 3000, 0, 65535),
-        approvers=tuple(a for a in (text("APPROVERS") or "").replace(",", " ").split() if a),
+        approvers=_approvers(problems, text("APPROVERS")),
         allow_self_approval=flag("ALLOW_SELF_APPROVAL"),
         approval_ttl_seconds=number("APPROVAL_TTL_SECONDS", 86400, 60, 365 * 86400),
         api_token=secret("API_TOKEN"),
@@ -166,6 +167,17 @@ def _check_slack(
         problems.append(msg.SIGNING_SECRET_MISSING)
     if signing_secret is not None and bot_token is None and app_token is None:
         problems.append(msg.SIGNING_SECRET_WITHOUT_BOT_TOKEN)
+
+
+def _approvers(problems: list[str], raw: str | None) -> tuple[str, ...]:
+    ids = tuple((raw or "").replace(",", " ").split())
+    bad = [i for i in ids if not re.fullmatch(r"[UWS][A-Z0-9]+", i)]
+    if bad:
+        problems.append(
+            "APPROVERS must list Slack user ids (U…/W…) and user-group ids (S…), separated by "
+            f"commas or spaces (profile → ⋮ → Copy member ID), got {', '.join(map(repr, bad))}"
+        )
+    return ids
 
 
 def _check_storage_url(problems: list[str], url: str | None) -> None:

@@ -127,6 +127,7 @@ def test_served_agent_without_storage_gets_the_configured_storage_and_memory() -
         ({"SLACK_APP_TOKEN": "xapp-1"}, "Set SLACK_BOT_TOKEN too"),
         ({"SLACK_SIGNING_SECRET": "s"}, "Set SLACK_BOT_TOKEN"),
         ({**HTTP, "ALLOW_SELF_APPROVAL": "maybe"}, "ALLOW_SELF_APPROVAL"),
+        ({**HTTP, "APPROVERS": "U1 @alice"}, "'@alice'"),
         ({**HTTP, "APPROVAL_TTL_SECONDS": "-1"}, "APPROVAL_TTL_SECONDS"),
         ({**HTTP, "LOG_LEVEL": "loud"}, "LOG_LEVEL"),
     ],
