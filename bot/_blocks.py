@@ -205,6 +205,15 @@ def question_blocks(
     return blocks
 
 
+def answered_question(
+    tool_name: str, suspend_payload: dict[str, Any] | None, by: str, at: datetime
+) -> list[Block]:
+    """A question after someone provided the details: no button, who answered and when."""
+    line = msg.ANSWERED_BY.format(who=mention(by), when=slack_date(at))
+    blocks = question_blocks(tool_name, suspend_payload)[:-1]  # without the reply hint
+    return [*blocks, ContextBlock(elements=[MarkdownTextObject(text=line)])]
+
+
 def question_fallback(tool_name: str, suspend_payload: dict[str, Any] | None) -> str:
     """The notification text of a suspended tool's question."""
     question = _question_text(suspend_payload or {})

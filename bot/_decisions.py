@@ -25,7 +25,15 @@ from agents.errors import (
 )
 from bot import _audit
 from bot import _messages as msg
-from bot._blocks import CardView, Decision, already_decided_text, as_dicts, decided_card
+from bot._blocks import (
+    CardView,
+    Decision,
+    already_decided_text,
+    answered_question,
+    as_dicts,
+    decided_card,
+    question_fallback,
+)
 from bot._blocks import decided_fallback as decided_text
 from bot._cards import PostedCard
 from bot._ids import thread_id
@@ -60,6 +68,8 @@ class Attempt:
     """Decline reason."""
     data: dict[str, Any] | None = None
     """Edited arguments (``edit``) or resume data (``provide``)."""
+    question: tuple[str, dict[str, Any] | None] | None = None
+    """``provide``: the tool name and suspend payload of the question, to show it answered."""
 
 
 def attempt_from_click(click: BlockActions, choice: Choice) -> Attempt | None:
@@ -114,6 +124,8 @@ async def decide(services: Services, attempt: Attempt) -> None:
             return
         if attempt.choice != "provide":
             await _update_card(services, card, attempt)
+        elif attempt.question is not None and attempt.message_ts is not None:
+            await _update_question(services, attempt, attempt.question, attempt.message_ts)
         await post_run(services, outcome, thread)
 
 
@@ -204,6 +216,25 @@ async def _update_card(services: Services, card: PostedCard | None, attempt: Att
     ts = card.ts if card else attempt.message_ts
     if ts is not None:
         await update_card(services, channel, ts, view, decision)
+
+
+async def _update_question(
+    services: Services,
+    attempt: Attempt,
+    question: tuple[str, dict[str, Any] | None],
+    ts: str,
+) -> None:
+    """The question without its button, saying who provided the details."""
+    tool, payload = question
+    try:
+        await services.client.chat_update(
+            channel=attempt.channel,
+            ts=ts,
+            text=question_fallback(tool, payload),
+            blocks=as_dicts(answered_question(tool, payload, attempt.user, utcnow())),
+        )
+    except SlackApiError as exc:
+        logger.warning("could not update question %s: %s", ts, exc.response.get("error"))
 
 
 async def update_card(

@@ -146,6 +146,7 @@ class Background:
         self._services = services
         self._interval = interval or sweep_interval(services.settings.approval_ttl_seconds)
         self._timer: asyncio.Task[None] | None = None
+        self._sweeping = False
 
     def start(self) -> Background:
         """Submit recovery and a first sweep; start the timer."""
@@ -166,14 +167,18 @@ class Background:
 
     async def _tick(self) -> None:
         while True:
-            try:
-                self._services.runner.submit(_sweep(self._services), name="expiry-sweep")
-            except RunnerClosed:
-                return
+            if not self._sweeping:  # a slow pass is never doubled up
+                self._sweeping = True
+                try:
+                    self._services.runner.submit(self._sweep(), name="expiry-sweep")
+                except RunnerClosed:
+                    return
             await asyncio.sleep(self._interval)
 
-
-async def _sweep(services: Services) -> None:
-    expired = await sweep_expired(services)
-    if expired:
-        logger.info("expired %d pending approvals", expired)
+    async def _sweep(self) -> None:
+        try:
+            expired = await sweep_expired(self._services)
+            if expired:
+                logger.info("expired %d pending approvals", expired)
+        finally:
+            self._sweeping = False

@@ -94,6 +94,7 @@ EDIT_UNAVAILABLE = (
     "This tool's arguments cannot be edited here (its definition is not available); "
     "approve or decline it as shown."
 )
+ANSWERED_BY = ":white_check_mark: Details provided by {who} {when}"
 PROVIDE_TITLE = "Provide details"
 PROVIDE_SUBMIT = "Send"
 PROVIDE_INTRO = "`{tool}` needs more information."

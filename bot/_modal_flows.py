@@ -153,7 +153,8 @@ async def submitted(services: Services, sub: ViewSubmission, choice: Choice) -> 
     errors = errors or validate(model, fields, data)
     if errors:
         return Submission(errors=errors)
-    return Submission(attempt=_attempt(sub, meta, choice, data=data))
+    question = (pending.tool_name, pending.suspend_payload) if choice == "provide" else None
+    return Submission(attempt=_attempt(sub, meta, choice, data=data, question=question))
 
 
 async def finish_submission(services: Services, submission: Submission) -> None:

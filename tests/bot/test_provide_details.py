@@ -55,6 +55,10 @@ async def test_submitting_resumes_the_call(bot_with: BotFactory, executions: Exe
         await bot.settle()
         assert executions.of("open_ticket") == [{"title": "Printer on fire", "priority": "high"}]
         assert bot.texts(ts)[-1] == "Opened T-1."
+        answered = bot.slack.messages[question.ts]
+        assert not any(b["type"] == "actions" for b in answered.blocks)
+        assert "Details provided by <@U3>" in str(answered.blocks)
+        assert "Which priority" in str(answered.blocks)
         [resumed] = [e for e in await bot.services.storage.query_audit() if e.kind == "decided"]
         assert (resumed.actor, resumed.source) == ("U3", "modal")
         assert resumed.data["decision"] == "resumed"
