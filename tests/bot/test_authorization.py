@@ -152,3 +152,19 @@ async def test_empty_approvers_lets_anyone_in_the_workspace_decide(
         await bot.click(card, APPROVE_ACTION, user="U42")
         await bot.settle()
         assert executions.of("delete_record") == [{"id": "abc-123"}]
+
+
+async def test_when_the_bots_workspace_is_unknown_nobody_is_verified(
+    slack: FakeSlackAPI, store: Storage, executions: Executions
+) -> None:
+    async with served(slack, store, executions) as bot:
+        _, card = await _card(bot)
+        slack.fail_next("auth.test", error="ratelimited")
+        await bot.click(card, APPROVE_ACTION, user="U2")
+        await bot.settle()
+        assert executions.of("delete_record") == []
+        [ephemeral] = slack.calls_to("chat.postEphemeral")
+        assert ephemeral["text"] == msg.REFUSED_OTHER_WORKSPACE
+        await bot.click(card, APPROVE_ACTION, user="U2")  # asked again, now known
+        await bot.settle()
+        assert executions.of("delete_record") == [{"id": "abc-123"}]
