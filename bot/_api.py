@@ -47,11 +47,15 @@ from bot._api_schemas import (
     SuspendedRunsPageOut,
     SuspendedRunsQuery,
 )
+from bot._publish import OutsideDecision, publish
 from bot._services import Services
 
 logger = logging.getLogger(__name__)
 
 AGENTS = web.AppKey("countersign.api.agents", dict[str, Agent])
+DecisionObserver = Callable[[OutsideDecision], Awaitable[None]]
+"""Told of every decision the API takes (after the claim)."""
+OBSERVER: web.AppKey[DecisionObserver | None] = web.AppKey("countersign.api.observer")
 """The agents the API serves, by id (in the ``/api`` sub-application)."""
 DRAIN_SECONDS = 30.0
 """How long shutdown waits for runs that API decisions continued."""
@@ -61,8 +65,16 @@ API_SOURCE = "api"
 _Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 
-def add_api_routes(app: web.Application, agents: Mapping[str, Agent], token: str | None) -> None:
+def add_api_routes(
+    app: web.Application,
+    agents: Mapping[str, Agent],
+    token: str | None,
+    *,
+    on_decision: DecisionObserver | None = None,
+) -> None:
     """Mount ``/api`` on ``app`` serving ``agents`` (by id); no token → nothing is mounted.
+
+    ``on_decision`` is told of every decision taken (the bot shows it in Slack).
 
     Example:
         >>> add_api_routes(web_app, {"ops": ops_agent}, token="s3cret")  # doctest: +SKIP
@@ -72,6 +84,7 @@ def add_api_routes(app: web.Application, agents: Mapping[str, Agent], token: str
         return
     api = web.Application(middlewares=[_guard(token)])
     api[AGENTS] = dict(agents)
+    api[OBSERVER] = on_decision
     api.router.add_get(SUSPENDED_RUNS, _list_suspended_runs)
     api.router.add_post(APPROVE, _approve)
     api.router.add_post(DECLINE, _decline)
@@ -85,10 +98,15 @@ def add_api_routes(app: web.Application, agents: Mapping[str, Agent], token: str
 def install_api(app: web.Application, services: Services) -> None:
     """Mount ``/api`` for the bot's agent when ``API_TOKEN`` is set (called by ``bot._serve``)."""
     secret = services.settings.api_token
+
+    async def show_in_slack(decision: OutsideDecision) -> None:
+        await publish(services, decision)
+
     add_api_routes(
         app,
         {services.agent.id: services.agent},
         None if secret is None else secret.get_secret_value(),
+        on_decision=show_in_slack,
     )
 
 
@@ -178,6 +196,17 @@ async def _approve(request: web.Request) -> web.Response:
         source=API_SOURCE,
     )
     _log("approved", agent, body.run_id, body.tool_call_id, body.decided_by)
+    await _observe(
+        request,
+        OutsideDecision(
+            run_id=body.run_id,
+            tool_call_id=body.tool_call_id,
+            kind="approved",
+            decided_by=body.decided_by or API_SOURCE,
+            stream=stream,
+            args=body.args,
+        ),
+    )
     return await _accepted(stream, body.tool_call_id, wait)
 
 
@@ -194,6 +223,17 @@ async def _decline(request: web.Request) -> web.Response:
         source=API_SOURCE,
     )
     _log("declined", agent, body.run_id, body.tool_call_id, body.decided_by)
+    await _observe(
+        request,
+        OutsideDecision(
+            run_id=body.run_id,
+            tool_call_id=body.tool_call_id,
+            kind="declined",
+            decided_by=body.decided_by or API_SOURCE,
+            stream=stream,
+            reason=body.reason,
+        ),
+    )
     return await _accepted(stream, body.tool_call_id, wait)
 
 
@@ -209,7 +249,26 @@ async def _resume(request: web.Request) -> web.Response:
         source=API_SOURCE,
     )
     _log("resumed", agent, body.run_id, body.tool_call_id, body.decided_by)
+    await _observe(
+        request,
+        OutsideDecision(
+            run_id=body.run_id,
+            tool_call_id=body.tool_call_id,
+            kind="resumed",
+            decided_by=body.decided_by or API_SOURCE,
+            stream=stream,
+        ),
+    )
     return await _accepted(stream, body.tool_call_id, wait)
+
+
+async def _observe(request: web.Request, decision: OutsideDecision) -> None:
+    observer = request.app[OBSERVER]
+    if observer is not None:
+        try:
+            await observer(decision)
+        except Exception:
+            logger.exception("api: could not report decision on run %s", decision.run_id)
 
 
 async def _openapi(request: web.Request) -> web.Response:

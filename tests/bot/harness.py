@@ -22,6 +22,7 @@ from agents import Agent
 from agents.models import ScriptedModel, ScriptItem
 from bot import Services, create_bolt_app, create_services, create_web_app, load_settings
 from bot._agent_loader import attach_storage
+from bot._api import install_api
 from bot._policy import DecisionPolicy
 from bot._webclient import create_web_client
 from storage import Storage
@@ -373,6 +374,7 @@ async def start_bot(
         stream_interval=0,
     )
     web_app = create_web_app(services, create_bolt_app(services, signing_secret=SECRET))
+    install_api(web_app, services)  # mounted only when env sets API_TOKEN, as in production
     async with TestClient(TestServer(web_app, host="127.0.0.1")) as http:
         bot = Bot(slack=slack, http=http, services=services)
         try:

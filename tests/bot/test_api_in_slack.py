@@ -1,0 +1,62 @@
+"""A decision taken through the HTTP API shows in Slack like a click: card updated, answer."""
+
+from __future__ import annotations
+
+from agents.models import call, reply
+from storage import Storage
+from tests.bot.harness import Bot, Executions, make_agent, start_bot
+from tests.fakes.slack_api import FakeSlackAPI
+
+TOKEN = "api-secret"
+AUTH = {"Authorization": f"Bearer {TOKEN}"}
+
+
+async def _pending(bot: Bot) -> tuple[str, str]:
+    response = await bot.http.get("/api/agents/ops/suspended-runs", headers=AUTH)
+    body = await response.json()
+    run = body["runs"][0]
+    return run["runId"], run["toolCalls"][0]["toolCallId"]
+
+
+async def test_an_api_approval_updates_the_card_and_posts_the_answer_in_the_thread(
+    slack: FakeSlackAPI, store: Storage, executions: Executions
+) -> None:
+    agent, _ = make_agent([call("delete_record", {"id": "7"}), reply("Deleted 7.")], executions)
+    async with start_bot(slack, agent, store, env={"API_TOKEN": TOKEN}) as bot:
+        ts = await bot.mention("delete record 7", user="U1")
+        await bot.settle()
+        assert len(bot.cards(ts)) == 1
+        run_id, call_id = await _pending(bot)
+        response = await bot.http.post(
+            "/api/agents/ops/approve-tool-call",
+            json={"runId": run_id, "toolCallId": call_id, "decidedBy": "alice"},
+            headers=AUTH,
+        )
+        assert response.status == 200, await response.text()
+        await bot.settle()
+        assert executions.of("delete_record") == [{"id": "7"}]
+        [updated] = bot.cards(ts)
+        assert not any(b["type"] == "actions" for b in updated.blocks)
+        assert "Approved by alice" in str(updated.blocks)
+        assert bot.texts(ts)[-1] == "Deleted 7."
+
+
+async def test_an_api_decline_updates_the_card_with_the_reason(
+    slack: FakeSlackAPI, store: Storage, executions: Executions
+) -> None:
+    agent, _ = make_agent([call("delete_record", {"id": "7"}), reply("Kept 7.")], executions)
+    async with start_bot(slack, agent, store, env={"API_TOKEN": TOKEN}) as bot:
+        ts = await bot.mention("delete record 7", user="U1")
+        await bot.settle()
+        run_id, call_id = await _pending(bot)
+        response = await bot.http.post(
+            "/api/agents/ops/decline-tool-call",
+            json={"runId": run_id, "toolCallId": call_id, "reason": "wrong one"},
+            headers=AUTH,
+        )
+        assert response.status == 200, await response.text()
+        await bot.settle()
+        assert executions.calls == []
+        [updated] = bot.cards(ts)
+        assert "Declined by api" in str(updated.blocks) and "wrong one" in str(updated.blocks)
+        assert bot.texts(ts)[-1] == "Kept 7."
