@@ -162,8 +162,10 @@ class Background:
             self._timer = None
 
     async def _recover(self) -> None:
+        from bot._publish import post_recovered
+
         for stream in await self._services.agent.recover_interrupted_runs():
-            await stream.result()
+            await post_recovered(self._services, stream)
 
     async def _tick(self) -> None:
         while True:

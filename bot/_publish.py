@@ -66,3 +66,19 @@ async def _team(services: Services, decision: OutsideDecision) -> str:
     )
     parts = (events[0].thread_id or "").split(":") if events else []
     return parts[1] if len(parts) == 4 and parts[0] == "slack" else "unknown"
+
+
+async def post_recovered(services: Services, stream: AgentStream) -> None:
+    """Post in its Slack thread how a run recovered after a crash goes on (if it has one)."""
+    async for chunk in stream.full_stream:
+        if chunk.type == "tool-call-resumed":
+            decision = OutsideDecision(
+                run_id=stream.run_id,
+                tool_call_id=str(chunk.payload["tool_call_id"]),
+                kind="resumed",
+                decided_by="system",
+                stream=stream,
+            )
+            await _publish(services, decision)
+            return
+    await stream.result()
