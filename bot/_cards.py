@@ -29,6 +29,8 @@ class PostedCard:
     """Slack ``ts`` of the card (the key for ``chat.update``)."""
     thread_ts: str
     """The Slack thread the card was posted in."""
+    question: dict[str, Any] | None = None
+    """For a tool's question (not an approval card): what it asked (its suspend payload)."""
 
 
 class CardStore:
@@ -37,7 +39,14 @@ class CardStore:
     def __init__(self, storage: Storage) -> None:
         self._storage = storage
 
-    async def record(self, card: PostedCard, *, thread_id: str, agent_id: str | None) -> None:
+    async def record(
+        self,
+        card: PostedCard,
+        *,
+        thread_id: str,
+        agent_id: str | None,
+        question: dict[str, Any] | None = None,
+    ) -> None:
         """Append the ``presented`` audit event for a card just posted."""
         view = card.view
         await self._storage.append_audit(
@@ -60,6 +69,7 @@ class CardStore:
                     "fingerprint": view.ref.fingerprint,
                     "requester": view.requester,
                     "agent_path": list(view.agent_path),
+                    **({"question": question} if question is not None else {}),
                 },
             )
         )
@@ -82,5 +92,9 @@ def _from_event(data: dict[str, Any], run_id: str, tool_call_id: str) -> PostedC
         agent_path=tuple(data.get("agent_path") or ()),
     )
     return PostedCard(
-        view=view, channel=data["channel"], ts=data["ts"], thread_ts=data["thread_ts"]
+        view=view,
+        channel=data["channel"],
+        ts=data["ts"],
+        thread_ts=data["thread_ts"],
+        question=data.get("question"),
     )

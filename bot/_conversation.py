@@ -71,7 +71,7 @@ async def handle_message(
             auto_resume_suspended_tools=True,
             decided_by=event.user,
         )
-        await post_run(services, stream, thread)
+        await post_run(services, stream, thread, answered_by=event.user)
 
 
 def slack_context(thread: SlackThread) -> dict[str, object]:

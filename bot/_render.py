@@ -9,12 +9,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
+from slack_sdk.errors import SlackApiError
 
 from agents import AgentStream, fingerprint
 from agents.errors import AgentError
 from bot import _messages as msg
 from bot._blocks import (
     CardView,
+    answered_question,
     approval_card,
     approval_fallback,
     as_dicts,
@@ -26,6 +28,7 @@ from bot._ids import resource_id, thread_id
 from bot._refs import ApprovalRef
 from bot._services import Services
 from bot._streamer import ReplyStreamer
+from storage import utcnow
 
 logger = logging.getLogger(__name__)
 
@@ -73,10 +76,21 @@ class SuspendedChunk(_Chunk):
     args: dict[str, Any] = Field(default_factory=dict)
     suspend_payload: dict[str, Any] | None = None
     resume_schema: dict[str, Any] | None = None
+    agent_path: list[str] = Field(default_factory=list)
 
 
-async def post_run(services: Services, stream: AgentStream, thread: SlackThread) -> None:
-    """Consume a run's ``full_stream`` and show it in ``thread``."""
+async def post_run(
+    services: Services,
+    stream: AgentStream,
+    thread: SlackThread,
+    *,
+    answered_by: str | None = None,
+) -> None:
+    """Consume a run's ``full_stream`` and show it in ``thread``.
+
+    ``answered_by``: the user whose thread reply this run answers; a question it resumes loses
+    its "Provide details" button and says who answered.
+    """
     client = services.client
     streamer = ReplyStreamer(
         client,
@@ -91,10 +105,15 @@ async def post_run(services: Services, stream: AgentStream, thread: SlackThread)
             await streamer.finish()
             approval = ApprovalChunk.model_validate(dict(chunk.payload))
             await post_card(services, thread, chunk.run_id, approval)
+        elif chunk.type == "tool-call-resumed" and answered_by is not None:
+            if chunk.payload.get("kind") == "suspension":
+                await _mark_answered(
+                    services, chunk.run_id, str(chunk.payload["tool_call_id"]), answered_by
+                )
         elif chunk.type == "tool-call-suspended":
             await streamer.finish()
             question = SuspendedChunk.model_validate(dict(chunk.payload))
-            await client.chat_postMessage(
+            posted = await client.chat_postMessage(
                 channel=thread.channel,
                 thread_ts=thread.thread_ts,
                 text=question_fallback(question.tool_name, question.suspend_payload),
@@ -106,12 +125,58 @@ async def post_run(services: Services, stream: AgentStream, thread: SlackThread)
                     )
                 ),
             )
+            await _record_question(services, thread, chunk.run_id, question, posted)
     await streamer.finish()
     result = await stream.result()
     if result.finish_reason == "error":
         code = _code(result.error)
         logger.error("run %s failed: %s", result.run_id, code, exc_info=result.error)
         await _post_failure(services, thread, code)
+
+
+async def _record_question(
+    services: Services, thread: SlackThread, run_id: str, question: SuspendedChunk, posted: Any
+) -> None:
+    """Remember where a question was shown (a ``presented`` audit event, like a card)."""
+    view = CardView(
+        ref=ApprovalRef(
+            run_id=run_id,
+            tool_call_id=question.tool_call_id,
+            fingerprint=fingerprint(question.tool_name, question.args),
+        ),
+        tool_name=question.tool_name,
+        args=question.args,
+        requester=thread.requester,
+        agent_path=tuple(question.agent_path),
+    )
+    shown = PostedCard(
+        view=view,
+        channel=str(posted.get("channel") or thread.channel),
+        ts=str(posted["ts"]),
+        thread_ts=thread.thread_ts,
+    )
+    await services.cards.record(
+        shown,
+        thread_id=thread.thread_id,
+        agent_id=services.agent.id,
+        question=question.suspend_payload or {},
+    )
+
+
+async def _mark_answered(services: Services, run_id: str, tool_call_id: str, by: str) -> None:
+    """The question a thread reply answered: no button, who answered and when."""
+    shown = await services.cards.find(run_id, tool_call_id)
+    if shown is None or shown.question is None:
+        return
+    try:
+        await services.client.chat_update(
+            channel=shown.channel,
+            ts=shown.ts,
+            text=question_fallback(shown.view.tool_name, shown.question),
+            blocks=as_dicts(answered_question(shown.view.tool_name, shown.question, by, utcnow())),
+        )
+    except SlackApiError as exc:
+        logger.warning("could not update question %s: %s", shown.ts, exc.response.get("error"))
 
 
 def _provide_ref(run_id: str, question: SuspendedChunk) -> ApprovalRef | None:

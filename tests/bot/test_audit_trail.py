@@ -82,7 +82,10 @@ async def test_presentations_and_every_way_of_deciding_are_audited(
         await bot.settle()
 
         events = await store.query_audit()
-        presented = [e for e in events if e.kind == "presented"]
+        shown = [e for e in events if e.kind == "presented"]
+        presented = [e for e in shown if "question" not in e.data]
+        [question] = [e for e in shown if "question" in e.data]  # where the tool's question was
+        assert question.data["thread_ts"] == ticket
         assert [e.data["ts"] for e in presented] == [
             c.ts for c in (by_button, by_modal, by_api, by_expiry)
         ]

@@ -32,6 +32,22 @@ async def test_question_is_posted_and_a_reply_resumes_the_tool(
         assert pending.total == 0
 
 
+async def test_a_question_answered_by_a_thread_reply_loses_its_button_and_names_who(
+    bot_with: BotFactory,
+) -> None:
+    script = [ASK, obj({"answered": True, "resume_data": {"priority": "high"}}), reply("Opened.")]
+    async with bot_with(script) as (bot, _):
+        ts = await bot.mention("open a ticket: printer on fire")
+        await bot.settle()
+        [question] = bot.slack.thread(CHANNEL, ts)
+        assert any(b["type"] == "actions" for b in question.blocks)
+        await bot.message("high please", thread_ts=ts, user="U7")
+        await bot.settle()
+        [update] = bot.updates_of(question.ts)
+        blocks = str(update["blocks"])
+        assert "actions" not in blocks and "<@U7>" in blocks
+
+
 async def test_reply_that_does_not_answer_is_a_normal_turn(
     bot_with: BotFactory, executions: Executions
 ) -> None:
