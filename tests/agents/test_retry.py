@@ -10,9 +10,8 @@ from agents import AlreadyDecided, SnapshotNotFound, ToolCallNotSuspended
 from agents.errors import ModelError
 from agents.models import ModelRequest, ScriptedModel, call, reply
 from storage import InMemoryStorage
-from tools import Tool
-
 from tests.agents.conftest import Executions
+from tools import Tool
 
 
 def _provider_down(request: ModelRequest) -> Any:
