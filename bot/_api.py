@@ -19,6 +19,7 @@ import hmac
 import logging
 import re
 from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, Literal
 
 from aiohttp import web
 from aiohttp.typedefs import Middleware
@@ -185,7 +186,6 @@ async def _list_suspended_runs(request: web.Request) -> web.Response:
 
 async def _approve(request: web.Request) -> web.Response:
     agent = _agent(request)
-    wait = parse(DecisionQuery, dict(request.query)).wait
     body = parse(ApproveRequest, await json_body(request))
     stream = await agent.approve_tool_call(
         run_id=body.run_id,
@@ -195,24 +195,11 @@ async def _approve(request: web.Request) -> web.Response:
         decided_by=body.decided_by or API_SOURCE,
         source=API_SOURCE,
     )
-    _log("approved", agent, body.run_id, body.tool_call_id, body.decided_by)
-    await _observe(
-        request,
-        OutsideDecision(
-            run_id=body.run_id,
-            tool_call_id=body.tool_call_id,
-            kind="approved",
-            decided_by=body.decided_by or API_SOURCE,
-            stream=stream,
-            args=body.args,
-        ),
-    )
-    return await _accepted(stream, body.tool_call_id, wait)
+    return await _decided(request, agent, body, stream, "approved", args=body.args)
 
 
 async def _decline(request: web.Request) -> web.Response:
     agent = _agent(request)
-    wait = parse(DecisionQuery, dict(request.query)).wait
     body = parse(DeclineRequest, await json_body(request))
     stream = await agent.decline_tool_call(
         run_id=body.run_id,
@@ -222,24 +209,11 @@ async def _decline(request: web.Request) -> web.Response:
         decided_by=body.decided_by or API_SOURCE,
         source=API_SOURCE,
     )
-    _log("declined", agent, body.run_id, body.tool_call_id, body.decided_by)
-    await _observe(
-        request,
-        OutsideDecision(
-            run_id=body.run_id,
-            tool_call_id=body.tool_call_id,
-            kind="declined",
-            decided_by=body.decided_by or API_SOURCE,
-            stream=stream,
-            reason=body.reason,
-        ),
-    )
-    return await _accepted(stream, body.tool_call_id, wait)
+    return await _decided(request, agent, body, stream, "declined", reason=body.reason)
 
 
 async def _resume(request: web.Request) -> web.Response:
     agent = _agent(request)
-    wait = parse(DecisionQuery, dict(request.query)).wait
     body = parse(ResumeRequest, await json_body(request))
     stream = await agent.resume_stream(
         body.resume_data,
@@ -248,17 +222,40 @@ async def _resume(request: web.Request) -> web.Response:
         decided_by=body.decided_by or API_SOURCE,
         source=API_SOURCE,
     )
-    _log("resumed", agent, body.run_id, body.tool_call_id, body.decided_by)
-    await _observe(
-        request,
-        OutsideDecision(
-            run_id=body.run_id,
-            tool_call_id=body.tool_call_id,
-            kind="resumed",
-            decided_by=body.decided_by or API_SOURCE,
-            stream=stream,
-        ),
+    return await _decided(request, agent, body, stream, "resumed")
+
+
+async def _decided(
+    request: web.Request,
+    agent: Agent,
+    body: ApproveRequest | DeclineRequest | ResumeRequest,
+    stream: AgentStream,
+    kind: Literal["approved", "declined", "resumed"],
+    *,
+    reason: str | None = None,
+    args: dict[str, Any] | None = None,
+) -> web.Response:
+    """After the claim: log, tell the observer (Slack), answer (waiting when asked to)."""
+    wait = parse(DecisionQuery, dict(request.query)).wait
+    by = body.decided_by or API_SOURCE
+    logger.info(
+        "api: %s tool call %s of run %s (agent %s) by %s",
+        kind,
+        body.tool_call_id,
+        body.run_id,
+        agent.id,
+        by,
     )
+    decision = OutsideDecision(
+        run_id=body.run_id,
+        tool_call_id=body.tool_call_id,
+        kind=kind,
+        decided_by=by,
+        stream=stream,
+        reason=reason,
+        args=args,
+    )
+    await _observe(request, decision)
     return await _accepted(stream, body.tool_call_id, wait)
 
 
@@ -333,14 +330,3 @@ _ROUTES = [
 
 def _allowed_methods(tail: str) -> set[str]:
     return {method for pattern, method in _ROUTES if pattern.match(tail)}
-
-
-def _log(decision: str, agent: Agent, run_id: str, tool_call_id: str, by: str | None) -> None:
-    logger.info(
-        "api: %s tool call %s of run %s (agent %s) by %s",
-        decision,
-        tool_call_id,
-        run_id,
-        agent.id,
-        by or API_SOURCE,
-    )
