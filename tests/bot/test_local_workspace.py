@@ -3,13 +3,8 @@ delivery to the bot's own ``/slack/events``, the page, and whole flows through i
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import json
 import os
-import signal
-import socket
-import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -20,6 +15,7 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot import APPROVE_ACTION, DECLINE_ACTION
+from tests.bot.bot_process import serve_bot_process
 from tests.bot.local_fixtures import ALEX, SAM, Local, local_workspace, texts
 from tests.fakes.slack_signing import event_request
 
@@ -187,41 +183,16 @@ async def test_long_polls_wake_on_a_change(local: Local) -> None:
 async def test_python_m_bot_without_a_token_serves_the_workspace_until_sigterm(
     tmp_path: Path,
 ) -> None:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SLACK_", "OPENAI_"))}
-    env.update(STORAGE_URL="memory://", PORT=str(port), LOG_LEVEL="WARNING")
+    env.update(STORAGE_URL="memory://", LOG_LEVEL="WARNING")
     env.pop("BOT_AGENT", None)
     env.pop("HOST", None)
-    process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "bot", env=env, cwd=tmp_path, stderr=asyncio.subprocess.PIPE
-    )
-    try:
-        async with aiohttp.ClientSession() as http:
-            for _ in range(200):
-                with contextlib.suppress(aiohttp.ClientConnectionError):
-                    async with http.get(f"http://127.0.0.1:{port}/healthz") as response:
-                        assert await response.json() == {
-                            "ok": True,
-                            "mode": "local",
-                            "agent": "ops",
-                        }
-                        break
-                await asyncio.sleep(0.05)
-            else:
-                pytest.fail("python -m bot did not start the local workspace")
-            async with http.get(f"http://127.0.0.1:{port}/") as response:
-                assert response.status == 200
-        process.send_signal(signal.SIGTERM)
-        assert await asyncio.wait_for(process.wait(), 20) == 0
-    finally:
-        if process.returncode is None:
-            process.kill()
-            await process.wait()
-        assert process.stderr is not None
-        stderr = (await process.stderr.read()).decode()
-    assert f"http://127.0.0.1:{port}" in stderr
+    async with serve_bot_process(env, tmp_path) as bot:
+        assert bot.health == {"ok": True, "mode": "local", "agent": "ops"}
+        async with bot.http.get(f"{bot.url}/") as response:
+            assert response.status == 200
+    assert bot.returncode == 0
+    assert bot.url in bot.stderr
 
 
 async def test_ephemeral_notes_and_response_urls_reach_only_the_clicker(local: Local) -> None:

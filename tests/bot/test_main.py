@@ -2,12 +2,7 @@
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import os
-import signal
-import socket
-import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -18,6 +13,7 @@ from agents.models import reply
 from bot import BotConfigError, load_settings
 from bot.__main__ import main
 from bot._serve import build_agent, running_bot
+from tests.bot.bot_process import serve_bot_process
 from tests.bot.harness import SECRET, Executions, make_agent
 from tests.fakes.slack_api import FakeSlackAPI
 from tests.fakes.slack_signing import event_request
@@ -146,37 +142,11 @@ def _env_http() -> dict[str, str]:
 async def test_python_m_bot_serves_until_sigterm_then_exits_cleanly(
     slack: FakeSlackAPI, tmp_path: Path
 ) -> None:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    env = {**os.environ, **_env(slack), "PORT": str(port), "LOG_LEVEL": "WARNING"}
+    env = {**os.environ, **_env(slack), "LOG_LEVEL": "WARNING", "OPENAI_API_KEY": "sk-test"}
     for name in ("SLACK_APP_TOKEN", "BOT_AGENT", "SLACK_CLIENT_ID", "SLACK_CLIENT_SECRET"):
         env.pop(name, None)
-    env["OPENAI_API_KEY"] = "sk-test"
-    process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "bot", env=env, cwd=tmp_path, stderr=asyncio.subprocess.PIPE
-    )
-    try:
-        async with aiohttp.ClientSession() as http:
-            for _ in range(200):
-                with contextlib.suppress(aiohttp.ClientConnectionError):
-                    async with http.get(f"http://127.0.0.1:{port}/healthz") as response:
-                        assert await response.json() == {
-                            "ok": True,
-                            "mode": "http",
-                            "agent": "ops",
-                        }
-                        break
-                await asyncio.sleep(0.05)
-            else:
-                pytest.fail("python -m bot did not start serving")
+    async with serve_bot_process(env, tmp_path) as bot:
+        assert bot.health == {"ok": True, "mode": "http", "agent": "ops"}
         assert len(slack.calls_to("auth.test")) == 1
-        process.send_signal(signal.SIGTERM)
-        assert await asyncio.wait_for(process.wait(), 20) == 0
-    finally:
-        if process.returncode is None:
-            process.kill()
-            await process.wait()
-        assert process.stderr is not None
-        stderr = (await process.stderr.read()).decode()
-    assert "xoxb-good" not in stderr and SECRET not in stderr
+    assert bot.returncode == 0
+    assert "xoxb-good" not in bot.stderr and SECRET not in bot.stderr
