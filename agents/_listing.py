@@ -31,10 +31,11 @@ async def list_suspended_runs(
         offset=offset,
         limit=per_page if paginate else None,
     )
+    claims = await agent.storage.list_claims_of_runs([r.run_id for r in records])
     runs = []
     for record in records:
         state = RunState.model_validate(record.data)
-        claimed = {c.key for c in await agent.storage.list_claims(record.run_id)}
+        claimed = {c.key for c in claims.get(record.run_id, [])}
         runs.append(
             SuspendedRun(
                 run_id=record.run_id,

@@ -91,6 +91,9 @@ class InMemoryStorage:
         found = [c for (rid, _), c in self._claims.items() if rid == run_id]
         return sorted(found, key=lambda c: c.decided_at)
 
+    async def list_claims_of_runs(self, run_ids: Sequence[str]) -> dict[str, list[ClaimRecord]]:
+        return {run_id: await self.list_claims(run_id) for run_id in run_ids}
+
     async def list_unfinished_claims(self, claimed_before: datetime) -> list[ClaimRecord]:
         found = [
             c

@@ -62,6 +62,10 @@ class Storage(Protocol):
         """Every claim of a run, oldest first (kept after the snapshot is deleted)."""
         ...
 
+    async def list_claims_of_runs(self, run_ids: Sequence[str]) -> dict[str, list[ClaimRecord]]:
+        """``list_claims`` of several runs in one round trip (runs without claims: ``[]``)."""
+        ...
+
     async def list_unfinished_claims(self, claimed_before: datetime) -> list[ClaimRecord]:
         """Claims still ``claimed`` that were made before ``claimed_before`` (crash recovery)."""
         ...

@@ -215,6 +215,19 @@ class RedisStorage:
         found = [codec.loads(ClaimRecord, doc) for doc in docs]
         return sorted(found, key=lambda c: (c.decided_at, c.key))
 
+    async def list_claims_of_runs(self, run_ids: Sequence[str]) -> dict[str, list[ClaimRecord]]:
+        unique = list(dict.fromkeys(run_ids))
+        async with self._r.pipeline(transaction=False) as pipe:
+            for run_id in unique:
+                pipe.hvals(f"{self._p}claims:{run_id}")
+            results = await pipe.execute()
+        return {
+            run_id: sorted(
+                (codec.loads(ClaimRecord, doc) for doc in docs), key=lambda c: (c.decided_at, c.key)
+            )
+            for run_id, docs in zip(unique, results, strict=True)
+        }
+
     async def list_unfinished_claims(self, claimed_before: datetime) -> list[ClaimRecord]:
         members = await self._r.zrangebyscore(
             f"{self._p}claims:unfinished", "-inf", f"({codec.score(claimed_before)}"

@@ -255,6 +255,19 @@ class SQLStorage:
         )
         return await self._read(lambda conn: self._claims(conn, stmt))
 
+    async def list_claims_of_runs(self, run_ids: Sequence[str]) -> dict[str, list[ClaimRecord]]:
+        found: dict[str, list[ClaimRecord]] = {run_id: [] for run_id in run_ids}
+        if not found:
+            return found
+        stmt = (
+            claims.select()
+            .where(claims.c.run_id.in_(list(found)))
+            .order_by(claims.c.decided_at, claims.c.key)
+        )
+        for claim in await self._read(lambda conn: self._claims(conn, stmt)):
+            found[claim.run_id].append(claim)
+        return found
+
     async def list_unfinished_claims(self, claimed_before: datetime) -> list[ClaimRecord]:
         stmt = (
             claims.select()

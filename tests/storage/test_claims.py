@@ -68,6 +68,22 @@ async def test_claims_are_listed_oldest_first_and_outlive_the_snapshot(storage: 
     assert await storage.list_claims("nothing") == []
 
 
+async def test_claims_of_several_runs_come_back_per_run_in_one_call(storage: Storage) -> None:
+    await storage.claim(claim("run-1", "call_2#0", second=20))
+    await storage.claim(claim("run-1", "call_1#0", second=10))
+    await storage.claim(claim("run-2", "call_1#0", second=5))
+    await storage.claim(claim("run-3", "call_1#0", second=5))
+
+    found = await storage.list_claims_of_runs(["run-1", "run-2", "nothing"])
+
+    assert {run: [c.key for c in cs] for run, cs in found.items()} == {
+        "run-1": ["call_1#0", "call_2#0"],
+        "run-2": ["call_1#0"],
+        "nothing": [],
+    }
+    assert await storage.list_claims_of_runs([]) == {}
+
+
 async def test_unfinished_claims_are_the_claimed_ones_before_the_cutoff(storage: Storage) -> None:
     await storage.claim(claim("run-1", "old#0", second=10))
     await storage.claim(claim("run-2", "older#0", second=5))
