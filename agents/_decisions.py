@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Literal
 
-from agents._fingerprint import fingerprint as compute_fingerprint
 from agents._outcome import Outcome
 from agents._state import PendingCallState, RunState
 from agents.errors import (
@@ -135,10 +134,6 @@ class Decisions:
                     "args_fingerprint": pending.fingerprint,
                 },
             )
-
-
-def edited_fingerprint(pending: PendingCallState, args: dict[str, Any]) -> str:
-    return compute_fingerprint(pending.tool_name, args)
 
 
 def _already_decided(claim: ClaimRecord) -> AlreadyDecided:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import uuid
 from typing import TYPE_CHECKING, Any
 
 from agents._config import DELEGATION_PREFIX
@@ -217,6 +218,4 @@ async def outcome_of_sub_run(stream: AgentStream) -> Outcome:
 
 
 def _event_id() -> str:
-    import uuid
-
     return uuid.uuid4().hex

@@ -141,30 +141,10 @@ class PendingToolCallOut(_Wire):
 
     @classmethod
     def of(cls, call: PendingToolCall) -> PendingToolCallOut:
-        return cls(
-            tool_call_id=call.tool_call_id,
-            tool_name=call.tool_name,
-            args=call.args,
-            requires_approval=call.requires_approval,
-            suspend_payload=call.suspend_payload,
-            resume_schema=call.resume_schema,
-            fingerprint=call.fingerprint,
-            agent_path=list(call.agent_path),
-            suspended_at=call.suspended_at,
-        )
+        return cls.model_validate(call, from_attributes=True)
 
     def to_runtime(self) -> PendingToolCall:
-        return PendingToolCall(
-            tool_call_id=self.tool_call_id,
-            tool_name=self.tool_name,
-            args=self.args,
-            requires_approval=self.requires_approval,
-            suspend_payload=self.suspend_payload,
-            resume_schema=self.resume_schema,
-            fingerprint=self.fingerprint,
-            agent_path=list(self.agent_path),
-            suspended_at=self.suspended_at,
-        )
+        return PendingToolCall(**self.model_dump())
 
 
 class SuspendedRunOut(_Wire):
