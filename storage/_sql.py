@@ -8,23 +8,16 @@ migrated by Alembic on first use (see ``storage._migrate``).
 
 from __future__ import annotations
 
-import asyncio
-import logging
-import random
 import time
-from collections.abc import Awaitable, Callable, Sequence
-from contextlib import nullcontext
+from collections.abc import Sequence
 from datetime import datetime, timedelta
-from typing import Any, TypeVar
+from typing import Any
 
 import sqlalchemy as sa
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import URL
-from sqlalchemy.exc import OperationalError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from storage import _migrate
-from storage._errors import SnapshotVersionConflict, StorageConfigError
+from storage._errors import SnapshotVersionConflict
 from storage._records import (
     AuditEvent,
     ClaimRecord,
@@ -33,7 +26,7 @@ from storage._records import (
     ThreadRecord,
     utcnow,
 )
-from storage._sql_engine import WRITE_OPTION, create_engine, is_locked
+from storage._sql_database import SQLDatabase
 from storage._sql_schema import (
     audit,
     claims,
@@ -46,11 +39,6 @@ from storage._sql_schema import (
     threads,
 )
 
-logger = logging.getLogger(__name__)
-
-T = TypeVar("T")
-
-_LOCK_RETRIES = 8
 _KV_PURGE_EVERY_SECONDS = 60.0
 
 
@@ -67,84 +55,23 @@ class SQLStorage:
     """
 
     def __init__(self, url_or_engine: str | URL | AsyncEngine) -> None:
-        if isinstance(url_or_engine, AsyncEngine):
-            self._engine = url_or_engine
-            self._schema: str | None = None
-            self._owns_engine = False
-        else:
-            self._engine, self._schema = create_engine(url_or_engine)
-            self._owns_engine = True
-        self._dialect = self._engine.dialect.name
-        if self._dialect not in ("sqlite", "postgresql"):
-            raise StorageConfigError(
-                f"SQLStorage supports SQLite and PostgreSQL, not {self._dialect!r}: "
-                "use a sqlite+aiosqlite:// or postgresql+asyncpg:// URL"
-            )
-        self._writer = self._engine.execution_options(**{WRITE_OPTION: True})
-        # SQLite has one writer at a time: queue this process's writers here rather than in
-        # SQLite's busy handler, which sleeps in growing steps; other processes still wait there.
-        self._sqlite_writer = asyncio.Lock() if self._dialect == "sqlite" else None
-        self._migrated = False
-        self._migrate_lock = asyncio.Lock()
+        self._db = SQLDatabase(url_or_engine)
         self._next_kv_purge = 0.0
 
     @property
     def engine(self) -> AsyncEngine:
         """The engine this storage runs on."""
-        return self._engine
+        return self._db.engine
 
     async def migrate(self) -> str | None:
         """Apply pending migrations now (first use does it anyway); return the revision.
 
         Raises ``StorageConfigError`` when the database cannot be reached.
         """
-        async with self._migrate_lock:
-            try:
-                revision = await _migrate.upgrade(self._engine, schema=self._schema)
-            except (OSError, sa.exc.DBAPIError) as exc:
-                if isinstance(exc, OperationalError) and is_locked(exc):
-                    raise
-                shown = self._engine.url.render_as_string(hide_password=True)
-                reason = exc.orig if isinstance(exc, sa.exc.DBAPIError) else exc
-                raise StorageConfigError(
-                    f"cannot open the storage database {shown} ({type(reason).__name__}: "
-                    f"{reason}): check STORAGE_URL and that the database server is running"
-                ) from exc
-            self._migrated = True
-            return revision
+        return await self._db.migrate()
 
     async def close(self) -> None:
-        if self._owns_engine:
-            await self._engine.dispose()
-
-    # -- plumbing --------------------------------------------------------------------------
-    async def _ready(self) -> None:
-        if not self._migrated:
-            await self.migrate()
-
-    async def _read(self, work: Callable[[AsyncConnection], Awaitable[T]]) -> T:
-        await self._ready()
-        async with self._engine.connect() as conn:
-            return await work(conn)
-
-    async def _write(self, work: Callable[[AsyncConnection], Awaitable[T]]) -> T:
-        """Run ``work`` in one write transaction, retrying while SQLite reports a lock."""
-        await self._ready()
-        attempt = 0
-        while True:
-            try:
-                async with self._sqlite_writer or nullcontext(), self._writer.begin() as conn:
-                    return await work(conn)
-            except OperationalError as exc:
-                attempt += 1
-                if self._dialect != "sqlite" or not is_locked(exc) or attempt > _LOCK_RETRIES:
-                    raise
-                logger.debug("SQLite database busy, retry %d of %d", attempt, _LOCK_RETRIES)
-                await asyncio.sleep(random.uniform(0, min(0.01 * 2**attempt, 0.5)))
-
-    def _insert(self, table: sa.Table) -> Any:
-        """A dialect-specific INSERT (both offer ``on_conflict_do_*``)."""
-        return (postgresql.insert if self._dialect == "postgresql" else sqlite.insert)(table)
+        await self._db.close()
 
     # -- snapshots -------------------------------------------------------------------------
     async def save_snapshot(self, record: SnapshotRecord) -> None:
@@ -153,7 +80,7 @@ class SQLStorage:
         async def work(conn: AsyncConnection) -> bool:
             if record.version == 1:
                 stmt = (
-                    self._insert(snapshots)
+                    self._db.insert(snapshots)
                     .values(**values)
                     .on_conflict_do_nothing(index_elements=[snapshots.c.run_id])
                     .returning(snapshots.c.run_id)
@@ -167,7 +94,7 @@ class SQLStorage:
             )
             return result.rowcount == 1
 
-        if record.version < 1 or not await self._write(work):
+        if record.version < 1 or not await self._db.write(work):
             raise SnapshotVersionConflict(record.run_id, record.version - 1)
 
     async def load_snapshot(self, run_id: str) -> SnapshotRecord | None:
@@ -176,13 +103,13 @@ class SQLStorage:
             row = (await conn.execute(stmt)).first()
             return None if row is None else record_from_row(SnapshotRecord, row)
 
-        return await self._read(work)
+        return await self._db.read(work)
 
     async def delete_snapshot(self, run_id: str) -> None:
         async def work(conn: AsyncConnection) -> None:
             await conn.execute(snapshots.delete().where(snapshots.c.run_id == run_id))
 
-        await self._write(work)
+        await self._db.write(work)
 
     async def list_snapshots(
         self,
@@ -202,7 +129,7 @@ class SQLStorage:
         )
 
         async def work(conn: AsyncConnection) -> tuple[list[SnapshotRecord], int]:
-            if self._dialect == "postgresql":  # count and page from one snapshot of the table
+            if self._db.dialect == "postgresql":  # count and page from one snapshot of the table
                 conn = await conn.execution_options(isolation_level="REPEATABLE READ")
             async with conn.begin():
                 total = (await conn.execute(count)).scalar_one()
@@ -211,12 +138,12 @@ class SQLStorage:
                 rows = (await conn.execute(page)).all()
             return [record_from_row(SnapshotRecord, row) for row in rows], total
 
-        return await self._read(work)
+        return await self._db.read(work)
 
     # -- claims ----------------------------------------------------------------------------
     async def claim(self, record: ClaimRecord) -> ClaimRecord | None:
         stmt = (
-            self._insert(claims)
+            self._db.insert(claims)
             .values(**record_values(record))
             .on_conflict_do_nothing(index_elements=[claims.c.run_id, claims.c.key])
             .returning(claims.c.run_id)
@@ -230,7 +157,7 @@ class SQLStorage:
             )
             return record_from_row(ClaimRecord, (await conn.execute(existing)).one())
 
-        return await self._write(work)
+        return await self._db.write(work)
 
     async def complete_claim(self, run_id: str, key: str, outcome: dict[str, object]) -> None:
         stmt = (
@@ -242,7 +169,7 @@ class SQLStorage:
         async def work(conn: AsyncConnection) -> int:
             return (await conn.execute(stmt)).rowcount
 
-        if await self._write(work) != 1:
+        if await self._db.write(work) != 1:
             raise KeyError(
                 f"no claim {key!r} on run {run_id!r} to complete: claim() it before completing it"
             )
@@ -253,7 +180,7 @@ class SQLStorage:
             .where(claims.c.run_id == run_id)
             .order_by(claims.c.decided_at, claims.c.key)
         )
-        return await self._read(lambda conn: self._claims(conn, stmt))
+        return await self._db.read(lambda conn: self._claims(conn, stmt))
 
     async def list_claims_of_runs(self, run_ids: Sequence[str]) -> dict[str, list[ClaimRecord]]:
         found: dict[str, list[ClaimRecord]] = {run_id: [] for run_id in run_ids}
@@ -264,7 +191,7 @@ class SQLStorage:
             .where(claims.c.run_id.in_(list(found)))
             .order_by(claims.c.decided_at, claims.c.key)
         )
-        for claim in await self._read(lambda conn: self._claims(conn, stmt)):
+        for claim in await self._db.read(lambda conn: self._claims(conn, stmt)):
             found[claim.run_id].append(claim)
         return found
 
@@ -274,7 +201,7 @@ class SQLStorage:
             .where(claims.c.status == "claimed", claims.c.decided_at < claimed_before)
             .order_by(claims.c.decided_at, claims.c.run_id, claims.c.key)
         )
-        return await self._read(lambda conn: self._claims(conn, stmt))
+        return await self._db.read(lambda conn: self._claims(conn, stmt))
 
     @staticmethod
     async def _claims(conn: AsyncConnection, stmt: sa.Select[Any]) -> list[ClaimRecord]:
@@ -282,7 +209,7 @@ class SQLStorage:
 
     # -- memory ----------------------------------------------------------------------------
     async def save_thread(self, record: ThreadRecord) -> None:
-        stmt = self._insert(threads).values(**record_values(record))
+        stmt = self._db.insert(threads).values(**record_values(record))
         stmt = stmt.on_conflict_do_update(
             index_elements=[threads.c.thread_id],
             set_={
@@ -296,7 +223,7 @@ class SQLStorage:
         async def work(conn: AsyncConnection) -> None:
             await conn.execute(stmt)
 
-        await self._write(work)
+        await self._db.write(work)
 
     async def get_thread(self, thread_id: str) -> ThreadRecord | None:
         async def work(conn: AsyncConnection) -> ThreadRecord | None:
@@ -304,7 +231,7 @@ class SQLStorage:
             row = (await conn.execute(stmt)).first()
             return None if row is None else record_from_row(ThreadRecord, row)
 
-        return await self._read(work)
+        return await self._db.read(work)
 
     async def append_messages(self, records: Sequence[MessageRecord]) -> None:
         if not records:
@@ -315,7 +242,7 @@ class SQLStorage:
             for row in rows:  # one by one: the autoincrement sequence keeps their order
                 await conn.execute(messages.insert().values(**row))
 
-        await self._write(work)
+        await self._db.write(work)
 
     async def list_messages(
         self, thread_id: str, *, limit: int | None = None, exclude_run_id: str | None = None
@@ -333,7 +260,7 @@ class SQLStorage:
             rows = (await conn.execute(stmt)).all()
             return [record_from_row(MessageRecord, row) for row in reversed(rows)]
 
-        return await self._read(work)
+        return await self._db.read(work)
 
     # -- audit -----------------------------------------------------------------------------
     async def append_audit(self, event: AuditEvent) -> None:
@@ -342,7 +269,7 @@ class SQLStorage:
         async def work(conn: AsyncConnection) -> None:
             await conn.execute(stmt)
 
-        await self._write(work)
+        await self._db.write(work)
 
     async def query_audit(
         self,
@@ -373,12 +300,12 @@ class SQLStorage:
             rows = (await conn.execute(stmt)).all()
             return [record_from_row(AuditEvent, row) for row in rows]
 
-        return await self._read(work)
+        return await self._db.read(work)
 
     # -- key → value -----------------------------------------------------------------------
     async def add_if_absent(self, key: str, value: str, ttl_seconds: float) -> bool:
         now = utcnow()
-        stmt = self._insert(kv).values(
+        stmt = self._db.insert(kv).values(
             key=key, value=value, expires_at=now + timedelta(seconds=ttl_seconds)
         )
         stmt = stmt.on_conflict_do_update(
@@ -395,7 +322,7 @@ class SQLStorage:
                 await conn.execute(kv.delete().where(kv.c.expires_at <= now))
             return (await conn.execute(stmt)).first() is not None
 
-        return await self._write(work)
+        return await self._db.write(work)
 
     async def get_value(self, key: str) -> str | None:
         stmt = sa.select(kv.c.value).where(kv.c.key == key, kv.c.expires_at > utcnow())
@@ -404,10 +331,10 @@ class SQLStorage:
             found: str | None = (await conn.execute(stmt)).scalar_one_or_none()
             return found
 
-        return await self._read(work)
+        return await self._db.read(work)
 
     async def delete_value(self, key: str) -> None:
         async def work(conn: AsyncConnection) -> None:
             await conn.execute(kv.delete().where(kv.c.key == key))
 
-        await self._write(work)
+        await self._db.write(work)

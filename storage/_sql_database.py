@@ -1,0 +1,113 @@
+"""``SQLDatabase``: the connection plumbing under ``SQLStorage``.
+
+One object owns the async engine and runs work on it: reads on a plain connection, writes in one
+transaction each (SQLite: ``BEGIN IMMEDIATE``, queued per process, retried while another process
+holds the lock), the schema migrated before the first use. ``SQLStorage`` builds its statements
+and hands them here, so a state change that writes several records is one ``write`` call.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+from collections.abc import Awaitable, Callable
+from contextlib import nullcontext
+from typing import Any, TypeVar
+
+import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.engine import URL
+from sqlalchemy.exc import OperationalError
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+
+from storage import _migrate
+from storage._errors import StorageConfigError
+from storage._sql_engine import WRITE_OPTION, create_engine, is_locked
+
+logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+LOCK_RETRIES = 8
+"""How often a write is retried while SQLite reports another process's lock."""
+
+
+class SQLDatabase:
+    """An async engine (made from a URL, or given and never disposed) and how work runs on it."""
+
+    def __init__(self, url_or_engine: str | URL | AsyncEngine) -> None:
+        if isinstance(url_or_engine, AsyncEngine):
+            self.engine = url_or_engine
+            self._schema: str | None = None
+            self._owns_engine = False
+        else:
+            self.engine, self._schema = create_engine(url_or_engine)
+            self._owns_engine = True
+        self.dialect = self.engine.dialect.name
+        """``sqlite`` or ``postgresql``."""
+        if self.dialect not in ("sqlite", "postgresql"):
+            raise StorageConfigError(
+                f"SQLStorage supports SQLite and PostgreSQL, not {self.dialect!r}: "
+                "use a sqlite+aiosqlite:// or postgresql+asyncpg:// URL"
+            )
+        self._writer = self.engine.execution_options(**{WRITE_OPTION: True})
+        # SQLite has one writer at a time: queue this process's writers here rather than in
+        # SQLite's busy handler, which sleeps in growing steps; other processes still wait there.
+        self._sqlite_writer = asyncio.Lock() if self.dialect == "sqlite" else None
+        self._migrated = False
+        self._migrate_lock = asyncio.Lock()
+
+    async def migrate(self) -> str | None:
+        """Apply pending migrations now; return the revision.
+
+        Raises ``StorageConfigError`` when the database cannot be reached.
+        """
+        async with self._migrate_lock:
+            try:
+                revision = await _migrate.upgrade(self.engine, schema=self._schema)
+            except (OSError, sa.exc.DBAPIError) as exc:
+                if isinstance(exc, OperationalError) and is_locked(exc):
+                    raise
+                shown = self.engine.url.render_as_string(hide_password=True)
+                reason = exc.orig if isinstance(exc, sa.exc.DBAPIError) else exc
+                raise StorageConfigError(
+                    f"cannot open the storage database {shown} ({type(reason).__name__}: "
+                    f"{reason}): check STORAGE_URL and that the database server is running"
+                ) from exc
+            self._migrated = True
+            return revision
+
+    async def close(self) -> None:
+        """Dispose the engine if it was made here."""
+        if self._owns_engine:
+            await self.engine.dispose()
+
+    async def read(self, work: Callable[[AsyncConnection], Awaitable[T]]) -> T:
+        """Run ``work`` on a connection (it may open its own transaction)."""
+        await self._ready()
+        async with self.engine.connect() as conn:
+            return await work(conn)
+
+    async def write(self, work: Callable[[AsyncConnection], Awaitable[T]]) -> T:
+        """Run ``work`` in one write transaction, retrying while SQLite reports a lock."""
+        await self._ready()
+        attempt = 0
+        while True:
+            try:
+                async with self._sqlite_writer or nullcontext(), self._writer.begin() as conn:
+                    return await work(conn)
+            except OperationalError as exc:
+                attempt += 1
+                if self.dialect != "sqlite" or not is_locked(exc) or attempt > LOCK_RETRIES:
+                    raise
+                logger.debug("SQLite database busy, retry %d of %d", attempt, LOCK_RETRIES)
+                await asyncio.sleep(random.uniform(0, min(0.01 * 2**attempt, 0.5)))
+
+    def insert(self, table: sa.Table) -> Any:
+        """A dialect-specific INSERT (both offer ``on_conflict_do_*``)."""
+        return (postgresql.insert if self.dialect == "postgresql" else sqlite.insert)(table)
+
+    async def _ready(self) -> None:
+        if not self._migrated:
+            await self.migrate()
