@@ -2,25 +2,34 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed
+RUN_STAMP := $(VENV)/.installed-run
+DEV_STAMP := $(VENV)/.installed-dev
+# -qq: only errors; "compat" keeps the packages importable by mypy and subprocesses alike.
+PIP_INSTALL := $(BIN)/python -m pip install -qq --config-settings editable_mode=compat
 
 .PHONY: run test check install clean
 
-$(STAMP): pyproject.toml
-	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet --config-settings editable_mode=compat -e '.[dev]'
-	touch $(STAMP)
+$(VENV)/bin/python:
+	$(PYTHON) -m venv $(VENV)
 
-install: $(STAMP)
+# `make run` installs what running needs; `make test` and `make check` add the dev extras.
+$(RUN_STAMP): pyproject.toml | $(VENV)/bin/python
+	$(PIP_INSTALL) -e .
+	touch $(RUN_STAMP)
 
-run: $(STAMP)
+$(DEV_STAMP): pyproject.toml | $(VENV)/bin/python
+	$(PIP_INSTALL) -e '.[dev]'
+	touch $(DEV_STAMP) $(RUN_STAMP)
+
+install: $(DEV_STAMP)
+
+run: $(RUN_STAMP)
 	$(BIN)/python -m bot
 
-test: $(STAMP)
+test: $(DEV_STAMP)
 	$(BIN)/python -m pytest -q $(PYTEST_ARGS)
 
-check: $(STAMP)
+check: $(DEV_STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
