@@ -34,4 +34,7 @@ def configure_logging(level: str) -> None:
     """Root logging at ``level`` with one line per record."""
     logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     logging.getLogger().setLevel(level)
+    if logging.getLogger().getEffectiveLevel() >= logging.INFO:
+        # Alembic narrates every plugin and migration step at INFO; keep start-up readable.
+        logging.getLogger("alembic").setLevel(logging.WARNING)
     redact_bolt_logs()
