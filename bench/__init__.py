@@ -3,10 +3,12 @@
 Figures (``python -m bench <figure>``; no argument or ``all`` runs every one):
 
 - ``cycle``: one suspend → persist → new ``Agent`` → approve → finish cycle with
-  ``ScriptedModel`` (framework overhead only), per storage: median, p99, cycles/s and the
-  snapshot bytes of the pending call. Default ``memory://`` and
-  ``sqlite+aiosqlite:///./data/bench.db``; ``--storage URL`` (repeatable) for PostgreSQL/Redis;
-  ``--cycles 200``.
+  ``ScriptedModel`` (framework overhead only), per storage: median, p99, cycles/s, the snapshot
+  bytes of the pending call, the raw-store floor timed in the same run (``floor_median_ms``,
+  ``ratio_to_floor``), SQL statements / transactions / commits or Redis commands / round trips
+  per cycle, and ``concurrent_cycles_per_s`` with ``--in-flight 100`` cycles at once (failures
+  counted). Default ``memory://`` and ``sqlite+aiosqlite:///./data/bench.db``; ``--storage URL``
+  (repeatable) for PostgreSQL/Redis; ``--cycles 200``. See ``bench._cycle``.
 - ``list``: ``list_suspended_runs`` over ``--runs 100000`` stored runs: one page, and one thread.
   Default: SQLite only (``./data/bench.db``); the runs are kept in the file, so only the first
   run pays the fill (several minutes on 2 cores; ``fill_s`` says how long). ``--storage URL`` for
@@ -16,12 +18,15 @@ Figures (``python -m bench <figure>``; no argument or ``all`` runs every one):
   pending approvals clicked ``--per-card 3`` times each, ``--concurrency 50`` clicks in flight;
   also checks that each card's tool ran exactly once and every loser was told. See
   ``bench._clicks``.
-- ``peers``: the ``cycle`` for LangGraph and the OpenAI Agents SDK, run in the same run in their
-  own virtual environment (``.venv-peers``, created on first use: needs PyPI once), on
-  in-memory and SQLite-file storage, one line per peer with ``ratio_vs_countersign`` (their
-  median over ours). See ``bench._peers`` and the scripts in ``bench/peers/``.
+- ``peers``: the ``cycle`` for LangGraph, the OpenAI Agents SDK and Pydantic AI, run in the same
+  run in their own virtual environment (``.venv-peers``, created on first use: needs PyPI once),
+  on in-memory and SQLite-file storage, one line per framework with, per storage class, the
+  median, the raw-store floor measured in that framework's own process and ``ratio_to_floor``,
+  plus ``ratio_vs_countersign`` (their median over ours). See ``bench._peers`` and the scripts
+  in ``bench/peers/``.
 
 With the defaults, ``python -m bench`` takes a few minutes on 2 cores (plus the one-time fill of
 100k runs and the one-time peers install). A figure that fails prints ``{"figure": ...,
-"error": ...}`` and the others still run; the exit status is then 1.
+"error": ...}`` (or a line with an ``error`` field: failed concurrent cycles, a peer that did not
+run) and the others still run; the exit status is then 1.
 """

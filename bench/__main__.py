@@ -1,7 +1,21 @@
 """``python -m bench [all|cycle|list|clicks|peers]``: one JSON line per figure (SPEC 9).
 
+Figures:
+  cycle   per storage URL: suspend → persist → new Agent → approve → finish with a scripted
+          model: median_ms, p99_ms, cycles_per_s; snapshot_bytes per pending call;
+          floor_median_ms and ratio_to_floor (a raw-store floor timed in the same run);
+          statements/transactions/commits_per_cycle (SQL) or redis_commands/round_trips_per_cycle;
+          concurrent_cycles_per_s with --in-flight cycles (default 100) at once, and failures
+  list    list_suspended_runs with --runs stored runs (one page, one thread)
+  clicks  p50/p99 Slack click-to-ack time under concurrent clicks against the real bot
+  peers   the cycle for LangGraph, the OpenAI Agents SDK and Pydantic AI (own venv), each with
+          median_ms, floor_median_ms, ratio_to_floor (own floor, own process) and
+          ratio_vs_countersign, per storage class (memory, SQLite file)
+
 python -m bench                                   # every figure, defaults below
-python -m bench cycle --storage sqlite+aiosqlite:///bench.db --cycles 200
+python -m bench cycle --storage sqlite+aiosqlite:///bench.db --cycles 200 --in-flight 100
+python -m bench cycle --storage 'postgresql+asyncpg://postgres@127.0.0.1/test?schema=bench'
+python -m bench cycle --storage 'redis://127.0.0.1:6379/14?key_prefix=bench:'
 python -m bench list --storage postgresql+asyncpg://postgres@127.0.0.1/test --runs 100000
 python -m bench clicks --cards 50 --per-card 3 --concurrency 50
 python -m bench peers --cycles 200
@@ -37,14 +51,20 @@ def _once(figure: Coroutine[Any, Any, dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def _report(name: str, figures: Callable[[], Iterable[dict[str, Any]]]) -> bool:
-    """Print each JSON line of one figure; a failure is printed as ``{"error": ...}``."""
+    """Print each JSON line of one figure; a failure is printed as ``{"error": ...}``.
+
+    False when the figure raised or one of its lines carries an ``error`` (failed cycles, a peer
+    that could not run): the line is printed all the same.
+    """
+    ok = True
     try:
         for figure in figures():
             print(json.dumps(figure), flush=True)
+            ok &= "error" not in figure
     except Exception as exc:
         print(json.dumps({"figure": name, "error": f"{type(exc).__name__}: {exc}"}), flush=True)
         return False
-    return True
+    return ok
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -53,14 +73,24 @@ def _parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="figure", required=True)
     every = sub.add_parser("all", help="every figure (the default)")
-    cycle = sub.add_parser("cycle", help="suspend → persist → new Agent → approve → finish")
+    cycle = sub.add_parser(
+        "cycle",
+        help="suspend → persist → new Agent → approve → finish: time, floor, statements, "
+        "concurrent cycles/s",
+    )
     listing = sub.add_parser("list", help="list_suspended_runs with many stored runs")
     clicks = sub.add_parser("clicks", help="Slack click-to-ack time under concurrent clicks")
-    peers = sub.add_parser("peers", help="the cycle for LangGraph and the OpenAI Agents SDK")
+    peers = sub.add_parser(
+        "peers", help="the cycle for LangGraph, the OpenAI Agents SDK and Pydantic AI"
+    )
     for command in (every, cycle):
         command.add_argument("--storage", action="append", help="storage URL (repeatable)")
     for command in (every, cycle, peers):
         command.add_argument("--cycles", type=int, default=200)
+    for command in (every, cycle):
+        command.add_argument(
+            "--in-flight", type=int, default=100, help="concurrent cycles (0: skip that part)"
+        )
     listing.add_argument("--storage", action="append", help="storage URL (repeatable)")
     every.add_argument("--list-storage", action="append", help="storage URL for list")
     for command in (every, listing):
@@ -87,7 +117,9 @@ def main(argv: list[str] | None = None) -> int:
     ok = True
     if chosen in ("all", "cycle"):
         for url in args.storage or CYCLE_STORAGES:
-            ok &= _report("cycle", partial(_once, run_cycles(url, args.cycles)))
+            ok &= _report(
+                "cycle", partial(_once, run_cycles(url, args.cycles, in_flight=args.in_flight))
+            )
     if chosen in ("all", "list"):
         urls = args.storage if chosen == "list" else args.list_storage
         for url in urls or LIST_STORAGES:

@@ -1,7 +1,23 @@
-"""The suspend → persist → new Agent → approve → finish cycle, timed with a scripted model."""
+"""The suspend → persist → new Agent → approve → finish cycle, timed with a scripted model.
+
+``run_cycles`` gives the ``cycle`` figure of one storage URL:
+
+- ``median_ms``, ``p99_ms``, ``cycles_per_s``: ``cycles`` timed cycles one at a time, after
+  ``warmup`` untimed ones; each on its own thread, each checked to end with ``"stop"``.
+- ``floor_median_ms``, ``ratio_to_floor``: the raw-store floor (``bench._floor``), one round
+  right after each timed cycle in this process; the ratio is our median over the floor's.
+- ``snapshot_bytes``: the stored snapshot of the pending call (read untimed, between the halves).
+- ``statements_per_cycle``, ``transactions_per_cycle``, ``commits_per_cycle`` (SQL backends) or
+  ``redis_commands_per_cycle``, ``redis_round_trips_per_cycle`` (Redis): the median over the
+  timed cycles (``bench._counting``); the snapshot read is not counted.
+- ``in_flight``, ``concurrent_cycles_per_s``, ``concurrent_failures``: ``in_flight`` cycles
+  started at once (``asyncio.gather``), each its own run and thread; a cycle that raises or does
+  not end with ``"stop"`` is a failure, and the first failure's message is in ``error``.
+"""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import statistics
 import time
@@ -11,7 +27,10 @@ from pydantic import BaseModel
 
 from agents import Agent
 from agents.models import ScriptedModel, call, reply
-from storage import Storage, create_storage
+from bench._counting import Counts, open_counted
+from bench._floor import open_floor
+from bench.peers._peer_timing import floor_once, percentile_99, with_floor
+from storage import Storage
 from tools import ToolContext, create_tool
 
 
@@ -42,45 +61,88 @@ def _agent(store: Storage, script: list[Any]) -> Agent:
     )
 
 
-async def one_cycle(store: Storage, n: int) -> tuple[float, int]:
-    """One full cycle; returns (seconds, snapshot bytes)."""
+async def one_cycle(store: Storage, n: int | str, *, probe: bool = False) -> tuple[float, int]:
+    """One full cycle; (seconds, snapshot bytes when ``probe``: read untimed, else 0)."""
     started = time.perf_counter()
     first = await _agent(store, [call("delete-record", {"id": f"rec-{n}"})]).generate(
         f"Delete record rec-{n}", thread_id=f"bench-{n}", resource_id="bench"
     )
-    record = await store.load_snapshot(first.run_id)
-    size = len(json.dumps(record.data, separators=(",", ":"))) if record else 0
+    paused = time.perf_counter()
+    size = 0
+    if probe:
+        record = await store.load_snapshot(first.run_id)
+        size = len(json.dumps(record.data, separators=(",", ":"))) if record else 0
+    resumed = time.perf_counter()
     restarted = _agent(store, [reply("Deleted.")])
     done = await restarted.approve_tool_call_generate(run_id=first.run_id, decided_by="bench")
-    elapsed = time.perf_counter() - started
+    elapsed = (paused - started) + (time.perf_counter() - resumed)
     if done.finish_reason != "stop":
         raise RuntimeError(f"cycle {n} ended {done.finish_reason!r}, expected 'stop'")
     return elapsed, size
 
 
-async def run_cycles(url: str, cycles: int, warmup: int = 5) -> dict[str, Any]:
-    """Time ``cycles`` cycles on the storage at ``url`` (after ``warmup`` untimed ones)."""
-    store = create_storage(url)
+async def run_cycles(
+    url: str, cycles: int, warmup: int = 5, in_flight: int = 100
+) -> dict[str, Any]:
+    """The ``cycle`` figure of the storage at ``url`` (``in_flight=0``: no concurrent part)."""
+    prefix = f"{time.time_ns():x}"  # a rerun on a kept database starts fresh threads
+    store, counts = open_counted(url)
+    floor = await open_floor(url)
     try:
         for n in range(warmup):
-            await one_cycle(store, -1 - n)
+            await one_cycle(store, f"{prefix}-w{n}")
+            await floor_once(floor, -1 - n)
         timings: list[float] = []
+        floor_ms: list[float] = []
+        per_cycle: list[dict[str, int]] = []
         sizes: list[int] = []
-        total_started = time.perf_counter()
         for n in range(cycles):
-            elapsed, size = await one_cycle(store, n)
+            before = counts.snapshot() if counts else {}
+            elapsed, _ = await one_cycle(store, f"{prefix}-{n}")
+            if counts:
+                per_cycle.append({k: v - before[k] for k, v in counts.snapshot().items()})
             timings.append(elapsed * 1000)
-            sizes.append(size)
-        total = time.perf_counter() - total_started
+            floor_ms.append(await floor_once(floor, n) * 1000)
+        sizes.append((await one_cycle(store, f"{prefix}-probe", probe=True))[1])
+        concurrent = await run_concurrent(store, in_flight, prefix) if in_flight else {}
     finally:
+        await floor.close()
         await store.close()
     timings.sort()
-    return {
+    figure = {
         "figure": "cycle",
         "storage": url.split("://", 1)[0],
         "cycles": cycles,
         "median_ms": round(statistics.median(timings), 3),
-        "p99_ms": round(timings[min(len(timings) - 1, int(len(timings) * 0.99))], 3),
-        "cycles_per_s": round(cycles / total, 1),
+        "p99_ms": round(percentile_99(timings), 3),
+        "cycles_per_s": round(cycles / (sum(timings) / 1000), 1),
         "snapshot_bytes": max(sizes),
     }
+    return {**with_floor(figure, floor_ms), **_per_cycle(counts, per_cycle), **concurrent}
+
+
+def _per_cycle(counts: Counts | None, per_cycle: list[dict[str, int]]) -> dict[str, int]:
+    if counts is None or not per_cycle:
+        return {}
+    return {f"{k}_per_cycle": statistics.median_low(c[k] for c in per_cycle) for k in counts.names}
+
+
+async def run_concurrent(store: Storage, in_flight: int, prefix: str) -> dict[str, Any]:
+    """``in_flight`` cycles at once: cycles/s over the whole batch, failures counted."""
+    started = time.perf_counter()
+    outcomes = await asyncio.gather(
+        *(one_cycle(store, f"{prefix}-c{n}") for n in range(in_flight)), return_exceptions=True
+    )
+    total = time.perf_counter() - started
+    failures = [o for o in outcomes if isinstance(o, BaseException)]
+    figure: dict[str, Any] = {
+        "in_flight": in_flight,
+        "concurrent_cycles_per_s": round((in_flight - len(failures)) / total, 1),
+        "concurrent_failures": len(failures),
+    }
+    if failures:
+        first = failures[0]
+        figure["error"] = f"{len(failures)}/{in_flight} concurrent cycles failed; first: " + (
+            f"{type(first).__name__}: {first}"
+        )
+    return figure

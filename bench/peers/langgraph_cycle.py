@@ -26,6 +26,9 @@ answer; a new agent object for each half (as countersign builds a new ``Agent``)
 ``thread_bytes`` = every checkpoint and write kept for the thread (LangGraph keeps the history of
 a finished thread: it is also the conversation memory; countersign deletes the snapshot, so no
 delete is timed here). Sizes are measured once, on the first timed cycle, untimed.
+The storage class is countersign's (in-memory, or a SQLite file), and the raw-store floor
+(``ratio_to_floor``) is measured in this process, after each cycle, with the same code as
+everyone's (``_peer_timing``).
 """
 
 from __future__ import annotations
@@ -137,9 +140,11 @@ async def main() -> None:
             raise RuntimeError(f"cycle {n} ended with {messages[-2:]!r}")
         return elapsed, sizes[0] if sizes else 0
 
+    floor = timing.open_raw_store(args.storage, args.path)
     try:
-        figure = await timing.time_cycles(one_cycle, args.cycles, args.warmup)
+        figure = await timing.time_cycles(one_cycle, args.cycles, args.warmup, floor)
     finally:
+        await floor.close()
         if conn is not None:
             await conn.close()
     figure["thread_bytes"] = sizes[1] if sizes else 0

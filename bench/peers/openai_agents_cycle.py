@@ -21,6 +21,9 @@ Fair to both: no network, tracing off (``set_tracing_disabled``: countersign has
 same prompt, tool and answer, a new agent object for each half, and ``state_bytes`` = the length
 of the stored string (countersign reports its snapshot JSON). countersign's cycle does more
 storage work per cycle (atomic claim, decision and audit records), so the ratio is conservative.
+The storage class is countersign's (in-memory, or a SQLite file), and the raw-store floor
+(``ratio_to_floor``) is measured in this process, after each cycle, with the same code as
+everyone's (``_peer_timing``).
 """
 
 # ruff: noqa: I001  (this `agents` is the OpenAI Agents SDK; ruff takes it for ours)
@@ -129,9 +132,11 @@ async def main() -> None:
             raise RuntimeError(f"cycle {n} ended with {done.final_output!r}, expected 'Deleted.'")
         return elapsed, len(text.encode())
 
+    floor = timing.open_raw_store(args.storage, args.path)
     try:
-        figure = await timing.time_cycles(one_cycle, args.cycles, args.warmup)
+        figure = await timing.time_cycles(one_cycle, args.cycles, args.warmup, floor)
     finally:
+        await floor.close()
         await store.close()
     timing.report("openai-agents", version("openai-agents"), args.storage, figure)
 

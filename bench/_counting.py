@@ -1,0 +1,85 @@
+"""What one cycle asks of the database: SQL statements and transactions, Redis commands.
+
+``open_counted(url)`` opens the storage at ``url`` through the public API with counters attached
+at the driver edge, never inside ``storage``:
+
+- ``SQLStorage`` (SQLite, PostgreSQL): SQLAlchemy's ``before_cursor_execute`` (every statement
+  sent, our ``BEGIN`` / ``BEGIN IMMEDIATE`` included), ``begin`` (transactions, reads included)
+  and ``commit`` listeners on ``store.engine.sync_engine``.
+- ``RedisStorage`` on ``redis://``: a ``redis.asyncio`` connection class that counts the commands
+  it packs and the writes it sends (one per command, one per pipeline: the round trips). Lua
+  scripts count as one command each (``EVALSHA``).
+- Anything else (``memory://``): no counters.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable
+from typing import Any
+from urllib.parse import urlsplit
+
+from bench._floor import split_key_prefix
+from storage import RedisStorage, SQLStorage, Storage, create_storage
+
+REDIS_DEFAULT_KEY_PREFIX = "countersign:"
+"""``RedisStorage``'s prefix when the URL names none."""
+
+
+@dataclasses.dataclass
+class Counts:
+    """Running totals of one storage's traffic; ``names`` says which ones it counts."""
+
+    names: tuple[str, ...]
+    totals: dict[str, int] = dataclasses.field(default_factory=dict)
+
+    def add(self, name: str, n: int = 1) -> None:
+        self.totals[name] = self.totals.get(name, 0) + n
+
+    def snapshot(self) -> dict[str, int]:
+        return {name: self.totals.get(name, 0) for name in self.names}
+
+
+SQL_COUNTS = ("statements", "transactions", "commits")
+REDIS_COUNTS = ("redis_commands", "redis_round_trips")
+
+
+def open_counted(url: str) -> tuple[Storage, Counts | None]:
+    """``create_storage(url)`` with traffic counters where the backend has a cheap hook."""
+    if urlsplit(url).scheme == "redis":
+        return _counted_redis(url)
+    store = create_storage(url)
+    if not isinstance(store, SQLStorage):
+        return store, None
+    counts = Counts(SQL_COUNTS)
+    from sqlalchemy import event
+
+    engine = store.engine.sync_engine
+    event.listen(engine, "before_cursor_execute", lambda *_: counts.add("statements"))
+    event.listen(engine, "begin", lambda *_: counts.add("transactions"))
+    event.listen(engine, "commit", lambda *_: counts.add("commits"))
+    return store, counts
+
+
+def _counted_redis(url: str) -> tuple[Storage, Counts]:
+    import redis.asyncio as aioredis
+
+    counts = Counts(REDIS_COUNTS)
+
+    class CountingConnection(aioredis.Connection):
+        def pack_command(self, *args: Any) -> list[bytes]:
+            counts.add("redis_commands")
+            return super().pack_command(*args)
+
+        async def send_packed_command(
+            self, command: bytes | str | Iterable[bytes], check_health: bool = True
+        ) -> None:
+            counts.add("redis_round_trips")
+            await super().send_packed_command(command, check_health)
+
+    server, prefix = split_key_prefix(url)
+    client = aioredis.Redis.from_url(
+        server, decode_responses=True, connection_class=CountingConnection
+    )
+    prefix = REDIS_DEFAULT_KEY_PREFIX if prefix is None else prefix
+    return RedisStorage(client, owns_client=True, key_prefix=prefix), counts
