@@ -1,14 +1,24 @@
-"""The approval cycle of LangGraph and the OpenAI Agents SDK next to ours, as ratios.
+"""The approval cycle of LangGraph, the OpenAI Agents SDK and Pydantic AI next to ours, as ratios.
 
 The peers run in their own virtual environment, ``.venv-peers`` at the repository root (created
 on first use with ``python -m venv`` and ``pip install``): the OpenAI Agents SDK's import name is
 ``agents``, like ours. (Not inside ``bench/``: the architecture test parses every ``.py`` there.)
 Each peer is a standalone script in ``bench/peers/`` run by that environment's python; it prints
 one JSON line with the fields of our cycle figure (``median_ms``, ``p99_ms``, ``cycles_per_s``,
-``state_bytes``). For each storage class (in-memory, SQLite file) our cycle
-(``bench._cycle.run_cycles``) runs first, then each peer, one after the other, with the same
-number of cycles and warm-up cycles; a peer's ratio is its median over ours (above 1: slower than
-countersign). How each script keeps the comparison fair is in its docstring.
+``state_bytes``, ``floor_median_ms``, ``ratio_to_floor``). For each storage class (in-memory,
+SQLite file) our cycle (``bench._cycle.run_cycles``) runs first, then each peer, one after the
+other, with the same number of cycles and warm-up cycles.
+
+Two ratios per framework and storage class:
+
+- ``ratio_to_floor``: its median over the raw-store floor measured in its own process, after each
+  of its cycles, by the same code (``bench/peers/_peer_timing.py``, standard library only): what
+  the framework costs on top of the storage work a durable approval cannot avoid. Measured in
+  the same process and under the same load, it holds up when the processes run at different
+  moments on a busy machine.
+- ``ratio_vs_countersign``: its median over ours (above 1: slower than countersign).
+
+How each script keeps the comparison fair is in its docstring.
 
 A peer that cannot be installed or run gives a line with ``"error"``; the others still run.
 """
@@ -29,15 +39,33 @@ from bench._cycle import run_cycles
 HERE = Path(__file__).resolve().parent
 VENV = HERE.parent / ".venv-peers"
 """The peers' virtual environment (git-ignored)."""
-REQUIREMENTS = ("langgraph", "langgraph-checkpoint-sqlite", "langchain", "openai-agents")
-"""What ``pip install`` puts in it (``langchain`` brings ``HumanInTheLoopMiddleware``)."""
+REQUIREMENTS = (
+    "langgraph",
+    "langgraph-checkpoint-sqlite",
+    "langchain",
+    "openai-agents",
+    "pydantic-ai-slim",
+)
+"""What ``pip install`` puts in it (``langchain`` brings ``HumanInTheLoopMiddleware``;
+``pydantic-ai-slim``: the agent without the model providers' SDKs, none of which is used)."""
 SCRIPTS: dict[str, Path] = {
     "langgraph": HERE / "peers" / "langgraph_cycle.py",
     "openai-agents": HERE / "peers" / "openai_agents_cycle.py",
+    "pydantic-ai": HERE / "peers" / "pydantic_ai_cycle.py",
 }
 """Peer name → its cycle script."""
 STORAGES = ("memory", "sqlite")
 """Storage classes compared: ``memory://`` vs in-memory, a SQLite file vs a SQLite file."""
+FIGURE_KEYS = (
+    "median_ms",
+    "floor_median_ms",
+    "ratio_to_floor",
+    "p99_ms",
+    "cycles_per_s",
+    "state_bytes",
+    "thread_bytes",
+)
+"""What a peer line keeps of each script's figure, per storage class."""
 _MARKER = ".countersign-bench-requirements"
 
 
@@ -112,11 +140,7 @@ def peer_line(
             errors.append(f"{storage}: {figure['error']}")
             continue
         line.setdefault("version", figure.get("version"))
-        line[storage] = {
-            k: figure[k]
-            for k in ("median_ms", "p99_ms", "cycles_per_s", "state_bytes", "thread_bytes")
-            if k in figure
-        }
+        line[storage] = {k: figure[k] for k in FIGURE_KEYS if k in figure}
         reference = ours.get(storage, {})
         if reference.get("median_ms"):
             ratios[storage] = round(float(figure["median_ms"]) / reference["median_ms"], 2)
@@ -153,7 +177,8 @@ def run_peers(
     ours: dict[str, dict[str, Any]] = {}
     theirs: dict[str, dict[str, dict[str, Any]]] = {name: {} for name in scripts}
     for storage in storages:
-        ours[storage] = asyncio.run(run_cycles(_our_url(storage, data_dir), cycles, warmup))
+        url = _our_url(storage, data_dir)
+        ours[storage] = asyncio.run(run_cycles(url, cycles, warmup, in_flight=0))
         for name, script in scripts.items():
             if python is None:
                 theirs[name][storage] = {"error": f"peers' environment: {setup_error}"}
@@ -164,12 +189,8 @@ def run_peers(
             theirs[name][storage] = run_peer_script(python, script, args)
     reference: dict[str, Any] = {"figure": "peers", "framework": "countersign", "cycles": cycles}
     for storage, figure in ours.items():
-        reference[storage] = {
-            "median_ms": figure["median_ms"],
-            "p99_ms": figure["p99_ms"],
-            "cycles_per_s": figure["cycles_per_s"],
-            "state_bytes": figure["snapshot_bytes"],
-        }
+        figure = {**figure, "state_bytes": figure["snapshot_bytes"]}
+        reference[storage] = {k: figure[k] for k in FIGURE_KEYS if k in figure}
     lines = [peer_line(name, theirs[name], ours) for name in scripts]
     return [reference, *({**line, "cycles": cycles} for line in lines)]
 

@@ -6,6 +6,7 @@ interpreter stands in for the real ones.
 
 from __future__ import annotations
 
+import ast
 import json
 import sys
 from pathlib import Path
@@ -13,7 +14,14 @@ from typing import Any
 
 import pytest
 
-from bench._peers import PeerSetupError, peer_line, run_peer_script, run_peers
+from bench._peers import (
+    REQUIREMENTS,
+    SCRIPTS,
+    PeerSetupError,
+    peer_line,
+    run_peer_script,
+    run_peers,
+)
 
 FAKE_PEER = """
 import argparse, json
@@ -24,7 +32,8 @@ args = parser.parse_args()
 print("some library chatter")
 print(json.dumps({"figure": "peer_cycle", "framework": "fake", "version": "9.9",
                   "storage": args.storage, "cycles": int(args.cycles), "median_ms": 50.0,
-                  "p99_ms": 70.0, "cycles_per_s": 20.0, "state_bytes": 4000}))
+                  "p99_ms": 70.0, "cycles_per_s": 20.0, "state_bytes": 4000,
+                  "floor_median_ms": 0.25, "ratio_to_floor": 200.0}))
 """
 
 
@@ -51,6 +60,9 @@ def test_each_peer_gets_one_line_with_its_median_over_ours(tmp_path: Path, fake_
     assert ours["framework"] == "countersign" and ours["memory"]["median_ms"] > 0
     assert theirs["framework"] == "fake" and theirs["version"] == "9.9"
     assert theirs["memory"]["state_bytes"] == 4000
+    assert theirs["memory"]["floor_median_ms"] == 0.25
+    assert theirs["memory"]["ratio_to_floor"] == 200.0
+    assert ours["memory"]["floor_median_ms"] > 0 and ours["memory"]["ratio_to_floor"] > 0
     expected = round(50.0 / ours["memory"]["median_ms"], 2)
     assert theirs["ratio_vs_countersign"] == {"memory": expected}
     assert "error" not in theirs
@@ -98,3 +110,23 @@ def test_ratio_is_their_median_over_ours_per_storage() -> None:
     )
     assert line["ratio_vs_countersign"] == {"memory": 20.0}
     assert line["error"] == "sqlite: locked"
+
+
+def test_pydantic_ai_is_a_peer_installed_in_the_peers_environment() -> None:
+    assert SCRIPTS["pydantic-ai"].exists()
+    assert any(r.startswith("pydantic-ai") for r in REQUIREMENTS)
+
+
+@pytest.mark.parametrize("name", sorted(SCRIPTS))
+def test_every_peer_script_measures_its_floor_with_the_shared_code_and_says_why_fair(
+    name: str,
+) -> None:
+    source = SCRIPTS[name].read_text()
+    tree = ast.parse(source)
+    called = {
+        node.func.attr
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+    }
+    assert {"open_raw_store", "time_cycles"} <= called
+    assert "Fair to" in (ast.get_docstring(tree) or "")

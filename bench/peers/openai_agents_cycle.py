@@ -33,7 +33,7 @@ from importlib.metadata import version
 from typing import Any
 
 import _peer_timing as timing
-import aiosqlite
+from _peer_states import open_states
 from agents import Agent, Runner, function_tool, set_tracing_disabled
 from agents.run_state import RunState
 from agents.testing import ScriptedModel, assistant_message, function_call
@@ -54,63 +54,10 @@ def _agent(steps: list[Any]) -> Agent[Any]:
     )
 
 
-class MemoryStates:
-    def __init__(self) -> None:
-        self._states: dict[str, str] = {}
-
-    async def save(self, key: str, value: str) -> None:
-        self._states[key] = value
-
-    async def load(self, key: str) -> str:
-        return self._states[key]
-
-    async def delete(self, key: str) -> None:
-        del self._states[key]
-
-    async def close(self) -> None:
-        pass
-
-
-class SqliteStates:
-    def __init__(self, conn: aiosqlite.Connection) -> None:
-        self._conn = conn
-
-    @classmethod
-    async def open(cls, path: str) -> SqliteStates:
-        conn = await aiosqlite.connect(path)
-        for pragma in timing.SQLITE_PRAGMAS:
-            await conn.execute(pragma)
-        await conn.execute(
-            "CREATE TABLE IF NOT EXISTS run_states (run_id TEXT PRIMARY KEY, state TEXT NOT NULL)"
-        )
-        await conn.commit()
-        return cls(conn)
-
-    async def save(self, key: str, value: str) -> None:
-        await self._conn.execute("INSERT INTO run_states VALUES (?, ?)", (key, value))
-        await self._conn.commit()
-
-    async def load(self, key: str) -> str:
-        async with self._conn.execute(
-            "SELECT state FROM run_states WHERE run_id = ?", (key,)
-        ) as cursor:
-            row = await cursor.fetchone()
-        if row is None:
-            raise KeyError(key)
-        return str(row[0])
-
-    async def delete(self, key: str) -> None:
-        await self._conn.execute("DELETE FROM run_states WHERE run_id = ?", (key,))
-        await self._conn.commit()
-
-    async def close(self) -> None:
-        await self._conn.close()
-
-
 async def main() -> None:
     args = timing.parse_args("openai-agents")
     set_tracing_disabled(True)
-    store = MemoryStates() if args.storage == "memory" else await SqliteStates.open(args.path)
+    store = await open_states(args.storage, args.path)
 
     async def one_cycle(n: int) -> tuple[float, int]:
         run_id = f"bench-{n}-{id(store)}"
