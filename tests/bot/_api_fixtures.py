@@ -18,7 +18,7 @@ from pydantic import BaseModel
 
 from agents import Agent, RunResult
 from agents.models import ScriptedModel, ScriptItem, call
-from bot._api import add_api_routes
+from bot.api import add_api_routes
 from storage import Storage
 from tools import Tool, ToolContext, create_tool
 

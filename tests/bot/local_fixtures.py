@@ -11,8 +11,8 @@ from typing import Any
 import aiohttp
 
 from bot import Services, load_settings
-from bot._local import WORKSPACE, Workspace
 from bot._serve import running_bot
+from bot.local import WORKSPACE, Workspace
 
 ALEX = "U0ALEX"
 SAM = "U0SAM"

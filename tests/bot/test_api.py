@@ -15,7 +15,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from agents import fingerprint
 from agents.models import reply
 from bot import create_services, load_settings
-from bot._api import install_api
+from bot._serve import install_api
 from storage import Storage, create_storage
 from tests.bot._api_fixtures import (
     AGENT_ID,

@@ -9,10 +9,10 @@ from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer
 
 from agents.models import ScriptItem, call, obj, reply
-from bot._api import add_api_routes
-from bot._expiry import sweep_expired
-from bot._ids import APPROVE_ACTION
-from bot._refs import ApprovalRef
+from bot.api import add_api_routes
+from bot.slack._expiry import sweep_expired
+from bot.slack._ids import APPROVE_ACTION
+from bot.slack._refs import ApprovalRef
 from storage import Storage, utcnow
 from tests.bot.harness import CHANNEL, Bot, Executions, make_agent, start_bot
 from tests.fakes.slack_api import FakeSlackAPI, PostedMessage

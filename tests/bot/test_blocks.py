@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 import pytest
 
 from bot import APPROVE_ACTION, DECLINE_ACTION
-from bot._blocks import (
+from bot.slack._blocks import (
     CardView,
     Decision,
     already_decided_text,
@@ -19,9 +19,9 @@ from bot._blocks import (
     decided_card,
     question_blocks,
 )
-from bot._ids import EDIT_ACTION
-from bot._mrkdwn import code_block, escape, escape_truncated, truncate_escaped
-from bot._refs import ApprovalRef
+from bot.slack._ids import EDIT_ACTION
+from bot.slack._mrkdwn import code_block, escape, escape_truncated, truncate_escaped
+from bot.slack._refs import ApprovalRef
 
 REF = ApprovalRef(run_id="r" * 32, tool_call_id="call_1", fingerprint="f" * 64)
 NASTY = "<!channel> <@U999> <https://evil.example|innocent> & ``` done"

@@ -6,14 +6,14 @@ from collections.abc import AsyncIterator
 
 import pytest
 
+import bot.demo._text as text
 from agents import Agent
 from agents.memory import Memory
 from agents.models import Model, ModelRequest, ObjectOutput, TextDelta, ToolCallRequest
 from agents.models._base import ModelEvent
-from bot import _demo_text as text
 from bot import load_settings
-from bot._demo_model import DemoModel, extract, route
-from bot._ops_agent import agent_model, ops_agent
+from bot.demo._model import DemoModel, extract, route
+from bot.demo._ops_agent import agent_model, ops_agent
 from storage import InMemoryStorage
 from tools._demo_db import records
 from tools.examples import SEEDED_RECORDS, DemoDB, demo_database_url

@@ -12,7 +12,7 @@ from pydantic import BaseModel, Field
 
 from agents import Agent
 from agents.models import ScriptedModel, call, reply
-from bot._ids import EDIT_ACTION, EDIT_VIEW
+from bot.slack._ids import EDIT_ACTION, EDIT_VIEW
 from storage import Storage
 from tests.bot.harness import Bot, start_bot
 from tests.fakes.slack_api import FakeSlackAPI, PostedMessage

@@ -8,10 +8,10 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import timedelta
 
+import bot.slack._messages as msg
 from agents.models import ScriptedModel, call, reply
-from bot import _messages as msg
-from bot._expiry import Background, sweep_expired, sweep_interval
-from bot._ids import APPROVE_ACTION
+from bot.slack._expiry import Background, sweep_expired, sweep_interval
+from bot.slack._ids import APPROVE_ACTION
 from storage import Storage, utcnow
 from tests.bot.harness import Bot, Executions, make_agent, start_bot
 from tests.fakes.slack_api import FakeSlackAPI, PostedMessage

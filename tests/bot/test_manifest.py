@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 from agents.models import call
-from bot._ids import ACTION_IDS, BOT_EVENTS, BOT_SCOPES, CARD_ACTIONS, VIEW_CALLBACK_IDS
+from bot.slack._ids import ACTION_IDS, BOT_EVENTS, BOT_SCOPES, CARD_ACTIONS, VIEW_CALLBACK_IDS
 from tests.bot.conftest import BotFactory
 
 MANIFEST = Path(__file__).resolve().parents[2] / "manifest.yml"

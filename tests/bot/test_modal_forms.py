@@ -8,8 +8,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, create_model
 
-from bot._blocks import as_dicts
-from bot._forms import (
+from bot.slack._blocks import as_dicts
+from bot.slack._forms import (
     MAX_FIELDS,
     errors_by_block,
     form_blocks,

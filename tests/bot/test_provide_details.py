@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from agents.models import call, reply
-from bot._ids import PROVIDE_ACTION, PROVIDE_VIEW
+from bot.slack._ids import PROVIDE_ACTION, PROVIDE_VIEW
 from tests.bot.conftest import BotFactory
 from tests.bot.harness import CHANNEL, Bot, Executions
 from tests.fakes.slack_api import PostedMessage
