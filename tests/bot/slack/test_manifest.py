@@ -12,7 +12,7 @@ from agents.models import call
 from bot.slack._ids import ACTION_IDS, BOT_EVENTS, BOT_SCOPES, CARD_ACTIONS, VIEW_CALLBACK_IDS
 from tests.bot.conftest import BotFactory
 
-MANIFEST = Path(__file__).resolve().parents[2] / "manifest.yml"
+MANIFEST = Path(__file__).resolve().parents[3] / "manifest.yml"
 
 
 @pytest.fixture

@@ -31,7 +31,7 @@ pytestmark = pytest.mark.skipif(
     not (os.environ.get(POSTGRES_ENV) and os.environ.get(REDIS_ENV)),
     reason=f"set {POSTGRES_ENV} and {REDIS_ENV} (.ci/run does)",
 )
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def _free_port() -> int:

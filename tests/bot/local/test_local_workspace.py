@@ -16,7 +16,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot import APPROVE_ACTION, DECLINE_ACTION
 from tests.bot.bot_process import serve_bot_process
-from tests.bot.local_fixtures import ALEX, SAM, Local, local_workspace, texts
+from tests.bot.local.fixtures import ALEX, SAM, Local, local_workspace, texts
 from tests.fakes.slack_signing import event_request
 
 

@@ -24,7 +24,7 @@ from agents.models import reply
 from bot import BotError
 from bot.client import AgentNotFound, ApiAuthError, ApiRequestError, Client, Decision
 from storage import Storage
-from tests.bot._api_fixtures import AGENT_ID, TOKEN, api_harness, delete_call, ticket_call
+from tests.bot.api.fixtures import AGENT_ID, TOKEN, api_harness, delete_call, ticket_call
 
 
 async def test_list_suspended_runs_returns_runtime_objects_with_parsed_datetimes(

@@ -17,7 +17,7 @@ from agents.models import reply
 from bot import create_services, load_settings
 from bot._serve import install_api
 from storage import Storage, create_storage
-from tests.bot._api_fixtures import (
+from tests.bot.api.fixtures import (
     AGENT_ID,
     TOKEN,
     Executions,

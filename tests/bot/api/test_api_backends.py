@@ -16,7 +16,7 @@ from agents.models import reply
 from bot.client import Client
 from storage import Storage
 from tests.backends import BACKENDS, open_storage, unique_url
-from tests.bot._api_fixtures import AGENT_ID, TOKEN, api_harness, delete_call, ticket_call
+from tests.bot.api.fixtures import AGENT_ID, TOKEN, api_harness, delete_call, ticket_call
 
 APPROVE = f"/api/agents/{AGENT_ID}/approve-tool-call"
 DECLINE = f"/api/agents/{AGENT_ID}/decline-tool-call"

@@ -15,7 +15,7 @@ import pytest_asyncio
 from playwright.async_api import Browser, Locator, Page, async_playwright, expect
 
 from bot import APPROVE_ACTION, DECLINE_ACTION
-from tests.bot.local_fixtures import Local, local_workspace
+from tests.bot.local.fixtures import Local, local_workspace
 
 # One Chromium for the module (launching it takes seconds): tests and fixtures share its loop.
 pytestmark = [pytest.mark.slow, pytest.mark.asyncio(loop_scope="module")]

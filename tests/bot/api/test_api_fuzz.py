@@ -24,7 +24,7 @@ from schemathesis import GenerationMode
 from agents.models import reply
 from storage import Storage
 from tests.backends import POSTGRES_ENV, open_storage, unique_url
-from tests.bot._api_fixtures import TOKEN, ApiHarness, api_harness, delete_call, ticket_call
+from tests.bot.api.fixtures import TOKEN, ApiHarness, api_harness, delete_call, ticket_call
 
 pytestmark = pytest.mark.slow
 
