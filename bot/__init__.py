@@ -1,4 +1,4 @@
-"""The Slack edge of countersign: approval cards, thread replies, ``python -m bot``.
+"""The bot of countersign: the Slack edge, the HTTP API, the local workspace, ``python -m bot``.
 
 The parts live in sub-packages: ``bot.slack`` (the Slack edge), ``bot.api`` (the HTTP API),
 ``bot.local`` (the local workspace, an emulated Slack), ``bot.demo`` (the built-in ops agent and
