@@ -1,4 +1,9 @@
-"""The Slack edge of countersign: approval cards, thread replies, ``python -m bot``.
+"""The bot of countersign: the Slack edge, the HTTP API, the local workspace, ``python -m bot``.
+
+The parts live in sub-packages: ``bot.slack`` (the Slack edge), ``bot.api`` (the HTTP API),
+``bot.local`` (the local workspace, an emulated Slack), ``bot.demo`` (the built-in ops agent and
+its offline model). This top level only wires them together: ``_settings`` reads the
+configuration, ``_serve`` starts everything, ``__main__`` is ``python -m bot``.
 
 Example:
     >>> from bot import load_settings
@@ -8,13 +13,24 @@ Example:
 """
 
 from bot._agent_loader import AgentLoadError
-from bot._app import BOLT_APP, HEALTH_CHECKS, SERVICES, create_bolt_app, create_web_app
 from bot._errors import BotConfigError, BotError
-from bot._ids import APPROVE_ACTION, DECLINE_ACTION
-from bot._policy import AnyoneMayDecide, DecisionPolicy, Refusal, SettingsPolicy
 from bot._runner import Runner, RunnerClosed
-from bot._services import Services, create_services
 from bot._settings import Settings, load_settings
+from bot.slack import (
+    APPROVE_ACTION,
+    BOLT_APP,
+    DECLINE_ACTION,
+    HEALTH_CHECKS,
+    SERVICES,
+    AnyoneMayDecide,
+    DecisionPolicy,
+    Refusal,
+    Services,
+    SettingsPolicy,
+    create_bolt_app,
+    create_services,
+    create_web_app,
+)
 
 __all__ = [
     "APPROVE_ACTION",

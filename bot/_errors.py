@@ -1,4 +1,4 @@
-"""Errors raised by the Slack edge.
+"""Errors of the bot (the wiring and every part under ``bot/``).
 
 BotError
 ├── BotConfigError   the environment cannot start the bot (every problem listed at once)

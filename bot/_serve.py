@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import importlib.util
 import logging
 import signal
 from collections.abc import AsyncIterator
@@ -15,17 +14,24 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from agents import Agent
-from bot import _messages as msg
 from bot._agent_loader import attach_storage, import_agent
-from bot._app import HEALTH_CHECKS, create_bolt_app, create_web_app
 from bot._errors import BotConfigError
-from bot._expiry import Background
-from bot._local import LocalSlack
-from bot._ops_agent import ops_agent
-from bot._services import Services, create_services
-from bot._settings import Settings
-from bot._shared import shared_coordination
-from bot._webclient import create_web_client
+from bot._settings import AUTH_TEST_FAILED, Settings
+from bot.api import ApiDecision, DecisionObserver, add_api_routes
+from bot.demo import ops_agent
+from bot.local import LocalSlack
+from bot.slack import (
+    HEALTH_CHECKS,
+    Background,
+    OutsideDecision,
+    Services,
+    create_bolt_app,
+    create_services,
+    create_web_app,
+    create_web_client,
+    publish,
+    shared_coordination,
+)
 from storage import Storage, create_storage
 from tools.examples import DemoDB, demo_database_url
 
@@ -52,7 +58,7 @@ async def running_bot(
 ) -> AsyncIterator[tuple[Services, web.AppRunner]]:
     """Everything started and listening; stopped and drained on exit.
 
-    With no Slack token this is the local workspace (``bot._local``): the same app, served
+    With no Slack token this is the local workspace (``bot.local``): the same app, served
     against an emulated Slack on the same server.
     """
     storage = create_storage(settings.storage_url)
@@ -97,7 +103,7 @@ async def _checked_client(settings: Settings) -> AsyncWebClient:
         auth = await client.auth_test()
     except SlackApiError as exc:
         raise BotConfigError(
-            [msg.AUTH_TEST_FAILED.format(error=exc.response.get("error", "unknown"))]
+            [AUTH_TEST_FAILED.format(error=exc.response.get("error", "unknown"))]
         ) from None
     logger.info("connected to Slack team %s as %s", auth.get("team_id"), auth.get("user_id"))
     return client
@@ -141,13 +147,34 @@ async def _serving(
 
 
 def install_api(web_app: web.Application, services: Services) -> None:
-    """Add the ``/api`` routes when ``bot._api`` provides ``install_api(app, services)``."""
-    if importlib.util.find_spec("bot._api") is None:
-        return
-    module = importlib.import_module("bot._api")
-    install = getattr(module, "install_api", None)
-    if callable(install):
-        install(web_app, services)
+    """Mount ``/api`` for the served agent when ``API_TOKEN`` is set; decisions show in Slack."""
+    secret = services.settings.api_token
+    add_api_routes(
+        web_app,
+        {services.agent.id: services.agent},
+        None if secret is None else secret.get_secret_value(),
+        on_decision=_shown_in_slack(services),
+    )
+
+
+def _shown_in_slack(services: Services) -> DecisionObserver:
+    """The API's decision hook, implemented by the Slack edge (card updated, thread continued)."""
+
+    async def show(decision: ApiDecision) -> None:
+        await publish(
+            services,
+            OutsideDecision(
+                run_id=decision.run_id,
+                tool_call_id=decision.tool_call_id,
+                kind=decision.kind,
+                decided_by=decision.decided_by,
+                stream=decision.stream,
+                reason=decision.reason,
+                args=decision.args,
+            ),
+        )
+
+    return show
 
 
 async def serve_forever(settings: Settings) -> None:

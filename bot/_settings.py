@@ -15,7 +15,6 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, SecretStr
 
-from bot import _messages as msg
 from bot._errors import BotConfigError
 
 Mode = Literal["http", "socket", "local"]
@@ -25,6 +24,36 @@ _STORAGE_SCHEMES = ("memory", "sqlite+aiosqlite", "postgresql+asyncpg", "redis",
 _LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 _TRUE = ("1", "true", "yes", "on")
 _FALSE = ("0", "false", "no", "off", "")
+
+# -- configuration problems: each message says what to do ---------------------------------------
+SIGNING_SECRET_MISSING = (
+    "Set SLACK_SIGNING_SECRET (Slack app → Basic Information → Signing Secret): HTTP mode "
+    "verifies every request Slack sends"
+)
+OAUTH_VARIABLES_SET = (
+    "Unset SLACK_CLIENT_ID and SLACK_CLIENT_SECRET: countersign is a single-workspace bot "
+    "(with both set, slack-bolt switches to OAuth and ignores SLACK_BOT_TOKEN)"
+)
+BOT_TOKEN_FORMAT = (
+    "SLACK_BOT_TOKEN must be a bot token starting with xoxb- (Slack app → OAuth & Permissions "
+    "→ Bot User OAuth Token)"
+)
+APP_TOKEN_FORMAT = (
+    "SLACK_APP_TOKEN must be an app-level token starting with xapp- with the connections:write "
+    "scope (Slack app → Basic Information → App-Level Tokens)"
+)
+APP_TOKEN_WITHOUT_BOT_TOKEN = (
+    "Set SLACK_BOT_TOKEN too: Socket Mode (SLACK_APP_TOKEN) still posts with the bot token "
+    "(Slack app → OAuth & Permissions → Bot User OAuth Token)"
+)
+SIGNING_SECRET_WITHOUT_BOT_TOKEN = (
+    "Set SLACK_BOT_TOKEN (Slack app → OAuth & Permissions → Bot User OAuth Token), or unset "
+    "SLACK_SIGNING_SECRET to run without Slack"
+)
+AUTH_TEST_FAILED = (
+    "Slack rejected SLACK_BOT_TOKEN (auth.test: {error}). Copy the Bot User OAuth Token again "
+    "(Slack app → OAuth & Permissions) and check SLACK_API_URL"
+)
 
 
 class Settings(BaseModel):
@@ -156,17 +185,17 @@ def _check_slack(
     signing_secret: SecretStr | None,
 ) -> None:
     if env.get("SLACK_CLIENT_ID", "").strip() and env.get("SLACK_CLIENT_SECRET", "").strip():
-        problems.append(msg.OAUTH_VARIABLES_SET)
+        problems.append(OAUTH_VARIABLES_SET)
     if bot_token is not None and not bot_token.get_secret_value().startswith("xoxb-"):
-        problems.append(msg.BOT_TOKEN_FORMAT)
+        problems.append(BOT_TOKEN_FORMAT)
     if app_token is not None and not app_token.get_secret_value().startswith("xapp-"):
-        problems.append(msg.APP_TOKEN_FORMAT)
+        problems.append(APP_TOKEN_FORMAT)
     if app_token is not None and bot_token is None:
-        problems.append(msg.APP_TOKEN_WITHOUT_BOT_TOKEN)
+        problems.append(APP_TOKEN_WITHOUT_BOT_TOKEN)
     if bot_token is not None and app_token is None and signing_secret is None:
-        problems.append(msg.SIGNING_SECRET_MISSING)
+        problems.append(SIGNING_SECRET_MISSING)
     if signing_secret is not None and bot_token is None and app_token is None:
-        problems.append(msg.SIGNING_SECRET_WITHOUT_BOT_TOKEN)
+        problems.append(SIGNING_SECRET_WITHOUT_BOT_TOKEN)
 
 
 def _approvers(problems: list[str], raw: str | None) -> tuple[str, ...]:

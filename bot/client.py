@@ -17,14 +17,15 @@ from urllib.parse import quote
 import aiohttp
 
 from agents import PendingToolCall, SuspendedRunsPage
-from bot._api_errors import (
+from bot.api import (
     AgentNotFound,
     ApiAuthError,
     ApiError,
     ApiRequestError,
+    DecisionOut,
+    SuspendedRunsPageOut,
     error_from,
 )
-from bot._api_schemas import DecisionOut, SuspendedRunsPageOut
 
 __all__ = [
     "AgentClient",

@@ -22,9 +22,9 @@ from agents import Agent
 from agents.models import ScriptedModel, ScriptItem
 from bot import Services, create_bolt_app, create_services, create_web_app, load_settings
 from bot._agent_loader import attach_storage
-from bot._api import install_api
-from bot._policy import DecisionPolicy
-from bot._webclient import create_web_client
+from bot._serve import install_api
+from bot.slack._policy import DecisionPolicy
+from bot.slack._webclient import create_web_client
 from storage import Storage
 from tests.fakes.slack_api import ApiCall, FakeSlackAPI, PostedMessage
 from tests.fakes.slack_signing import event_request, interaction_request

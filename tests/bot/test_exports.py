@@ -1,4 +1,4 @@
-"""The ``bot`` package exports its public names and every exception class."""
+"""The ``bot`` package and its sub-packages export their public names and every exception class."""
 
 from __future__ import annotations
 
@@ -6,19 +6,35 @@ import importlib
 import inspect
 import pkgutil
 
+import pytest
+
 import bot
+
+SUBPACKAGES = ["bot.api", "bot.demo", "bot.local", "bot.slack"]
+
+
+def _sorted(names: list[str]) -> list[str]:
+    return sorted(names, key=lambda n: (not n.isupper(), n))
 
 
 def test_all_is_sorted_and_importable() -> None:
-    assert bot.__all__ == sorted(bot.__all__, key=lambda n: (not n.isupper(), n))
+    assert bot.__all__ == _sorted(bot.__all__)
     for name in bot.__all__:
         assert hasattr(bot, name), name
 
 
+@pytest.mark.parametrize("name", SUBPACKAGES)
+def test_each_subpackage_all_is_sorted_and_importable(name: str) -> None:
+    package = importlib.import_module(name)
+    assert package.__all__ == _sorted(package.__all__)
+    for exported in package.__all__:
+        assert hasattr(package, exported), f"{name}.{exported}"
+
+
 def test_every_exception_class_is_exported() -> None:
     missing = []
-    for info in pkgutil.iter_modules(bot.__path__, "bot."):
-        if info.name in ("bot.__main__",) or info.name.startswith("bot._api"):
+    for info in pkgutil.walk_packages(bot.__path__, "bot."):
+        if info.name == "bot.__main__" or info.name.split(".")[:2] == ["bot", "api"]:
             continue
         module = importlib.import_module(info.name)
         for name, obj in inspect.getmembers(module, inspect.isclass):

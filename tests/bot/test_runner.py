@@ -9,8 +9,8 @@ import logging
 import pytest
 
 from bot import Runner, RunnerClosed
-from bot._dedupe import Deduper
-from bot._locks import LocalThreadLocks
+from bot.slack._dedupe import Deduper
+from bot.slack._locks import LocalThreadLocks
 from storage import InMemoryStorage
 
 

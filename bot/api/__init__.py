@@ -1,0 +1,26 @@
+"""The HTTP API (SPEC 7): ``/api`` for approval UIs outside Slack, and its wire schemas.
+
+``add_api_routes`` mounts it on an aiohttp app for some agents; decisions taken through it are
+reported to the ``on_decision`` hook it is given (``DecisionObserver``), which is how the bot
+shows them in Slack without this package knowing about Slack. ``bot.client.Client`` speaks
+the same schemas and errors.
+"""
+
+from bot.api._errors import AgentNotFound, ApiAuthError, ApiError, ApiRequestError, error_from
+from bot.api._hook import ApiDecision, DecisionKind, DecisionObserver
+from bot.api._routes import add_api_routes
+from bot.api._schemas import DecisionOut, SuspendedRunsPageOut
+
+__all__ = [
+    "AgentNotFound",
+    "ApiAuthError",
+    "ApiDecision",
+    "ApiError",
+    "ApiRequestError",
+    "DecisionKind",
+    "DecisionObserver",
+    "DecisionOut",
+    "SuspendedRunsPageOut",
+    "add_api_routes",
+    "error_from",
+]

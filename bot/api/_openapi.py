@@ -1,0 +1,193 @@
+"""The OpenAPI 3.1 description of ``/api``, generated from the pydantic models of the wire.
+
+Example:
+    >>> doc = openapi_document()
+    >>> doc["openapi"]
+    '3.1.0'
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+from pydantic import BaseModel
+from pydantic.json_schema import JsonSchemaMode, models_json_schema
+
+from bot.api._schemas import (
+    ApproveRequest,
+    DecisionOut,
+    DecisionQuery,
+    DeclineRequest,
+    ErrorOut,
+    ResumeRequest,
+    SuspendedRunsPageOut,
+    SuspendedRunsQuery,
+)
+
+API_PREFIX = "/api"
+AGENT_PATH = "/agents/{agent_id}"
+SUSPENDED_RUNS = AGENT_PATH + "/suspended-runs"
+APPROVE = AGENT_PATH + "/approve-tool-call"
+DECLINE = AGENT_PATH + "/decline-tool-call"
+RESUME = AGENT_PATH + "/resume"
+OPENAPI = "/openapi.json"
+
+_REF = "#/components/schemas/{model}"
+_STATUS_TEXT = {
+    "400": "Malformed JSON, wrong body shape or bad query parameters (code INVALID_REQUEST or "
+    "MALFORMED_JSON)",
+    "401": "Missing or wrong API token (code UNAUTHORIZED)",
+    "404": "Unknown agent (AGENT_NOT_FOUND) or run (AGENT_RESUME_NO_SNAPSHOT_FOUND)",
+    "409": "The call cannot take this decision: already decided (APPROVAL_ALREADY_DECIDED, "
+    "with decidedBy/decidedAt/decision), expired (APPROVAL_EXPIRED), fingerprint mismatch "
+    "(APPROVAL_FINGERPRINT_MISMATCH), or not suspended / waiting for another kind of decision "
+    "(AGENT_RESUME_TOOL_CALL_NOT_SUSPENDED)",
+    "413": "The body is larger than the server accepts (code PAYLOAD_TOO_LARGE)",
+    "422": "Data that fails the tool's schema (AGENT_RESUME_INVALID_DATA, APPROVAL_INVALID_ARGS);"
+    " nothing was claimed, the call is still pending",
+}
+
+
+@functools.cache
+def openapi_document() -> dict[str, Any]:
+    """The whole description (built once; treat it as read-only)."""
+    models: list[tuple[type[BaseModel], JsonSchemaMode]] = [
+        (ApproveRequest, "validation"),
+        (DeclineRequest, "validation"),
+        (ResumeRequest, "validation"),
+        (SuspendedRunsPageOut, "serialization"),
+        (DecisionOut, "serialization"),
+        (ErrorOut, "serialization"),
+    ]
+    refs, top = models_json_schema(models, ref_template=_REF)
+    schemas: dict[str, Any] = top.get("$defs", {})
+
+    def ref(model: type[BaseModel], mode: JsonSchemaMode) -> dict[str, Any]:
+        return dict(refs[(model, mode)])
+
+    error = ref(ErrorOut, "serialization")
+    decision = ref(DecisionOut, "serialization")
+    agent_param = {
+        "name": "agent_id",
+        "in": "path",
+        "required": True,
+        "description": "The id of a served agent",
+        "schema": {"type": "string", "minLength": 1, "pattern": "^[^/]+$"},
+    }
+    wait = _query_parameters(DecisionQuery)
+    decide_errors = ("400", "401", "404", "409", "413", "422")
+
+    def post(summary: str, body: type[BaseModel], description: str) -> dict[str, Any]:
+        return {
+            "post": {
+                "summary": summary,
+                "description": description,
+                "operationId": summary.replace(" ", "_").lower(),
+                "parameters": [agent_param, *wait],
+                "requestBody": {
+                    "required": True,
+                    "content": {"application/json": {"schema": ref(body, "validation")}},
+                },
+                "responses": {
+                    "200": _json("Claimed; the run continues in the background", decision),
+                    **{s: _json(_STATUS_TEXT[s], error, s) for s in decide_errors},
+                },
+            }
+        }
+
+    paths = {
+        API_PREFIX + SUSPENDED_RUNS: {
+            "get": {
+                "summary": "List suspended runs",
+                "description": "Runs of the agent waiting for decisions, newest first, with "
+                "their pending calls. Without page/perPage every run is returned.",
+                "operationId": "list_suspended_runs",
+                "parameters": [agent_param, *_query_parameters(SuspendedRunsQuery)],
+                "responses": {
+                    "200": _json("A page of runs", ref(SuspendedRunsPageOut, "serialization")),
+                    **{s: _json(_STATUS_TEXT[s], error, s) for s in ("400", "401", "404")},
+                },
+            }
+        },
+        API_PREFIX + APPROVE: post(
+            "Approve tool call",
+            ApproveRequest,
+            "Claim the pending call as approved (optionally with edited args); it runs and the "
+            "run continues. The decision is single-use.",
+        ),
+        API_PREFIX + DECLINE: post(
+            "Decline tool call",
+            DeclineRequest,
+            "Claim the pending call as declined: it never runs; the model is told, with the "
+            "reason, and answers.",
+        ),
+        API_PREFIX + RESUME: post(
+            "Resume tool call",
+            ResumeRequest,
+            "Give a call that suspended itself the data it asked for (validated against its "
+            "resumeSchema); the tool runs again with it.",
+        ),
+        API_PREFIX + OPENAPI: {
+            "get": {
+                "summary": "This description",
+                "operationId": "openapi",
+                "responses": {
+                    "200": {
+                        "description": "OpenAPI 3.1 document",
+                        "content": {"application/json": {"schema": {"type": "object"}}},
+                    },
+                    "401": _json(_STATUS_TEXT["401"], error, "401"),
+                },
+            }
+        },
+    }
+    return {
+        "openapi": "3.1.0",
+        "info": {
+            "title": "countersign API",
+            "version": "1",
+            "description": "Decide the tool calls an agent waits on from outside Slack. "
+            "Every route needs `Authorization: Bearer $API_TOKEN`.",
+        },
+        "paths": paths,
+        "components": {
+            "schemas": schemas,
+            "securitySchemes": {"bearerAuth": {"type": "http", "scheme": "bearer"}},
+        },
+        "security": [{"bearerAuth": []}],
+    }
+
+
+def _json(description: str, schema: dict[str, Any], status: str = "200") -> dict[str, Any]:
+    response: dict[str, Any] = {
+        "description": description,
+        "content": {"application/json": {"schema": schema}},
+    }
+    if status == "401":
+        response["headers"] = {
+            "WWW-Authenticate": {
+                "description": "Always ``Bearer ...``",
+                "schema": {"type": "string", "pattern": "^Bearer"},
+            }
+        }
+    return response
+
+
+def _query_parameters(model: type[BaseModel]) -> list[dict[str, Any]]:
+    """One optional query parameter per field (``null`` dropped: absent means None)."""
+    schema = model.model_json_schema(by_alias=True)
+    parameters = []
+    for name, prop in schema.get("properties", {}).items():
+        prop = dict(prop)
+        description = prop.pop("description", None)
+        prop.pop("title", None)
+        prop.pop("default", None)
+        variants = [v for v in prop.pop("anyOf", []) if v.get("type") != "null"]
+        if variants:
+            prop.update(variants[0])
+        parameter = {"name": name, "in": "query", "required": False, "schema": prop}
+        if description:
+            parameter["description"] = description
+        parameters.append(parameter)
+    return parameters

@@ -1,0 +1,316 @@
+"""``/api``: list and decide pending tool calls over HTTP (SPEC 7), for approval UIs outside Slack.
+
+Mounted on the bot's aiohttp app as a sub-application, only when an API token is configured.
+Every route needs ``Authorization: Bearer <token>`` (compared in constant time). Decisions are
+claimed before the answer goes out (single-use, like a Slack click) and recorded in the audit
+log with source ``api`` and actor ``decidedBy`` (default ``api``); the run then continues in
+the agent's own background tasks. Errors are JSON ``{"code", "message", ...}``; bad input is
+always a 4xx (see ``bot.api._errors`` for the status of each code).
+
+Example:
+    >>> app = web.Application()
+    >>> add_api_routes(app, {agent.id: agent}, token=os.environ.get("API_TOKEN"))  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import logging
+import re
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
+
+from aiohttp import web
+from aiohttp.typedefs import Middleware
+from pydantic import BaseModel
+
+import bot.api._errors as api_errors
+from agents import Agent, AgentStream
+from agents.errors import AgentError
+from bot.api._hook import ApiDecision, DecisionKind, DecisionObserver
+from bot.api._input import Problem, json_body, parse
+from bot.api._openapi import (
+    API_PREFIX,
+    APPROVE,
+    DECLINE,
+    OPENAPI,
+    RESUME,
+    SUSPENDED_RUNS,
+    openapi_document,
+)
+from bot.api._schemas import (
+    DEFAULT_PER_PAGE,
+    ApproveRequest,
+    DecisionOut,
+    DecisionQuery,
+    DeclineRequest,
+    ResumeRequest,
+    SuspendedRunsPageOut,
+    SuspendedRunsQuery,
+)
+
+logger = logging.getLogger(__name__)
+
+AGENTS = web.AppKey("countersign.api.agents", dict[str, Agent])
+"""The agents the API serves, by id (in the ``/api`` sub-application)."""
+OBSERVER: web.AppKey[DecisionObserver | None] = web.AppKey("countersign.api.observer")
+"""Told of every decision the API takes (after the claim)."""
+DRAIN_SECONDS = 30.0
+"""How long shutdown waits for runs that API decisions continued."""
+API_SOURCE = "api"
+"""The audit ``source`` (and default actor) of decisions taken through the API."""
+
+_Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+
+def add_api_routes(
+    app: web.Application,
+    agents: Mapping[str, Agent],
+    token: str | None,
+    *,
+    on_decision: DecisionObserver | None = None,
+) -> None:
+    """Mount ``/api`` on ``app`` serving ``agents`` (by id); no token → nothing is mounted.
+
+    ``on_decision`` is told of every decision taken (the bot passes one that shows it in
+    Slack; see ``bot.api._hook``).
+
+    Example:
+        >>> add_api_routes(web_app, {"ops": ops_agent}, token="s3cret")  # doctest: +SKIP
+    """
+    if not token:
+        logger.info("API_TOKEN is not set: the HTTP API (/api) is off")
+        return
+    api = web.Application(middlewares=[_guard(token)])
+    api[AGENTS] = dict(agents)
+    api[OBSERVER] = on_decision
+    api.router.add_get(SUSPENDED_RUNS, _list_suspended_runs)
+    api.router.add_post(APPROVE, _approve)
+    api.router.add_post(DECLINE, _decline)
+    api.router.add_post(RESUME, _resume)
+    api.router.add_get(OPENAPI, _openapi)
+    api.router.add_route("*", "/{tail:.*}", _fallback)
+    api.on_shutdown.append(_drain_agents)
+    app.add_subapp(API_PREFIX, api)
+
+
+# -- middleware ----------------------------------------------------------------------------
+def _guard(token: str) -> Middleware:
+    expected = token.encode()
+
+    @web.middleware
+    async def guard(request: web.Request, handler: _Handler) -> web.StreamResponse:
+        if not _authorized(request.headers.get("Authorization", ""), expected):
+            return _unauthorized(bool(request.headers.get("Authorization")))
+        try:
+            return await handler(request)
+        except Problem as problem:
+            return web.json_response(problem.body, status=problem.status)
+        except AgentError as error:
+            status = api_errors.status_of(error)
+            if status >= 500:
+                logger.exception("api: %s failed", request.path)
+            return web.json_response(api_errors.body_of(error), status=status)
+        except web.HTTPRequestEntityTooLarge as exc:
+            return web.json_response(
+                {"code": api_errors.PAYLOAD_TOO_LARGE, "message": exc.text or "body too large"},
+                status=413,
+            )
+        except web.HTTPException:
+            raise
+        except Exception:
+            logger.exception("api: %s failed", request.path)
+            return web.json_response(
+                {
+                    "code": api_errors.INTERNAL_ERROR,
+                    "message": "internal error; see the server log",
+                },
+                status=500,
+            )
+
+    return guard
+
+
+def _authorized(header: str, expected: bytes) -> bool:
+    scheme, _, given = header.partition(" ")
+    if scheme.lower() != "bearer":
+        return False
+    return hmac.compare_digest(given.strip().encode("utf-8", "surrogateescape"), expected)
+
+
+def _unauthorized(token_given: bool) -> web.Response:
+    challenge = 'Bearer realm="countersign"'
+    if token_given:
+        challenge += ', error="invalid_token"'
+    return web.json_response(
+        {
+            "code": api_errors.UNAUTHORIZED,
+            "message": "send Authorization: Bearer <token>, the server's API_TOKEN",
+        },
+        status=401,
+        headers={"WWW-Authenticate": challenge},
+    )
+
+
+# -- handlers ------------------------------------------------------------------------------
+async def _list_suspended_runs(request: web.Request) -> web.Response:
+    agent = _agent(request)
+    query = parse(SuspendedRunsQuery, dict(request.query))
+    page, per_page = query.page, query.per_page
+    if page is not None and per_page is None:
+        per_page = DEFAULT_PER_PAGE
+    elif per_page is not None and page is None:
+        page = 0
+    listing = await agent.list_suspended_runs(
+        thread_id=query.thread_id, resource_id=query.resource_id, page=page, per_page=per_page
+    )
+    return _ok(SuspendedRunsPageOut.of(listing))
+
+
+async def _approve(request: web.Request) -> web.Response:
+    agent = _agent(request)
+    body = parse(ApproveRequest, await json_body(request))
+    stream = await agent.approve_tool_call(
+        run_id=body.run_id,
+        tool_call_id=body.tool_call_id,
+        args=body.args,
+        fingerprint=body.fingerprint,
+        decided_by=body.decided_by or API_SOURCE,
+        source=API_SOURCE,
+    )
+    return await _decided(request, agent, body, stream, "approved", args=body.args)
+
+
+async def _decline(request: web.Request) -> web.Response:
+    agent = _agent(request)
+    body = parse(DeclineRequest, await json_body(request))
+    stream = await agent.decline_tool_call(
+        run_id=body.run_id,
+        tool_call_id=body.tool_call_id,
+        reason=body.reason,
+        fingerprint=body.fingerprint,
+        decided_by=body.decided_by or API_SOURCE,
+        source=API_SOURCE,
+    )
+    return await _decided(request, agent, body, stream, "declined", reason=body.reason)
+
+
+async def _resume(request: web.Request) -> web.Response:
+    agent = _agent(request)
+    body = parse(ResumeRequest, await json_body(request))
+    stream = await agent.resume_stream(
+        body.resume_data,
+        run_id=body.run_id,
+        tool_call_id=body.tool_call_id,
+        decided_by=body.decided_by or API_SOURCE,
+        source=API_SOURCE,
+    )
+    return await _decided(request, agent, body, stream, "resumed")
+
+
+async def _decided(
+    request: web.Request,
+    agent: Agent,
+    body: ApproveRequest | DeclineRequest | ResumeRequest,
+    stream: AgentStream,
+    kind: DecisionKind,
+    *,
+    reason: str | None = None,
+    args: dict[str, Any] | None = None,
+) -> web.Response:
+    """After the claim: log, tell the observer (Slack), answer (waiting when asked to)."""
+    wait = parse(DecisionQuery, dict(request.query)).wait
+    by = body.decided_by or API_SOURCE
+    logger.info(
+        "api: %s tool call %s of run %s (agent %s) by %s",
+        kind,
+        body.tool_call_id,
+        body.run_id,
+        agent.id,
+        by,
+    )
+    decision = ApiDecision(
+        run_id=body.run_id,
+        tool_call_id=body.tool_call_id,
+        kind=kind,
+        decided_by=by,
+        stream=stream,
+        reason=reason,
+        args=args,
+    )
+    await _observe(request, decision)
+    return await _accepted(stream, body.tool_call_id, wait)
+
+
+async def _observe(request: web.Request, decision: ApiDecision) -> None:
+    observer = request.app[OBSERVER]
+    if observer is not None:
+        try:
+            await observer(decision)
+        except Exception:
+            logger.exception("api: could not report decision on run %s", decision.run_id)
+
+
+async def _openapi(request: web.Request) -> web.Response:
+    return web.json_response(openapi_document())
+
+
+async def _fallback(request: web.Request) -> web.Response:
+    allowed = _allowed_methods(request.match_info.get("tail", ""))
+    if allowed:
+        raise Problem(
+            405, api_errors.METHOD_NOT_ALLOWED, f"use {' or '.join(sorted(allowed))} on this path"
+        )
+    raise Problem(
+        404, api_errors.NOT_FOUND, f"no API route {request.path!r}; see /api/openapi.json"
+    )
+
+
+async def _drain_agents(app: web.Application) -> None:
+    """On shutdown, let runs continued by API decisions finish (bounded, like the runner)."""
+    try:
+        async with asyncio.timeout(DRAIN_SECONDS):
+            for agent in app[AGENTS].values():
+                await agent.drain()
+    except TimeoutError:
+        logger.warning("api: runs still going after %ss at shutdown; leaving them", DRAIN_SECONDS)
+
+
+# -- helpers -------------------------------------------------------------------------------
+def _agent(request: web.Request) -> Agent:
+    agent_id = request.match_info["agent_id"]
+    served = request.app[AGENTS]
+    agent = served.get(agent_id)
+    if agent is None:
+        names = ", ".join(sorted(served))
+        raise Problem(
+            404,
+            api_errors.AGENT_NOT_FOUND,
+            f"no agent {agent_id!r} is served here; served: {names}",
+            agentId=agent_id,
+        )
+    return agent
+
+
+async def _accepted(stream: AgentStream, tool_call_id: str, wait: bool) -> web.Response:
+    result = await stream.result() if wait else None
+    body = DecisionOut.of(stream.run_id, tool_call_id, result).model_dump(
+        mode="json", by_alias=True
+    )
+    return web.json_response({k: v for k, v in body.items() if v is not None})
+
+
+def _ok(model: BaseModel) -> web.Response:
+    return web.json_response(text=model.model_dump_json(by_alias=True))
+
+
+_ROUTES = [
+    (re.compile(r"^agents/[^/]+/suspended-runs$"), "GET"),
+    (re.compile(r"^agents/[^/]+/(approve-tool-call|decline-tool-call|resume)$"), "POST"),
+    (re.compile(r"^openapi\.json$"), "GET"),
+]
+
+
+def _allowed_methods(tail: str) -> set[str]:
+    return {method for pattern, method in _ROUTES if pattern.match(tail)}

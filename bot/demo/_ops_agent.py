@@ -1,0 +1,63 @@
+"""The built-in ops agent (SPEC 10): served when ``BOT_AGENT`` is unset.
+
+An ``ops`` supervisor with the record and ticket tools, and a ``billing`` sub-agent (refunds)
+behind it as the delegation tool ``agent-billing``. Both run on ``openai/<OPENAI_MODEL>`` when
+``OPENAI_API_KEY`` is set, else on the offline ``DemoModel``. Their tools work on the demo
+tables of a ``DemoDB``: in the storage's own database for SQL storage, in an in-process SQLite
+database for ``memory://`` and ``redis://`` storage (``tools.examples.demo_database_url``).
+"""
+
+from __future__ import annotations
+
+from agents import Agent
+from agents.models import Model
+from bot._settings import Settings
+from bot.demo._model import DemoModel
+from storage import Storage
+from tools.examples import DemoDB, record_tools, refund_tools, ticket_tools
+
+OPS_INSTRUCTIONS = (
+    "You are countersign's ops assistant in Slack. You can list, show and delete records, and "
+    "open support tickets; hand refunds to the billing agent (agent-billing) with the order id "
+    "and amount. Deleting records and large refunds wait for a person to approve: call the "
+    "tool anyway, the person decides. When a tool asks for details (a ticket's priority), "
+    "say what it needs. Answer briefly and say what happened."
+)
+BILLING_INSTRUCTIONS = (
+    "You are the billing agent. Issue refunds with the refund tool (order id and amount). "
+    "Refunds over 100 wait for a person to approve. Say in one sentence what happened."
+)
+BILLING_DESCRIPTION = "Handles refunds: give it the order id, the amount and the reason"
+
+
+def agent_model(settings: Settings) -> Model | str:
+    """``openai/<OPENAI_MODEL>`` with an API key, else the offline demo model."""
+    if settings.openai_api_key is not None:
+        return f"openai/{settings.openai_model}"
+    return DemoModel()
+
+
+def ops_agent(settings: Settings, db: DemoDB, storage: Storage | None = None) -> Agent:
+    """The ``ops`` supervisor with its ``billing`` sub-agent, on ``db``'s demo tables.
+
+    Without ``storage`` the agents start on an in-memory store until the bot gives them one.
+    """
+    billing = Agent(
+        id="billing",
+        name="Billing",
+        description=BILLING_DESCRIPTION,
+        instructions=BILLING_INSTRUCTIONS,
+        model=agent_model(settings),
+        tools=refund_tools(db),
+        storage=storage,
+    )
+    return Agent(
+        id="ops",
+        name="Ops",
+        instructions=OPS_INSTRUCTIONS,
+        model=agent_model(settings),
+        tools=[*record_tools(db), *ticket_tools(db)],
+        agents={"billing": billing},
+        storage=storage,
+        default_options={"auto_resume_suspended_tools": True},
+    )

@@ -1,0 +1,27 @@
+"""User-facing strings of the offline demo model, in one place."""
+
+from __future__ import annotations
+
+# -- the offline demo model ------------------------------------------------------------------
+HELP = (
+    "I am the offline demo model (no OPENAI_API_KEY is set), so I understand a few plain "
+    "requests:\n"
+    "• list records · show record 3\n"
+    "• delete record 42 (waits for a person to approve)\n"
+    "• refund order 7 for 250 (billing agent; over 100 waits for approval)\n"
+    "• open a ticket about the printer (I will ask for the priority)"
+)
+LISTED = "Here are records {first}–{last} of {total}:\n{lines}"
+LISTED_NONE = "There are no records left."
+RECORD = "Record {id}: {name} ({kind})."
+NO_RECORD = "There is no record {id}."
+DELETED = "Done: record {id} ({name}) was deleted."
+NOT_DELETED = "Nothing was deleted: record {id} does not exist."
+DECLINED = "OK, I did not run {tool}: it was declined{reason}."
+DECLINED_REASON = " ({reason})"
+REFUNDED = "Refunded {amount} on order {order} (refund #{refund})."
+NOT_REFUNDED = "No refund for order {order}: {reason}."
+TICKET = "Opened ticket #{ticket} “{title}” with {priority} priority."
+FAILED = "That did not work: {error}"
+INTERRUPTED = "I cannot tell whether {tool} finished: the process stopped while it ran."
+DONE = "Done ({tool})."

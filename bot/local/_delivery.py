@@ -1,0 +1,190 @@
+"""Slack's side of event and interaction delivery, emulated: what a person does on the page
+becomes the exact payload Slack would send, signed with the workspace's signing secret, and
+POSTed to the bot's own ``/slack/events`` (the same bolt app and signature check as in
+production).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+from urllib.parse import quote
+
+import aiohttp
+from slack_sdk.signature import SignatureVerifier
+
+from bot.local._workspace import (
+    BOT_USER_ID,
+    CHANNEL_ID,
+    CHANNEL_NAME,
+    TEAM_ID,
+    Message,
+    View,
+    Workspace,
+)
+
+APP_ID = "A0LOCAL"
+
+
+class Delivery:
+    """Builds, signs and delivers events and interactions to ``events_url``."""
+
+    def __init__(
+        self, workspace: Workspace, *, secret: str, events_url: str, respond_url: str
+    ) -> None:
+        self.workspace = workspace
+        self.events_url = events_url
+        self.respond_url = respond_url
+        self._verifier = SignatureVerifier(secret)
+        self._session: aiohttp.ClientSession | None = None
+
+    async def close(self) -> None:
+        if self._session is not None:
+            await self._session.close()
+
+    def signed(self, body: str, content_type: str) -> dict[str, str]:
+        """The headers Slack sends with ``body``."""
+        ts = str(int(time.time()))
+        return {
+            "Content-Type": content_type,
+            "X-Slack-Request-Timestamp": ts,
+            "X-Slack-Signature": self._verifier.generate_signature(timestamp=ts, body=body) or "",
+        }
+
+    async def post(self, body: str, content_type: str) -> tuple[int, str]:
+        """POST a signed body to ``/slack/events``; the bot's status and response body."""
+        if self._session is None:
+            self._session = aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=30))
+        headers = self.signed(body, content_type)
+        async with self._session.post(self.events_url, data=body, headers=headers) as response:
+            return response.status, await response.text()
+
+    async def message(self, message: Message) -> list[int]:
+        """Deliver a person's message: ``message`` and, when it mentions the bot, ``app_mention``
+        (two deliveries with their own ``event_id``, as Slack sends them)."""
+        event = {
+            "type": "message",
+            "user": message.user,
+            "text": message.text,
+            "ts": message.ts,
+            "channel": CHANNEL_ID,
+            "channel_type": "channel",
+            "team": TEAM_ID,
+            "event_ts": message.ts,
+        }
+        if message.thread_ts is not None:
+            event["thread_ts"] = message.thread_ts
+        events = [event]
+        if f"<@{BOT_USER_ID}>" in message.text:
+            mention = {k: v for k, v in event.items() if k != "channel_type"}
+            events.append({**mention, "type": "app_mention"})
+        statuses = []
+        for item in events:
+            status, _ = await self.post(json.dumps(self._envelope(item)), "application/json")
+            statuses.append(status)
+        return statuses
+
+    def _envelope(self, event: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "token": "local",
+            "team_id": TEAM_ID,
+            "api_app_id": APP_ID,
+            "type": "event_callback",
+            "event_id": self.workspace.new_id("Ev"),
+            "event_time": int(time.time()),
+            "authorizations": [{"team_id": TEAM_ID, "user_id": BOT_USER_ID, "is_bot": True}],
+            "is_ext_shared_channel": False,
+            "event": event,
+        }
+
+    async def click(
+        self, user: str, message: Message, action: dict[str, Any], block_id: str | None
+    ) -> int:
+        """Deliver a ``block_actions`` interaction: ``user`` clicked ``action`` of ``message``."""
+        payload = {
+            "type": "block_actions",
+            "user": self._user(user),
+            "api_app_id": APP_ID,
+            "token": "local",
+            "team": {"id": TEAM_ID, "domain": "local"},
+            "trigger_id": self.workspace.new_trigger(user),
+            "container": {
+                "type": "message",
+                "message_ts": message.ts,
+                "channel_id": CHANNEL_ID,
+                "is_ephemeral": message.ephemeral_for is not None,
+                **({"thread_ts": message.thread_ts} if message.thread_ts else {}),
+            },
+            "channel": {"id": CHANNEL_ID, "name": CHANNEL_NAME},
+            "message": message.to_json() | {"type": "message"},
+            "state": {"values": {}},
+            "response_url": self.respond_url + self.workspace.new_response_url(user, message),
+            "actions": [
+                {
+                    "type": action.get("type", "button"),
+                    "action_id": action.get("action_id"),
+                    "block_id": block_id,
+                    "text": action.get("text"),
+                    "value": action.get("value"),
+                    "style": action.get("style"),
+                    "action_ts": f"{time.time():.6f}",
+                }
+            ],
+            "is_enterprise_install": False,
+        }
+        status, _ = await self.post(_form(payload), "application/x-www-form-urlencoded")
+        return status
+
+    async def submit(
+        self, user: str, view: View, values: dict[str, Any]
+    ) -> tuple[int, dict[str, Any]]:
+        """Deliver a ``view_submission``; the bot's status and its JSON answer (may be empty)."""
+        payload = {
+            "type": "view_submission",
+            "team": {"id": TEAM_ID, "domain": "local"},
+            "user": self._user(user),
+            "api_app_id": APP_ID,
+            "token": "local",
+            "trigger_id": self.workspace.new_trigger(user),
+            "view": {
+                **view.to_json(),
+                "state": {"values": values},
+                "root_view_id": view.id,
+                "previous_view_id": None,
+                "app_id": APP_ID,
+                "bot_id": "B0BOT",
+            },
+            "response_urls": [],
+            "is_enterprise_install": False,
+        }
+        status, body = await self.post(_form(payload), "application/x-www-form-urlencoded")
+        try:
+            answer = json.loads(body) if body.strip() else {}
+        except ValueError:
+            answer = {}
+        return status, answer if isinstance(answer, dict) else {}
+
+    async def closed(self, user: str, view: View) -> int:
+        """Deliver ``view_closed`` (only sent for views opened with ``notify_on_close``)."""
+        payload = {
+            "type": "view_closed",
+            "team": {"id": TEAM_ID, "domain": "local"},
+            "user": self._user(user),
+            "api_app_id": APP_ID,
+            "token": "local",
+            "view": view.to_json(),
+            "is_cleared": False,
+            "is_enterprise_install": False,
+        }
+        status, _ = await self.post(_form(payload), "application/x-www-form-urlencoded")
+        return status
+
+    def _user(self, user: str) -> dict[str, Any]:
+        person = self.workspace.person(user)
+        name = person.name if person else user
+        return {"id": user, "username": name, "name": name, "team_id": TEAM_ID}
+
+
+def _form(payload: dict[str, Any]) -> str:
+    return "payload=" + quote(json.dumps(payload))

@@ -1,0 +1,181 @@
+"""The page's routes: the static page, its state (long poll), and what a person does on it.
+
+``GET /`` the page; ``GET /_local/static/{file}``; ``GET /_local/state?user=&since=``;
+``POST /_local/messages`` (post or reply), ``/_local/actions`` (click a button),
+``/_local/views/{id}/submit`` and ``/_local/views/{id}/close`` (a modal). Every action goes
+through ``Delivery``, i.e. through Slack's signed delivery to ``/slack/events``.
+"""
+
+from __future__ import annotations
+
+import importlib.resources
+import re
+from typing import Any
+
+from aiohttp import web
+
+from bot.local._delivery import Delivery
+from bot.local._workspace import (
+    BOT_NAME,
+    BOT_USER_ID,
+    CHANNEL_ID,
+    CHANNEL_NAME,
+    PEOPLE,
+    TEAM_ID,
+    Message,
+    Workspace,
+)
+
+POLL_SECONDS = 20.0
+"""How long a state request waits for a change before answering anyway."""
+_STATIC = {
+    "index.html": "text/html",
+    "app.js": "text/javascript",
+    "blockkit.js": "text/javascript",
+    "style.css": "text/css",
+}
+_MENTION = re.compile(r"(?<![<\w])@" + BOT_NAME + r"\b", re.I)
+
+
+class Page:
+    """Routes of the local workspace page."""
+
+    def __init__(self, workspace: Workspace, delivery: Delivery, *, model: str) -> None:
+        self.workspace = workspace
+        self.delivery = delivery
+        self.model = model
+
+    def install(self, app: web.Application) -> None:
+        app.router.add_get("/", self.index)
+        app.router.add_get("/favicon.ico", self.no_icon)
+        app.router.add_get("/_local/static/{name}", self.static)
+        app.router.add_get("/_local/state", self.state)
+        app.router.add_post("/_local/messages", self.post_message)
+        app.router.add_post("/_local/actions", self.click)
+        app.router.add_post("/_local/views/{view_id}/submit", self.submit)
+        app.router.add_post("/_local/views/{view_id}/close", self.close_view)
+
+    async def index(self, request: web.Request) -> web.Response:
+        return _file("index.html")
+
+    async def no_icon(self, request: web.Request) -> web.Response:
+        return web.Response(status=204)
+
+    async def static(self, request: web.Request) -> web.Response:
+        name = request.match_info["name"]
+        if name not in _STATIC:
+            raise web.HTTPNotFound()
+        return _file(name)
+
+    async def state(self, request: web.Request) -> web.Response:
+        user = self._user(request.query.get("user"))
+        try:
+            since = int(request.query.get("since", "-1"))
+        except ValueError:
+            since = -1
+        await self.workspace.wait(since, POLL_SECONDS)
+        return web.json_response(
+            {
+                **self.workspace.state(user),
+                "model": self.model,
+                "team": TEAM_ID,
+                "channel": {"id": CHANNEL_ID, "name": CHANNEL_NAME},
+                "bot": {"id": BOT_USER_ID, "name": BOT_NAME},
+                "people": [{"id": p.id, "name": p.name} for p in PEOPLE],
+                "user": user,
+            }
+        )
+
+    async def post_message(self, request: web.Request) -> web.Response:
+        body = await _json(request)
+        user = self._user(body.get("user"))
+        text = str(body.get("text") or "").strip()
+        thread_ts = body.get("thread_ts") or None
+        if not text:
+            raise web.HTTPBadRequest(text="empty message")
+        if thread_ts is not None and thread_ts not in self.workspace.messages:
+            raise web.HTTPNotFound(text="no such thread")
+        text = slack_text(text, top_level=thread_ts is None)
+        message = self.workspace.add(
+            Message(ts=self.workspace.next_ts(), user=user, text=text, thread_ts=thread_ts)
+        )
+        statuses = await self.delivery.message(message)
+        return web.json_response({"ok": True, "ts": message.ts, "delivered": statuses})
+
+    async def click(self, request: web.Request) -> web.Response:
+        body = await _json(request)
+        user = self._user(body.get("user"))
+        message = self.workspace.messages.get(str(body.get("ts")))
+        if message is None or message.ephemeral_for not in (None, user):
+            raise web.HTTPNotFound(text="no such message")
+        for block in message.blocks:
+            for element in block.get("elements") or []:
+                if isinstance(element, dict) and element.get("action_id") == body.get("action_id"):
+                    block_id = block.get("block_id")
+                    status = await self.delivery.click(user, message, element, block_id)
+                    return web.json_response({"ok": status == 200, "status": status})
+        raise web.HTTPNotFound(text="no such button")
+
+    async def submit(self, request: web.Request) -> web.Response:
+        body = await _json(request)
+        user = self._user(body.get("user"))
+        view = self.workspace.views.get(request.match_info["view_id"])
+        if view is None or view.user != user:
+            raise web.HTTPNotFound(text="no such view")
+        raw = body.get("values")
+        values: dict[str, Any] = raw if isinstance(raw, dict) else {}
+        status, answer = await self.delivery.submit(user, view, values)
+        action = answer.get("response_action")
+        if status == 200 and action == "errors":
+            return web.json_response({"ok": False, "errors": answer.get("errors") or {}})
+        if status == 200 and action == "update" and isinstance(answer.get("view"), dict):
+            view.view = dict(answer["view"])
+            self.workspace.changed()
+        elif status == 200:
+            self.workspace.close_views(user, None if action == "clear" else view.id)
+        return web.json_response({"ok": status == 200, "status": status})
+
+    async def close_view(self, request: web.Request) -> web.Response:
+        body = await _json(request)
+        user = self._user(body.get("user"))
+        view = self.workspace.views.get(request.match_info["view_id"])
+        if view is None or view.user != user:
+            raise web.HTTPNotFound(text="no such view")
+        self.workspace.close_views(user, view.id)
+        if view.view.get("notify_on_close"):
+            await self.delivery.closed(user, view)
+        return web.json_response({"ok": True})
+
+    def _user(self, raw: Any) -> str:
+        person = self.workspace.person(str(raw or ""))
+        return person.id if person else PEOPLE[0].id
+
+
+def slack_text(text: str, *, top_level: bool) -> str:
+    """What Slack stores for typed text: ``& < >`` escaped, ``@countersign`` as a mention.
+
+    A top-level message always mentions the bot (the channel is the bot's: a person talks to
+    it there), so it arrives as ``app_mention`` as well as ``message``.
+    """
+    escaped = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    escaped = _MENTION.sub(f"<@{BOT_USER_ID}>", escaped)
+    if top_level and f"<@{BOT_USER_ID}>" not in escaped:
+        escaped = f"<@{BOT_USER_ID}> {escaped}"
+    return escaped
+
+
+def _file(name: str) -> web.Response:
+    data = importlib.resources.files("bot.local").joinpath("static", name).read_bytes()
+    return web.Response(
+        body=data, content_type=_STATIC[name], headers={"Cache-Control": "no-cache"}
+    )
+
+
+async def _json(request: web.Request) -> dict[str, Any]:
+    try:
+        body = await request.json()
+    except ValueError:
+        raise web.HTTPBadRequest(text="expected a JSON body") from None
+    if not isinstance(body, dict):
+        raise web.HTTPBadRequest(text="expected a JSON object")
+    return body

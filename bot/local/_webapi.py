@@ -1,0 +1,250 @@
+"""The emulated Slack Web API: ``POST /_slack/api/{method}``, answered from the ``Workspace``.
+
+The bot's real ``AsyncWebClient`` talks to it (``SLACK_API_URL``). It checks the bot token and
+answers the methods the bot calls with Slack's shapes and error codes; anything else gets
+``unknown_method``, as Slack answers.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from typing import Any
+
+from aiohttp import web
+
+from bot.local._workspace import (
+    BOT_ID,
+    BOT_NAME,
+    BOT_USER_ID,
+    CHANNEL_ID,
+    CHANNEL_NAME,
+    GROUPS,
+    PEOPLE,
+    TEAM_ID,
+    Message,
+    Workspace,
+)
+
+API_PATH = "/_slack/api/"
+"""Where the emulated Web API is served (the ``SLACK_API_URL`` of local mode)."""
+RESPOND_PATH = "/_slack/respond/"
+"""Where the ``response_url`` of a click points (``respond()`` in bolt)."""
+TRIGGER_TTL_SECONDS = 60.0
+"""How long a ``trigger_id`` opens a modal (Slack: about 3 s; longer here for slow machines)."""
+
+_JSON_FIELDS = ("blocks", "attachments", "view")
+Args = dict[str, Any]
+
+
+class WebAPI:
+    """Answers Web API calls made with ``token``."""
+
+    def __init__(self, workspace: Workspace, token: str) -> None:
+        self.workspace = workspace
+        self._token = token
+        self._methods: dict[str, Callable[[Args], Args]] = {
+            "auth.test": self.auth_test,
+            "chat.postMessage": self.post_message,
+            "chat.update": self.update,
+            "chat.postEphemeral": self.post_ephemeral,
+            "views.open": self.views_open,
+            "views.push": self.views_open,
+            "views.update": self.views_update,
+            "usergroups.users.list": self.usergroup_users,
+            "users.info": self.users_info,
+            "conversations.info": self.conversation_info,
+            "conversations.members": self.members,
+        }
+
+    def install(self, app: web.Application) -> None:
+        app.router.add_route("*", API_PATH + "{method}", self.handle)
+        app.router.add_post(RESPOND_PATH + "{token}", self.respond)
+
+    async def respond(self, request: web.Request) -> web.Response:
+        """A ``response_url`` POST: an ephemeral note, or replace / delete the clicked message."""
+        found = self.workspace.response_urls.get(request.match_info["token"])
+        if found is None:
+            return web.json_response(_error("expired_url"), status=404)
+        user, clicked = found
+        body = await _read_args(request)
+        if body.get("delete_original"):
+            self.workspace.messages.pop(clicked.ts, None)
+            self.workspace.changed()
+        elif body.get("replace_original") and (clicked.ephemeral_for or clicked.bot_id):
+            clicked.text = str(body.get("text") or clicked.text)
+            clicked.blocks = list(body.get("blocks") or [])
+            clicked.edited += 1
+            self.workspace.changed()
+        else:
+            ephemeral = body.get("response_type") != "in_channel"
+            self.workspace.add(
+                Message(
+                    ts=self.workspace.next_ts(),
+                    user=BOT_USER_ID,
+                    text=str(body.get("text") or ""),
+                    blocks=list(body.get("blocks") or []),
+                    thread_ts=body.get("thread_ts") or clicked.thread_ts,
+                    bot_id=BOT_ID,
+                    ephemeral_for=user if ephemeral else None,
+                )
+            )
+        return web.json_response({"ok": True})
+
+    async def handle(self, request: web.Request) -> web.Response:
+        args = await _read_args(request)
+        token = request.headers.get("Authorization", "").removeprefix("Bearer ").strip()
+        token = token or str(args.pop("token", ""))
+        if not token:
+            return web.json_response({"ok": False, "error": "not_authed"})
+        if token != self._token:
+            return web.json_response({"ok": False, "error": "invalid_auth"})
+        method = self._methods.get(request.match_info["method"])
+        if method is None:
+            return web.json_response({"ok": False, "error": "unknown_method"})
+        return web.json_response(method(args))
+
+    def auth_test(self, args: Args) -> Args:
+        return {
+            "ok": True,
+            "url": "http://localhost/",
+            "team": "Local workspace",
+            "user": BOT_NAME,
+            "team_id": TEAM_ID,
+            "user_id": BOT_USER_ID,
+            "bot_id": BOT_ID,
+            "is_enterprise_install": False,
+        }
+
+    def post_message(self, args: Args) -> Args:
+        if args.get("channel") != CHANNEL_ID:
+            return _error("channel_not_found")
+        if not args.get("text") and not args.get("blocks"):
+            return _error("no_text")
+        thread_ts = args.get("thread_ts") or None
+        if thread_ts is not None and thread_ts not in self.workspace.messages:
+            return _error("thread_not_found")
+        message = self.workspace.add(
+            Message(
+                ts=self.workspace.next_ts(),
+                user=BOT_USER_ID,
+                text=str(args.get("text") or ""),
+                blocks=list(args.get("blocks") or []),
+                thread_ts=thread_ts,
+                bot_id=BOT_ID,
+            )
+        )
+        return {"ok": True, "channel": CHANNEL_ID, "ts": message.ts, "message": message.to_json()}
+
+    def update(self, args: Args) -> Args:
+        message = self.workspace.messages.get(str(args.get("ts")))
+        if args.get("channel") != CHANNEL_ID or message is None:
+            return _error("message_not_found")
+        if message.bot_id != BOT_ID or message.ephemeral_for is not None:
+            return _error("cant_update_message")
+        if "text" in args:
+            message.text = str(args["text"] or "")
+        if "blocks" in args:
+            message.blocks = list(args["blocks"] or [])
+        message.edited += 1
+        self.workspace.changed()
+        return {"ok": True, "channel": CHANNEL_ID, "ts": message.ts, "text": message.text}
+
+    def post_ephemeral(self, args: Args) -> Args:
+        if args.get("channel") != CHANNEL_ID:
+            return _error("channel_not_found")
+        user = str(args.get("user") or "")
+        if self.workspace.person(user) is None:
+            return _error("user_not_in_channel")
+        message = self.workspace.add(
+            Message(
+                ts=self.workspace.next_ts(),
+                user=BOT_USER_ID,
+                text=str(args.get("text") or ""),
+                blocks=list(args.get("blocks") or []),
+                thread_ts=args.get("thread_ts") or None,
+                bot_id=BOT_ID,
+                ephemeral_for=user,
+            )
+        )
+        return {"ok": True, "message_ts": message.ts}
+
+    def views_open(self, args: Args) -> Args:
+        trigger = self.workspace.triggers.pop(str(args.get("trigger_id")), None)
+        if trigger is None:
+            return _error("invalid_trigger_id")
+        user, issued = trigger
+        if time.monotonic() - issued > TRIGGER_TTL_SECONDS:
+            return _error("expired_trigger_id")
+        view = args.get("view")
+        if not isinstance(view, dict) or view.get("type") != "modal":
+            return _error("invalid_arguments")
+        return {"ok": True, "view": self.workspace.open_view(user, view).to_json()}
+
+    def views_update(self, args: Args) -> Args:
+        view_id = args.get("view_id")
+        external = args.get("external_id")
+        found = next(
+            (
+                v
+                for v in self.workspace.views.values()
+                if v.id == view_id or (external and v.view.get("external_id") == external)
+            ),
+            None,
+        )
+        if found is None:
+            return _error("not_found")
+        if args.get("hash") and args["hash"] != found.hash:
+            return _error("hash_conflict")
+        view = args.get("view")
+        if not isinstance(view, dict):
+            return _error("invalid_arguments")
+        found.view = dict(view)
+        self.workspace.changed()
+        return {"ok": True, "view": found.to_json()}
+
+    def usergroup_users(self, args: Args) -> Args:
+        users = GROUPS.get(str(args.get("usergroup")))
+        return _error("no_such_subteam") if users is None else {"ok": True, "users": users}
+
+    def users_info(self, args: Args) -> Args:
+        person = self.workspace.person(str(args.get("user")))
+        if person is None:
+            return _error("user_not_found")
+        return {
+            "ok": True,
+            "user": {"id": person.id, "team_id": TEAM_ID, "name": person.name, "is_bot": False},
+        }
+
+    def conversation_info(self, args: Args) -> Args:
+        if args.get("channel") != CHANNEL_ID:
+            return _error("channel_not_found")
+        return {"ok": True, "channel": {"id": CHANNEL_ID, "name": CHANNEL_NAME, "is_member": True}}
+
+    def members(self, args: Args) -> Args:
+        if args.get("channel") != CHANNEL_ID:
+            return _error("channel_not_found")
+        return {"ok": True, "members": [p.id for p in PEOPLE] + [BOT_USER_ID]}
+
+
+def _error(code: str) -> Args:
+    return {"ok": False, "error": code}
+
+
+async def _read_args(request: web.Request) -> Args:
+    if request.method == "GET":
+        args: Args = dict(request.query)
+    elif request.content_type == "application/json":
+        body = await request.json()
+        args = dict(body) if isinstance(body, dict) else {}
+    else:
+        args = {k: v for k, v in (await request.post()).items() if isinstance(v, str)}
+        args.update(request.query)
+    for key in _JSON_FIELDS:
+        if isinstance(args.get(key), str):
+            try:
+                args[key] = json.loads(args[key])
+            except ValueError:
+                args[key] = None
+    return args

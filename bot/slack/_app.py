@@ -1,0 +1,90 @@
+"""App factories: the bolt ``AsyncApp`` and the aiohttp ``web.Application`` serving it.
+
+The web app is the one seam every HTTP feature plugs into: ``create_web_app`` serves
+``POST /slack/events`` (HTTP mode) and ``GET /healthz``; more routes (the ``/api`` of approval
+UIs, the local workspace) are added to the returned app, and find the bot's ``Services`` under
+``app[SERVICES]``.
+
+Example:
+    >>> bolt = create_bolt_app(services, signing_secret="…")          # doctest: +SKIP
+    >>> web_app = create_web_app(services, bolt)                      # doctest: +SKIP
+    >>> web.run_app(web_app, port=3000)                               # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+
+from aiohttp import web
+from slack_bolt.adapter.aiohttp import to_aiohttp_response, to_bolt_request
+from slack_bolt.async_app import AsyncApp
+
+from bot._logs import redact_bolt_logs
+from bot.slack._listeners import register_listeners
+from bot.slack._services import Services
+
+SERVICES = web.AppKey("countersign.services", Services)
+"""Where the bot's ``Services`` live in the web app (for routes added by other modules)."""
+BOLT_APP = web.AppKey("countersign.bolt", AsyncApp)
+"""The bolt app behind ``/slack/events``, when served over HTTP."""
+
+HEALTH_CHECKS = web.AppKey("countersign.health_checks", dict[str, Callable[[], Awaitable[bool]]])
+"""Named liveness probes ``/healthz`` runs (e.g. ``socket`` in Socket Mode); any False → 503."""
+
+EVENTS_PATH = "/slack/events"
+HEALTH_PATH = "/healthz"
+
+
+def create_bolt_app(services: Services, *, signing_secret: str | None) -> AsyncApp:
+    """The bolt app with every listener registered.
+
+    ``process_before_response=True``: a listener only acks, parses and hands its work to the
+    runner, so the response goes out as soon as the work is queued (no polling for ``ack()``),
+    and a request is answered only once its work is tracked by the runner.
+    """
+    app = AsyncApp(
+        client=services.client,
+        signing_secret=signing_secret or "",
+        process_before_response=True,
+        request_verification_enabled=signing_secret is not None,
+    )
+    redact_bolt_logs()
+    register_listeners(app, services)
+    return app
+
+
+def create_web_app(services: Services, bolt_app: AsyncApp | None = None) -> web.Application:
+    """The aiohttp app: ``/slack/events`` when ``bolt_app`` is given, and ``/healthz``.
+
+    Shutting the app down drains the background runner.
+    """
+    app = web.Application()
+    app[SERVICES] = services
+    app[HEALTH_CHECKS] = {}
+    if bolt_app is not None:
+        app[BOLT_APP] = bolt_app
+
+        async def slack_events(request: web.Request) -> web.Response:
+            bolt_request = await to_bolt_request(request)
+            response: web.Response = await to_aiohttp_response(
+                await bolt_app.async_dispatch(bolt_request)
+            )
+            return response
+
+        app.router.add_post(EVENTS_PATH, slack_events)
+
+    async def healthz(request: web.Request) -> web.Response:
+        checks = {name: await probe() for name, probe in request.app[HEALTH_CHECKS].items()}
+        ok = all(checks.values())
+        body: dict[str, object] = {"ok": ok, "mode": services.settings.mode}
+        body["agent"] = services.agent.id
+        if checks:
+            body["checks"] = checks
+        return web.json_response(body, status=200 if ok else 503)
+
+    async def drain_runner(app: web.Application) -> None:
+        await services.runner.close()
+
+    app.router.add_get(HEALTH_PATH, healthz)
+    app.on_shutdown.append(drain_runner)
+    return app

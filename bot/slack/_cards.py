@@ -1,0 +1,100 @@
+"""Where each approval card was posted, kept in the audit log (``kind="presented"``).
+
+The audit event is the durable mapping (run id + tool call id → channel + ts + what the card
+showed), so the card can be updated after a restart, by the expiry job or by the HTTP API.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+from bot.slack._blocks import CardView
+from bot.slack._refs import ApprovalRef
+from storage import AuditEvent, Storage, utcnow
+
+PRESENTED = "presented"
+
+
+@dataclass(frozen=True, kw_only=True)
+class PostedCard:
+    """An approval card as posted in Slack."""
+
+    view: CardView
+    """What the card shows."""
+    channel: str
+    """Slack channel of the card."""
+    ts: str
+    """Slack ``ts`` of the card (the key for ``chat.update``)."""
+    thread_ts: str
+    """The Slack thread the card was posted in."""
+    question: dict[str, Any] | None = None
+    """For a tool's question (not an approval card): what it asked (its suspend payload)."""
+
+
+class CardStore:
+    """Records and finds posted approval cards."""
+
+    def __init__(self, storage: Storage) -> None:
+        self._storage = storage
+
+    async def record(
+        self,
+        card: PostedCard,
+        *,
+        thread_id: str,
+        agent_id: str | None,
+        question: dict[str, Any] | None = None,
+    ) -> None:
+        """Append the ``presented`` audit event for a card just posted."""
+        view = card.view
+        await self._storage.append_audit(
+            AuditEvent(
+                id=uuid.uuid4().hex,
+                at=utcnow(),
+                kind=PRESENTED,
+                run_id=view.ref.run_id,
+                tool_call_id=view.ref.tool_call_id,
+                thread_id=thread_id,
+                agent_id=agent_id,
+                actor=view.requester,
+                source="slack",
+                data={
+                    "channel": card.channel,
+                    "ts": card.ts,
+                    "thread_ts": card.thread_ts,
+                    "tool_name": view.tool_name,
+                    "args": view.args,
+                    "fingerprint": view.ref.fingerprint,
+                    "requester": view.requester,
+                    "agent_path": list(view.agent_path),
+                    **({"question": question} if question is not None else {}),
+                },
+            )
+        )
+
+    async def find(self, run_id: str, tool_call_id: str) -> PostedCard | None:
+        """The most recent card posted for a call, or None."""
+        events = await self._storage.query_audit(run_id=run_id, tool_call_id=tool_call_id)
+        for event in reversed(events):
+            if event.kind == PRESENTED:
+                return _from_event(event.data, run_id, tool_call_id)
+        return None
+
+
+def _from_event(data: dict[str, Any], run_id: str, tool_call_id: str) -> PostedCard:
+    view = CardView(
+        ref=ApprovalRef(run_id=run_id, tool_call_id=tool_call_id, fingerprint=data["fingerprint"]),
+        tool_name=str(data["tool_name"]),
+        args=dict(data.get("args") or {}),
+        requester=data.get("requester"),
+        agent_path=tuple(data.get("agent_path") or ()),
+    )
+    return PostedCard(
+        view=view,
+        channel=data["channel"],
+        ts=data["ts"],
+        thread_ts=data["thread_ts"],
+        question=data.get("question"),
+    )

@@ -1,0 +1,88 @@
+"""A person's message in Slack → one turn of the agent in that Slack thread."""
+
+from __future__ import annotations
+
+import logging
+import re
+
+from bot.slack._payloads import MessageEvent
+from bot.slack._render import SlackThread, post_run, reporting_failures
+from bot.slack._services import Services
+
+logger = logging.getLogger(__name__)
+
+ACTIVE_TTL_SECONDS = 30 * 86400
+"""How long after the bot's last turn in a thread plain replies there still reach the agent."""
+
+
+async def mark_active(services: Services, thread_id: str) -> None:
+    """Remember that the bot takes part in this thread (plain replies are for it).
+
+    Renewed on every message the bot handles there, so the TTL counts from the last one.
+    """
+    key = f"slack:active:{thread_id}"
+    await services.storage.delete_value(key)
+    await services.storage.add_if_absent(key, "1", ACTIVE_TTL_SECONDS)
+
+
+async def is_active(services: Services, thread_id: str) -> bool:
+    """True when the bot takes part in this thread."""
+    return await services.storage.get_value(f"slack:active:{thread_id}") is not None
+
+
+def strip_mention(text: str, bot_user_id: str | None) -> str:
+    """The message without the bot's own ``<@U…>`` mention."""
+    if bot_user_id:
+        text = re.sub(rf"<@{re.escape(bot_user_id)}(\|[^>]*)?>", "", text)
+    return text.strip()
+
+
+async def handle_message(
+    services: Services,
+    event: MessageEvent,
+    *,
+    team: str,
+    event_id: str | None,
+    bot_user_id: str | None,
+) -> None:
+    """Run the agent on a mention, a DM or a reply in a thread the bot takes part in."""
+    thread = SlackThread(
+        team=team, channel=event.channel, thread_ts=event.root_ts, requester=event.user
+    )
+    addressed = event.type == "app_mention" or event.channel_type == "im"
+    if not addressed and not (
+        event.is_thread_reply and await is_active(services, thread.thread_id)
+    ):
+        return
+    if not await services.dedupe.first_event(event_id):
+        logger.info("skipping a repeated delivery of event %s", event_id)
+        return
+    if not await services.dedupe.first_message(team, event.channel, event.ts):
+        logger.debug("skipping message %s already handled through its twin event", event.ts)
+        return
+    await mark_active(services, thread.thread_id)
+    text = strip_mention(event.text, bot_user_id)
+    async with services.locks.hold(thread.thread_id), reporting_failures(services, thread):
+        stream = await services.agent.stream(
+            text,
+            thread_id=thread.thread_id,
+            resource_id=thread.resource_id,
+            request_context=slack_context(thread),
+            auto_resume_suspended_tools=True,
+            decided_by=event.user,
+        )
+        await post_run(services, stream, thread, answered_by=event.user)
+
+
+def slack_context(thread: SlackThread) -> dict[str, object]:
+    """The ``request_context`` of a Slack run (tools and predicates see it, the model does not)."""
+    return {
+        "source": "slack",
+        "requester": thread.requester,
+        "slack": {
+            "team": thread.team,
+            "channel": thread.channel,
+            "thread_ts": thread.thread_ts,
+            "user": thread.requester,
+        },
+    }

@@ -1,0 +1,104 @@
+"""The bolt listeners: each acks, parses its payload, and hands the work to the runner."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from pydantic import ValidationError
+from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncBoltContext
+
+from bot.slack._conversation import handle_message
+from bot.slack._decisions import handle_click
+from bot.slack._ids import (
+    APPROVE_ACTION,
+    DECLINE_ACTION,
+    DECLINE_VIEW,
+    EDIT_ACTION,
+    EDIT_VIEW,
+    PROVIDE_ACTION,
+    PROVIDE_VIEW,
+)
+from bot.slack._modal_flows import finish_submission, open_modal, submitted
+from bot.slack._payloads import BlockActions, EventEnvelope, ViewSubmission
+from bot.slack._policy import Choice
+from bot.slack._services import Services
+
+logger = logging.getLogger(__name__)
+
+
+def register_listeners(app: AsyncApp, services: Services) -> None:
+    """Attach every listener of the bot to ``app``."""
+
+    async def on_event(body: dict[str, Any], context: AsyncBoltContext) -> None:
+        try:
+            envelope = EventEnvelope.model_validate(body)
+        except ValidationError as exc:
+            logger.warning("ignoring an event that does not parse: %s", _where(exc))
+            return
+        event = envelope.event
+        if not event.is_from_person:
+            return
+        team = envelope.team_id or event.team or context.team_id
+        if team is None:
+            logger.warning("ignoring event %s without a team id", envelope.event_id)
+            return
+        services.runner.submit(
+            handle_message(
+                services,
+                event,
+                team=team,
+                event_id=envelope.event_id,
+                bot_user_id=context.bot_user_id,
+            ),
+            name=f"message-{event.channel}-{event.ts}",
+        )
+
+    def on_click(choice: Choice) -> Any:
+        async def listener(ack: AsyncAck, body: dict[str, Any]) -> None:
+            await ack()
+            try:
+                click = BlockActions.model_validate(body)
+            except ValidationError as exc:
+                logger.warning("ignoring a click that does not parse: %s", _where(exc))
+                return
+            work = handle_click if choice == "approve" else open_modal
+            services.runner.submit(work(services, click, choice), name=f"{choice}-{click.user.id}")
+
+        listener.__name__ = f"on_{choice}"
+        return listener
+
+    def on_submit(choice: Choice) -> Any:
+        async def listener(ack: AsyncAck, body: dict[str, Any]) -> None:
+            try:
+                submission = ViewSubmission.model_validate(body)
+            except ValidationError as exc:
+                logger.warning("ignoring a submission that does not parse: %s", _where(exc))
+                await ack()
+                return
+            result = await submitted(services, submission, choice)
+            if result.errors:
+                await ack(response_action="errors", errors=result.errors)
+                return
+            await ack()
+            services.runner.submit(
+                finish_submission(services, result), name=f"{choice}-modal-{submission.user.id}"
+            )
+
+        listener.__name__ = f"on_{choice}_submit"
+        return listener
+
+    app.event("app_mention")(on_event)
+    app.event("message")(on_event)
+    app.action(APPROVE_ACTION)(on_click("approve"))
+    app.action(DECLINE_ACTION)(on_click("decline"))
+    app.action(EDIT_ACTION)(on_click("edit"))
+    app.action(PROVIDE_ACTION)(on_click("provide"))
+    app.view(DECLINE_VIEW)(on_submit("decline"))
+    app.view(EDIT_VIEW)(on_submit("edit"))
+    app.view(PROVIDE_VIEW)(on_submit("provide"))
+
+
+def _where(exc: ValidationError) -> str:
+    """Which fields failed, never their values."""
+    return ", ".join(".".join(str(p) for p in e["loc"]) for e in exc.errors()[:5])

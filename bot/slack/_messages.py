@@ -1,0 +1,67 @@
+"""Every user-facing string of the Slack edge, in one place."""
+
+from __future__ import annotations
+
+# -- Slack messages ------------------------------------------------------------------------------
+APPROVAL_FALLBACK = "Approval needed: {tool}"
+APPROVAL_TITLE = ":lock: *Approval needed* to run `{tool}`"
+APPROVAL_VIA = "Asked by the `{path}` agent"
+ARGUMENTS_LABEL = "*Arguments*"
+REQUESTED_BY = "Requested by <@{user}>"
+REQUESTED_BY_UNKNOWN = "Requested in this thread"
+APPROVE_BUTTON = "Approve"
+DECLINE_BUTTON = "Decline"
+APPROVED_BY = ":white_check_mark: Approved by {who} {when}"
+DECLINED_BY = ":no_entry_sign: Declined by {who} {when}"
+DECIDED_FALLBACK = "{decision} by {who}: {tool}"
+QUESTION_FALLBACK = "{tool} needs more information"
+QUESTION_TITLE = ":question: `{tool}` needs more information"
+QUESTION_HINT = "Reply in this thread to answer."
+ALREADY_DECIDED = "This request was already {decision} by {who} {when}. Nothing was run again."
+NO_LONGER_PENDING = "This request is no longer pending (the run was finished or is unknown)."
+FINGERPRINT_CHANGED = "The arguments changed since this card was posted; nothing was run."
+EXPIRED = "This request expired before anyone decided it; it was declined and did not run."
+RUN_FAILED = ":warning: Sorry, I could not finish that ({code})."
+EMPTY_ANSWER = "(no answer)"
+REFUSED_NOT_APPROVER = (
+    "You are not an approver for this request (APPROVERS); nothing was changed. "
+    "Ask one of the approvers."
+)
+REFUSED_SELF_APPROVAL = (
+    "You asked for this action, so someone else has to approve it (ALLOW_SELF_APPROVAL is off); "
+    "nothing was changed. You may still decline it."
+)
+REFUSED_OTHER_WORKSPACE = "Only members of this workspace can decide requests; nothing was changed."
+FORM_CHOOSE = "Choose…"
+FORM_YES = "Yes"
+FORM_NO = "No"
+FORM_NOT_A_NUMBER = "Enter a number."
+FORM_NOT_JSON = "Enter valid JSON."
+EDIT_BUTTON = "Edit"
+PROVIDE_BUTTON = "Provide details"
+ORIGINAL_ARGUMENTS_LABEL = "*Original arguments*"
+APPROVED_ARGUMENTS_LABEL = "*Approved arguments* (edited)"
+EXPIRED_CARD = ":hourglass: Expired {when} without a decision: declined, it did not run"
+EXPIRED_FALLBACK = "Expired without a decision: {tool}"
+REMINDER = (
+    ":alarm_clock: The request to run `{tool}` above is still waiting for a decision; "
+    "it expires {when} and will then be declined."
+)
+DECLINE_TITLE = "Decline request"
+DECLINE_SUBMIT = "Decline"
+DECLINE_REASON_LABEL = "Reason (optional)"
+DECLINE_REASON_HINT = "The agent is told this reason; it is kept in the audit log."
+DECLINE_INTRO = "Decline running `{tool}`? It will not run."
+EDIT_TITLE = "Edit and approve"
+EDIT_SUBMIT = "Approve"
+EDIT_INTRO = "Change the arguments of `{tool}`, then approve it to run with them."
+EDIT_UNAVAILABLE = (
+    "This tool's arguments cannot be edited here (its definition is not available); "
+    "approve or decline it as shown."
+)
+ANSWERED_BY = ":white_check_mark: Details provided by {who} {when}"
+PROVIDE_TITLE = "Provide details"
+PROVIDE_SUBMIT = "Send"
+PROVIDE_INTRO = "`{tool}` needs more information."
+CANCEL = "Cancel"
+INVALID_DATA = "The values did not validate; nothing was run. Open the form again and fix them."

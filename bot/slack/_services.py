@@ -1,0 +1,75 @@
+"""``Services``: what every listener and background job of the bot works with."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from slack_sdk.web.async_client import AsyncWebClient
+
+from agents import Agent
+from bot._runner import Runner
+from bot._settings import Settings
+from bot.slack._cards import CardStore
+from bot.slack._dedupe import Deduper
+from bot.slack._locks import LocalThreadLocks, ThreadLocks
+from bot.slack._policy import DecisionPolicy, SettingsPolicy
+from storage import Storage
+
+
+@dataclass(frozen=True, kw_only=True)
+class Services:
+    """The bot's dependencies, built once at start (see ``create_services``)."""
+
+    agent: Agent
+    """The agent served in Slack."""
+    storage: Storage
+    """The agent's storage: runs, memory, audit, de-duplication marks."""
+    client: AsyncWebClient
+    """Slack Web API client (retries 429s and connection errors)."""
+    settings: Settings
+    """The configuration."""
+    runner: Runner
+    """Background work (answers, decisions)."""
+    locks: ThreadLocks
+    """One Slack thread at a time."""
+    dedupe: Deduper
+    """Each delivery once."""
+    cards: CardStore
+    """Where approval cards were posted."""
+    policy: DecisionPolicy
+    """Who may decide a card."""
+    stream_interval: float = 1.0
+    """Seconds between two updates of a streamed answer."""
+
+
+def create_services(
+    *,
+    agent: Agent,
+    client: AsyncWebClient,
+    settings: Settings,
+    storage: Storage | None = None,
+    locks: ThreadLocks | None = None,
+    runner: Runner | None = None,
+    policy: DecisionPolicy | None = None,
+    dedupe: Deduper | None = None,
+    stream_interval: float = 1.0,
+) -> Services:
+    """Assemble ``Services`` around an agent (its storage is used unless one is given).
+
+    ``locks`` and ``dedupe`` default to this process / the agent's storage; pass shared ones
+    (e.g. Redis-backed) to run several instances. ``policy`` defaults to the configured rules
+    (``APPROVERS``, ``ALLOW_SELF_APPROVAL``, same workspace).
+    """
+    store = storage if storage is not None else agent.storage
+    return Services(
+        agent=agent,
+        storage=store,
+        client=client,
+        settings=settings,
+        runner=runner or Runner(),
+        locks=locks or LocalThreadLocks(),
+        dedupe=dedupe or Deduper(store),
+        cards=CardStore(store),
+        policy=policy or SettingsPolicy(settings, client),
+        stream_interval=stream_interval,
+    )
