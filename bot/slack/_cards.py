@@ -29,6 +29,8 @@ class PostedCard:
     """Slack ``ts`` of the card (the key for ``chat.update``)."""
     thread_ts: str
     """The Slack thread the card was posted in."""
+    team: str
+    """The Slack workspace of that thread (the ``<team>`` of its thread id)."""
     question: dict[str, Any] | None = None
     """For a tool's question (not an approval card): what it asked (its suspend payload)."""
 
@@ -64,6 +66,7 @@ class CardStore:
                     "channel": card.channel,
                     "ts": card.ts,
                     "thread_ts": card.thread_ts,
+                    "team": card.team,
                     "tool_name": view.tool_name,
                     "args": view.args,
                     "fingerprint": view.ref.fingerprint,
@@ -79,11 +82,13 @@ class CardStore:
         events = await self._storage.query_audit(run_id=run_id, tool_call_id=tool_call_id)
         for event in reversed(events):
             if event.kind == PRESENTED:
-                return _from_event(event.data, run_id, tool_call_id)
+                return _from_event(event.data, run_id, tool_call_id, event.thread_id)
         return None
 
 
-def _from_event(data: dict[str, Any], run_id: str, tool_call_id: str) -> PostedCard:
+def _from_event(
+    data: dict[str, Any], run_id: str, tool_call_id: str, thread_id: str | None
+) -> PostedCard:
     view = CardView(
         ref=ApprovalRef(run_id=run_id, tool_call_id=tool_call_id, fingerprint=data["fingerprint"]),
         tool_name=str(data["tool_name"]),
@@ -96,5 +101,12 @@ def _from_event(data: dict[str, Any], run_id: str, tool_call_id: str) -> PostedC
         channel=data["channel"],
         ts=data["ts"],
         thread_ts=data["thread_ts"],
+        team=str(data.get("team") or _team_of(thread_id)),
         question=data.get("question"),
     )
+
+
+def _team_of(thread_id: str | None) -> str:
+    """Cards recorded before they stored their workspace: the ``<team>`` of their thread id."""
+    parts = (thread_id or "").split(":")
+    return parts[1] if len(parts) == 4 and parts[0] == "slack" else "unknown"

@@ -100,7 +100,7 @@ async def _expire(
         await stream.result()  # not shown in Slack: let the run finish
         return 1
     thread = SlackThread(
-        team=_team(run.thread_id),
+        team=card.team,
         channel=card.channel,
         thread_ts=card.thread_ts,
         requester=card.view.requester,
@@ -128,12 +128,6 @@ async def _remind(
         thread_ts=card.thread_ts,
         text=msg.REMINDER.format(tool=tool, when=slack_date(expires_at)),
     )
-
-
-def _team(thread_id: str | None) -> str:
-    """The workspace of a ``slack:<team>:<channel>:<ts>`` thread id."""
-    parts = (thread_id or "").split(":")
-    return parts[1] if len(parts) == 4 and parts[0] == "slack" else "unknown"
 
 
 class Background:

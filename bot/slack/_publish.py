@@ -41,7 +41,7 @@ async def _publish(services: Services, decision: OutsideDecision) -> None:
     if card is None:
         return  # not a Slack request: the run goes on by itself
     thread = SlackThread(
-        team=await _team(services, decision),
+        team=card.team,
         channel=card.channel,
         thread_ts=card.thread_ts,
         requester=card.view.requester,
@@ -57,15 +57,6 @@ async def _publish(services: Services, decision: OutsideDecision) -> None:
             )
             await update_card(services, card.channel, card.ts, card.view, shown)
         await post_run(services, decision.stream, thread)
-
-
-async def _team(services: Services, decision: OutsideDecision) -> str:
-    """The workspace of the run's Slack thread (``slack:<team>:<channel>:<ts>``)."""
-    events = await services.storage.query_audit(
-        run_id=decision.run_id, tool_call_id=decision.tool_call_id, limit=1
-    )
-    parts = (events[0].thread_id or "").split(":") if events else []
-    return parts[1] if len(parts) == 4 and parts[0] == "slack" else "unknown"
 
 
 async def post_recovered(services: Services, stream: AgentStream) -> None:

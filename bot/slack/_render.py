@@ -154,6 +154,7 @@ async def _record_question(
         channel=str(posted.get("channel") or thread.channel),
         ts=str(posted["ts"]),
         thread_ts=thread.thread_ts,
+        team=thread.team,
     )
     await services.cards.record(
         shown,
@@ -237,5 +238,6 @@ async def post_card(
         channel=str(response.get("channel") or thread.channel),
         ts=str(response["ts"]),
         thread_ts=thread.thread_ts,
+        team=thread.team,
     )
     await services.cards.record(posted, thread_id=thread.thread_id, agent_id=services.agent.id)

@@ -85,12 +85,12 @@ async def test_presentations_and_every_way_of_deciding_are_audited(
         shown = [e for e in events if e.kind == "presented"]
         presented = [e for e in shown if "question" not in e.data]
         [question] = [e for e in shown if "question" in e.data]  # where the tool's question was
-        assert question.data["thread_ts"] == ticket
+        assert (question.data["thread_ts"], question.data["team"]) == (ticket, "T1")
         assert [e.data["ts"] for e in presented] == [
             c.ts for c in (by_button, by_modal, by_api, by_expiry)
         ]
         for event in presented:
-            assert (event.actor, event.data["channel"]) == ("U1", CHANNEL)
+            assert (event.actor, event.data["channel"], event.data["team"]) == ("U1", CHANNEL, "T1")
             assert event.thread_id == f"slack:T1:{CHANNEL}:{event.data['thread_ts']}"
         decided = [(e.data["decision"], e.source, e.actor) for e in events if e.kind == "decided"]
         assert decided == [
@@ -103,3 +103,25 @@ async def test_presentations_and_every_way_of_deciding_are_audited(
         runs = [e.run_id for e in events if e.kind == "decided"]
         for run_id in runs:
             assert await store.query_audit(run_id=run_id), run_id
+
+
+async def test_a_card_recorded_before_cards_stored_their_workspace_is_still_found(
+    store: Storage,
+) -> None:
+    from bot.slack._cards import PRESENTED, CardStore
+    from storage import AuditEvent
+
+    old_data = {"channel": CHANNEL, "ts": "1.0", "thread_ts": "0.5", "fingerprint": "f"}
+    await store.append_audit(
+        AuditEvent(
+            id="e1",
+            at=utcnow(),
+            kind=PRESENTED,
+            run_id="r1",
+            tool_call_id="c1",
+            thread_id=f"slack:T9:{CHANNEL}:0.5",
+            data={**old_data, "tool_name": "delete_record", "args": {}},
+        )
+    )
+    card = await CardStore(store).find("r1", "c1")
+    assert card is not None and (card.team, card.thread_ts) == ("T9", "0.5")
