@@ -2,17 +2,42 @@
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import sys
+from collections.abc import Sequence
 
 from bot._errors import BotConfigError, BotError
 from bot._logs import configure_logging
 from bot._serve import serve_forever
-from bot._settings import load_settings
+from bot._settings import describe_variables, load_settings
 
 
-def main() -> int:
-    """Read the configuration, start the bot, serve until stopped; non-zero on a bad setup."""
+def _parser() -> argparse.ArgumentParser:
+    rows = describe_variables()
+    width = max(len(name) for name, _, _ in rows)
+    listed = "\n".join(
+        f"  {name:<{width}}  {what} (default: {default})" for name, default, what in rows
+    )
+    return argparse.ArgumentParser(
+        prog="countersign",
+        description=(
+            "Serve the agent in Slack: HTTP mode with SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET, "
+            "Socket Mode with SLACK_APP_TOKEN too, the local workspace with no Slack token. "
+            "Configured by environment variables only."
+        ),
+        epilog=f"environment variables:\n{listed}",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Read the configuration, start the bot, serve until stopped; non-zero on a bad setup.
+
+    ``--help`` lists every environment variable with its default; any other argument is an
+    error (exit 2), never ignored.
+    """
+    _parser().parse_args(sys.argv[1:] if argv is None else argv)
     try:
         settings = load_settings()
         configure_logging(settings.log_level)

@@ -59,42 +59,42 @@ AUTH_TEST_FAILED = (
 class Settings(BaseModel):
     """The validated configuration (SPEC 8). Build it with ``load_settings``."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, use_attribute_docstrings=True)
 
     slack_bot_token: SecretStr | None = None
-    """``SLACK_BOT_TOKEN``: the bot token (``xoxb-…``)."""
+    """``SLACK_BOT_TOKEN``: the bot token (xoxb-…); unset: the local workspace."""
     slack_signing_secret: SecretStr | None = None
     """``SLACK_SIGNING_SECRET``: verifies requests in HTTP mode."""
     slack_app_token: SecretStr | None = None
-    """``SLACK_APP_TOKEN``: app-level token (``xapp-…``); set → Socket Mode."""
+    """``SLACK_APP_TOKEN``: an app-level token (xapp-…); set: Socket Mode."""
     slack_api_url: str | None = None
-    """``SLACK_API_URL``: Web API base URL (default Slack's ``https://slack.com/api/``)."""
+    """``SLACK_API_URL``: the Web API base URL (unset: Slack's https://slack.com/api/)."""
     openai_api_key: SecretStr | None = None
-    """``OPENAI_API_KEY`` for the built-in agent's model."""
+    """``OPENAI_API_KEY``: the key of the built-in agent's OpenAI model (unset: offline demo)."""
     openai_base_url: str | None = None
     """``OPENAI_BASE_URL``: any OpenAI-compatible server."""
     openai_model: str = "gpt-5-mini"
     """``OPENAI_MODEL``: the model name of the built-in agent."""
     storage_url: str | None = None
-    """``STORAGE_URL``: where runs, memory and the audit log live (default SQLite file)."""
+    """``STORAGE_URL``: where runs, memory and the audit log live (unset: ./data/countersign.db)."""
     redis_url: str | None = None
-    """``REDIS_URL``: shared de-duplication and thread locks across instances."""
+    """``REDIS_URL``: de-duplication and thread locks shared by several instances."""
     bot_agent: str | None = None
-    """``BOT_AGENT``: ``module:attribute`` of the Agent to serve (default: built-in agent)."""
+    """``BOT_AGENT``: module:attribute of the Agent to serve (unset: the built-in ops agent)."""
     host: str = "0.0.0.0"
-    """``HOST`` the HTTP server binds to (unset: all interfaces; 127.0.0.1 in local mode)."""
+    """``HOST``: the address the HTTP server binds to (127.0.0.1 in local mode)."""
     port: int = 3000
-    """``PORT`` the HTTP server listens on (0: any free port)."""
+    """``PORT``: the port the HTTP server listens on (0: any free port)."""
     approvers: tuple[str, ...] = ()
-    """``APPROVERS``: Slack user (``U…``/``W…``) and user-group (``S…``) ids; empty = anyone."""
+    """``APPROVERS``: Slack user (U…/W…) and user-group (S…) ids; empty = anyone."""
     allow_self_approval: bool = False
-    """``ALLOW_SELF_APPROVAL``: may the requester approve their own request."""
+    """``ALLOW_SELF_APPROVAL``: whether the requester may approve their own request."""
     approval_ttl_seconds: int = 86400
     """``APPROVAL_TTL_SECONDS``: pending approvals expire after this long."""
     api_token: SecretStr | None = None
-    """``API_TOKEN``: enables ``/api`` (Bearer token); unset = API off."""
+    """``API_TOKEN``: the Bearer token that enables /api (unset: the API is off)."""
     log_level: str = "INFO"
-    """``LOG_LEVEL``."""
+    """``LOG_LEVEL``: DEBUG, INFO, WARNING or ERROR."""
 
     @property
     def mode(self) -> Mode:
@@ -102,6 +102,18 @@ class Settings(BaseModel):
         if self.slack_bot_token is None:
             return "local"
         return "socket" if self.slack_app_token is not None else "http"
+
+
+def describe_variables() -> list[tuple[str, str, str]]:
+    """``(VARIABLE, default, what it does)`` for every setting, in declaration order."""
+    rows = []
+    for name, field in Settings.model_fields.items():
+        what = (field.description or "").split("``: ", 1)[-1].rstrip(".")
+        default = field.default
+        shown = "unset" if default is None or default == () else str(default)
+        shown = shown.lower() if isinstance(default, bool) else shown
+        rows.append((name.upper(), shown, what))
+    return rows
 
 
 def load_settings(environ: Mapping[str, str] | None = None) -> Settings:

@@ -82,7 +82,7 @@ def test_main_reports_every_configuration_problem_and_exits_2(
     monkeypatch.setenv("SLACK_BOT_TOKEN", "xoxb-1")
     monkeypatch.setenv("SLACK_SIGNING_SECRET", "")
     monkeypatch.setenv("STORAGE_URL", "ftp://nowhere")
-    assert main() == 2
+    assert main([]) == 2
     err = capsys.readouterr().err
     assert "SLACK_SIGNING_SECRET" in err and "STORAGE_URL" in err
 
@@ -150,3 +150,28 @@ async def test_python_m_bot_serves_until_sigterm_then_exits_cleanly(
         assert len(slack.calls_to("auth.test")) == 1
     assert bot.returncode == 0
     assert "xoxb-good" not in bot.stderr and SECRET not in bot.stderr
+
+
+def test_help_lists_every_variable_with_its_default_and_starts_nothing(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from bot._settings import Settings
+
+    with pytest.raises(SystemExit) as info:
+        main(["--help"])
+    assert info.value.code == 0
+    out = capsys.readouterr().out
+    for name in Settings.model_fields:
+        assert name.upper() in out, name
+    assert "PORT" in out and "(default: 3000)" in out
+    assert "(default: gpt-5-mini)" in out and "(default: INFO)" in out
+
+
+@pytest.mark.parametrize("argv", [["--bogus-flag"], ["serve"], ["-x", "1"]])
+def test_an_unknown_argument_is_an_error_not_ignored(
+    argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(argv)
+    assert info.value.code == 2
+    assert "unrecognized arguments" in capsys.readouterr().err
