@@ -1,7 +1,9 @@
 """App factories: the bolt ``AsyncApp`` and the aiohttp ``web.Application`` serving it.
 
 The web app is the one seam every HTTP feature plugs into: ``create_web_app`` serves
-``POST /slack/events`` (HTTP mode) and ``GET /healthz``; more routes (the ``/api`` of approval
+``POST /slack/events`` (HTTP mode) and ``GET /healthz``. Slack's signature is checked over the raw
+body before anything parses it (401 whatever the body), a signed body that is not what Slack
+sends gets 400, and neither logs more than a debug line; more routes (the ``/api`` of approval
 UIs, the local workspace) are added to the returned app, and find the bot's ``Services`` under
 ``app[SERVICES]``.
 
@@ -13,15 +15,20 @@ Example:
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Callable
 
 from aiohttp import web
-from slack_bolt.adapter.aiohttp import to_aiohttp_response, to_bolt_request
+from slack_bolt.adapter.aiohttp import to_aiohttp_response
 from slack_bolt.async_app import AsyncApp
+from slack_bolt.request.async_request import AsyncBoltRequest
+from slack_sdk.signature import SignatureVerifier
 
 from bot._logs import redact_bolt_logs
 from bot.slack._listeners import register_listeners
 from bot.slack._services import Services
+
+logger = logging.getLogger(__name__)
 
 SERVICES = web.AppKey("countersign.services", Services)
 """Where the bot's ``Services`` live in the web app (for routes added by other modules)."""
@@ -64,8 +71,18 @@ def create_web_app(services: Services, bolt_app: AsyncApp | None = None) -> web.
     if bolt_app is not None:
         app[BOLT_APP] = bolt_app
 
+        secret = services.settings.slack_signing_secret
+        verifier = None if secret is None else SignatureVerifier(secret.get_secret_value())
+
         async def slack_events(request: web.Request) -> web.Response:
-            bolt_request = await to_bolt_request(request)
+            body = await request.read()
+            if verifier is not None and not _signed(verifier, body, request):
+                logger.debug("refused a request to %s: missing or wrong signature", EVENTS_PATH)
+                return web.json_response({"error": "invalid_signature"}, status=401)
+            bolt_request = _parsed(body, request)
+            if bolt_request is None:
+                logger.debug("refused a signed request to %s: malformed body", EVENTS_PATH)
+                return web.json_response({"error": "malformed_body"}, status=400)
             response: web.Response = await to_aiohttp_response(
                 await bolt_app.async_dispatch(bolt_request)
             )
@@ -88,3 +105,24 @@ def create_web_app(services: Services, bolt_app: AsyncApp | None = None) -> web.
     app.router.add_get(HEALTH_PATH, healthz)
     app.on_shutdown.append(drain_runner)
     return app
+
+
+def _signed(verifier: SignatureVerifier, body: bytes, request: web.Request) -> bool:
+    """Slack's signature over the raw body, checked before anything reads the body."""
+    try:
+        return verifier.is_valid_request(body, dict(request.headers))
+    except (ValueError, TypeError):  # e.g. a timestamp header that is not a number
+        return False
+
+
+def _parsed(body: bytes, request: web.Request) -> AsyncBoltRequest | None:
+    """The body as bolt reads it, or None when it is not the JSON / form Slack sends."""
+    try:
+        parsed = AsyncBoltRequest(
+            body=body.decode("utf-8"),
+            query=request.query_string,
+            headers=dict(request.headers),
+        )
+    except (UnicodeDecodeError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+    return parsed if isinstance(parsed.body, dict) and parsed.body else None

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import logging
 import time
+
+import pytest
 
 from agents.models import call, reply
 from bot import APPROVE_ACTION
 from tests.bot.conftest import BotFactory
-from tests.bot.harness import CHANNEL, TEAM, Executions
+from tests.bot.harness import CHANNEL, SECRET, TEAM, Executions
+from tests.fakes.slack_signing import signed_headers
 
 
 def _mention(ts: str) -> dict[str, str]:
@@ -58,3 +62,63 @@ async def test_rejected_request_body_is_not_logged(bot_with: BotFactory, caplog)
     async with bot_with([]) as (bot, _):
         await bot.send_event(_mention("1.000003") | {"text": "SECRET-PAYLOAD"}, secret="x")
     assert "SECRET-PAYLOAD" not in caplog.text
+
+
+def _loud(caplog: pytest.LogCaptureFixture) -> list[str]:
+    """What the request path logged at WARNING or above, or with a traceback."""
+    return [
+        r.getMessage()
+        for r in caplog.records
+        if r.name.startswith(("bot", "slack", "aiohttp"))
+        and (r.levelno >= logging.WARNING or r.exc_info)
+    ]
+
+
+_GARBAGE: list[tuple[str, bytes]] = [
+    ("application/json", b"{not json"),
+    ("application/json", b"[1, 2, 3]"),
+    ("application/json", b""),
+    ("application/x-www-form-urlencoded", b"payload=%7Bbroken"),
+    ("application/x-www-form-urlencoded", b"payload=%5B%5D"),
+    ("text/plain", b"\xff\xfe\x00 binary"),
+    ("application/json", b'{"type": "event_callback", "event": 5}'),
+]
+
+
+@pytest.mark.parametrize(("content_type", "body"), _GARBAGE)
+async def test_an_unsigned_request_gets_401_whatever_its_body_and_logs_no_traceback(
+    bot_with: BotFactory, caplog: pytest.LogCaptureFixture, content_type: str, body: bytes
+) -> None:
+    caplog.set_level("DEBUG")
+    async with bot_with([]) as (bot, model):
+        response = await bot.http.post(
+            "/slack/events", data=body, headers={"Content-Type": content_type}
+        )
+        assert response.status == 401
+        badly = await bot.http.post(
+            "/slack/events",
+            data=body,
+            headers={
+                "Content-Type": content_type,
+                "X-Slack-Request-Timestamp": "not-a-number",
+                "X-Slack-Signature": "v0=deadbeef",
+            },
+        )
+        assert badly.status == 401
+        await bot.settle()
+        assert model.requests == []
+    assert _loud(caplog) == []
+
+
+@pytest.mark.parametrize(("content_type", "body"), _GARBAGE[:5])
+async def test_a_signed_malformed_request_gets_400_and_logs_no_traceback(
+    bot_with: BotFactory, caplog: pytest.LogCaptureFixture, content_type: str, body: bytes
+) -> None:
+    caplog.set_level("DEBUG")
+    async with bot_with([]) as (bot, model):
+        headers = {"Content-Type": content_type, **signed_headers(body.decode(), SECRET)}
+        response = await bot.http.post("/slack/events", data=body, headers=headers)
+        assert response.status == 400
+        await bot.settle()
+        assert model.requests == []
+    assert _loud(caplog) == []
