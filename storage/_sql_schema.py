@@ -251,10 +251,11 @@ def take_over_query(owner: str, *, now: datetime, lease_until: datetime, limit: 
         .order_by(claims.c.decided_at, claims.c.run_id, claims.c.key)
         .limit(limit)
         .with_for_update(skip_locked=True)
+        .cte("pick")
     )
     return (
         claims.update()
-        .where(sa.tuple_(claims.c.run_id, claims.c.key).in_(pick), expired)
+        .where(claims.c.run_id == pick.c.run_id, claims.c.key == pick.c.key, expired)
         .values(owner=owner, lease_until=lease_until)
         .returning(*claims.c)
     )
