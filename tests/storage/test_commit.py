@@ -18,7 +18,8 @@ from storage import (
     Storage,
     ThreadRecord,
 )
-from tests.storage.records import T0, at, claim, event as audit_event, message, snapshot
+from tests.storage.records import T0, at, claim, message, snapshot
+from tests.storage.records import event as audit_event
 
 THREAD = ThreadRecord(thread_id="T1", resource_id="U1", created_at=T0, updated_at=at(1))
 

@@ -91,24 +91,27 @@ async def test_concurrent_take_overs_never_share_a_claim(storage: Storage) -> No
 
 @pytest.mark.parametrize("backend", SHARED_BACKENDS)
 async def test_two_stores_on_one_url_never_share_a_claim(backend: str, tmp_path: Path) -> None:
-    async with unique_url(backend, tmp_path) as url:
-        async with open_storage(url) as a, open_storage(url) as b:
-            for n in range(80):
-                await a.claim(claim("run-1", f"k#{n}", second=n, owner="dead", lease_until=at(1)))
+    async with (
+        unique_url(backend, tmp_path) as url,
+        open_storage(url) as a,
+        open_storage(url) as b,
+    ):
+        for n in range(80):
+            await a.claim(claim("run-1", f"k#{n}", second=n, owner="dead", lease_until=at(1)))
 
-            async def take(store: Storage, owner: str) -> list[str]:
-                won: list[str] = []
-                for _ in range(10):
-                    taken = await store.take_over_expired_claims(
-                        owner, now=at(9), lease_until=at(99), limit=5
-                    )
-                    won += [c.key for c in taken]
-                return won
+        async def take(store: Storage, owner: str) -> list[str]:
+            won: list[str] = []
+            for _ in range(10):
+                taken = await store.take_over_expired_claims(
+                    owner, now=at(9), lease_until=at(99), limit=5
+                )
+                won += [c.key for c in taken]
+            return won
 
-            results = await asyncio.gather(
-                *(take(s, f"{s is a}-{n}") for s in (a, b) for n in range(3))
-            )
-            claims = await b.list_claims("run-1")
+        results = await asyncio.gather(
+            *(take(s, f"{s is a}-{n}") for s in (a, b) for n in range(3))
+        )
+        claims = await b.list_claims("run-1")
 
     won = [key for keys in results for key in keys]
     assert len(won) == len(set(won)) == 80

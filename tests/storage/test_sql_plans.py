@@ -11,7 +11,6 @@ from sqlalchemy.dialects import sqlite
 from storage import SQLStorage
 from storage._sql_schema import snapshot_list_queries
 
-
 _ALL = "ix_snapshots_suspended_at_run_id"
 _DECIDABLE = "ix_snapshots_decidable_suspended_at_run_id"
 
