@@ -7,11 +7,13 @@ Example:
 
 from typing import TYPE_CHECKING, Any
 
+from storage._change import ApprovalTally, Completion, StateChange
 from storage._errors import SnapshotVersionConflict, StorageConfigError, StorageError
 from storage._factory import DEFAULT_STORAGE_URL, create_storage
 from storage._memory import InMemoryStorage
 from storage._protocol import Storage
 from storage._records import (
+    ApprovalRecord,
     AuditEvent,
     ClaimRecord,
     MessageRecord,
@@ -26,14 +28,18 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULT_STORAGE_URL",
+    "ApprovalRecord",
+    "ApprovalTally",
     "AuditEvent",
     "ClaimRecord",
+    "Completion",
     "InMemoryStorage",
     "MessageRecord",
     "RedisStorage",
     "SQLStorage",
     "SnapshotRecord",
     "SnapshotVersionConflict",
+    "StateChange",
     "Storage",
     "StorageConfigError",
     "StorageError",

@@ -8,8 +8,10 @@ import time
 from collections.abc import Sequence
 from datetime import datetime
 
+from storage._change import ApprovalTally, StateChange
 from storage._errors import SnapshotVersionConflict
 from storage._records import (
+    ApprovalRecord,
     AuditEvent,
     ClaimRecord,
     MessageRecord,
@@ -34,22 +36,67 @@ class InMemoryStorage:
         self._messages: dict[str, list[MessageRecord]] = {}
         self._audit: list[AuditEvent] = []
         self._values: dict[str, tuple[str, float]] = {}
+        self._approvals: dict[str, list[ApprovalRecord]] = {}
+
+    # -- state changes ---------------------------------------------------------------------
+    async def commit(self, change: StateChange) -> ClaimRecord | None:
+        async with self._lock:  # every check before the first write: all or nothing
+            if change.claim is not None:
+                existing = self._claims.get((change.claim.run_id, change.claim.key))
+                if existing is not None:
+                    return existing
+            for done in change.completions:
+                if (done.run_id, done.key) not in self._claims:
+                    raise KeyError(f"no claim {done.key!r} on run {done.run_id!r} to complete")
+            if change.snapshot is not None:
+                self._check_version(change.snapshot)
+            if change.claim is not None:
+                self._claims[(change.claim.run_id, change.claim.key)] = change.claim
+            for done in change.completions:
+                self._complete(done.run_id, done.key, done.outcome)
+            if change.snapshot is not None:
+                self._snapshots[change.snapshot.run_id] = change.snapshot
+            if change.delete_snapshot is not None:
+                self._delete(change.delete_snapshot)
+            if change.thread is not None:
+                self._threads[change.thread.thread_id] = change.thread
+            for message in change.messages:
+                self._messages.setdefault(message.thread_id, []).append(message)
+            self._audit.extend(change.audit)
+            return None
+
+    async def load_run(
+        self, run_id: str
+    ) -> tuple[SnapshotRecord | None, list[ClaimRecord], list[ApprovalRecord]]:
+        async with self._lock:
+            return (
+                self._snapshots.get(run_id),
+                await self.list_claims(run_id),
+                list(self._approvals.get(run_id, [])),
+            )
 
     # -- snapshots -------------------------------------------------------------------------
     async def save_snapshot(self, record: SnapshotRecord) -> None:
         async with self._lock:
-            current = self._snapshots.get(record.run_id)
-            stored_version = current.version if current else 0
-            if stored_version != record.version - 1:
-                raise SnapshotVersionConflict(record.run_id, record.version - 1)
+            self._check_version(record)
             self._snapshots[record.run_id] = record
+
+    def _check_version(self, record: SnapshotRecord) -> None:
+        current = self._snapshots.get(record.run_id)
+        stored_version = current.version if current else 0
+        if record.version < 1 or stored_version != record.version - 1:
+            raise SnapshotVersionConflict(record.run_id, record.version - 1)
 
     async def load_snapshot(self, run_id: str) -> SnapshotRecord | None:
         return self._snapshots.get(run_id)
 
     async def delete_snapshot(self, run_id: str) -> None:
         async with self._lock:
-            self._snapshots.pop(run_id, None)
+            self._delete(run_id)
+
+    def _delete(self, run_id: str) -> None:
+        self._snapshots.pop(run_id, None)
+        self._approvals.pop(run_id, None)
 
     async def list_snapshots(
         self,
@@ -59,11 +106,13 @@ class InMemoryStorage:
         resource_id: str | None = None,
         offset: int = 0,
         limit: int | None = None,
+        decidable_only: bool = False,
     ) -> tuple[list[SnapshotRecord], int]:
         found = [
             s
             for s in self._snapshots.values()
-            if (agent_id is None or s.agent_id == agent_id)
+            if (s.decidable or not decidable_only)
+            and (agent_id is None or s.agent_id == agent_id)
             and (thread_id is None or s.thread_id == thread_id)
             and (resource_id is None or s.resource_id == resource_id)
         ]
@@ -82,10 +131,13 @@ class InMemoryStorage:
 
     async def complete_claim(self, run_id: str, key: str, outcome: dict[str, object]) -> None:
         async with self._lock:
-            existing = self._claims[(run_id, key)]
-            self._claims[(run_id, key)] = dataclasses.replace(
-                existing, status="completed", outcome=dict(outcome), completed_at=utcnow()
-            )
+            self._complete(run_id, key, outcome)
+
+    def _complete(self, run_id: str, key: str, outcome: dict[str, object]) -> None:
+        existing = self._claims[(run_id, key)]
+        self._claims[(run_id, key)] = dataclasses.replace(
+            existing, status="completed", outcome=dict(outcome), completed_at=utcnow()
+        )
 
     async def list_claims(self, run_id: str) -> list[ClaimRecord]:
         found = [c for (rid, _), c in self._claims.items() if rid == run_id]
@@ -101,6 +153,48 @@ class InMemoryStorage:
             if c.status == "claimed" and c.decided_at < claimed_before
         ]
         return sorted(found, key=lambda c: c.decided_at)
+
+    async def renew_lease(self, run_id: str, key: str, owner: str, lease_until: datetime) -> bool:
+        async with self._lock:
+            held = self._claims.get((run_id, key))
+            if held is None or held.status != "claimed" or held.owner != owner:
+                return False
+            self._claims[(run_id, key)] = dataclasses.replace(held, lease_until=lease_until)
+            return True
+
+    async def take_over_expired_claims(
+        self, owner: str, *, now: datetime, lease_until: datetime, limit: int = 100
+    ) -> list[ClaimRecord]:
+        async with self._lock:
+            expired = sorted(
+                (
+                    c
+                    for c in self._claims.values()
+                    if c.status == "claimed" and (c.lease_until is None or c.lease_until < now)
+                ),
+                key=lambda c: (c.decided_at, c.run_id, c.key),
+            )[: max(limit, 0)]
+            taken = [dataclasses.replace(c, owner=owner, lease_until=lease_until) for c in expired]
+            for claim in taken:
+                self._claims[(claim.run_id, claim.key)] = claim
+            return taken
+
+    # -- approvals -------------------------------------------------------------------------
+    async def add_approval(self, record: ApprovalRecord) -> ApprovalTally:
+        async with self._lock:
+            claim = self._claims.get((record.run_id, record.key))
+            run = self._approvals.setdefault(record.run_id, [])
+            mine = [a for a in run if a.key == record.key]
+            if claim is not None:
+                return ApprovalTally(added=False, approvals=mine, claim=claim)
+            if any(a.approver == record.approver for a in mine):
+                return ApprovalTally(added=False, approvals=mine)
+            run.append(record)
+            run.sort(key=lambda a: (a.approved_at, a.key, a.approver))
+            return ApprovalTally(added=True, approvals=[a for a in run if a.key == record.key])
+
+    async def list_approvals(self, run_ids: Sequence[str]) -> dict[str, list[ApprovalRecord]]:
+        return {run_id: list(self._approvals.get(run_id, [])) for run_id in run_ids}
 
     # -- memory ----------------------------------------------------------------------------
     async def save_thread(self, record: ThreadRecord) -> None:

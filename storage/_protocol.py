@@ -6,7 +6,15 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Protocol, runtime_checkable
 
-from storage._records import AuditEvent, ClaimRecord, MessageRecord, SnapshotRecord, ThreadRecord
+from storage._change import ApprovalTally, StateChange
+from storage._records import (
+    ApprovalRecord,
+    AuditEvent,
+    ClaimRecord,
+    MessageRecord,
+    SnapshotRecord,
+    ThreadRecord,
+)
 
 
 @runtime_checkable
@@ -14,8 +22,26 @@ class Storage(Protocol):
     """Durable state of countersign: snapshots with atomic claims, memory, audit, key→value.
 
     Every method is atomic on its own; ``claim`` is the primitive that makes decisions
-    single-use across processes.
+    single-use across processes, and ``commit`` writes a whole state change of a run (claim,
+    completions, snapshot, memory, audit) in one transaction.
     """
+
+    # -- state changes ---------------------------------------------------------------------
+    async def commit(self, change: StateChange) -> ClaimRecord | None:
+        """Apply every part of ``change`` in one transaction, or none of it.
+
+        Returns None when applied, or the stored claim (and writes nothing) when
+        ``change.claim``'s key was already claimed. Raises ``SnapshotVersionConflict`` when
+        ``change.snapshot`` does not follow the stored version, ``KeyError`` when a completion
+        names no claim; both write nothing.
+        """
+        ...
+
+    async def load_run(
+        self, run_id: str
+    ) -> tuple[SnapshotRecord | None, list[ClaimRecord], list[ApprovalRecord]]:
+        """The snapshot, claims (as ``list_claims``) and approvals of a run, read together."""
+        ...
 
     # -- snapshots -------------------------------------------------------------------------
     async def save_snapshot(self, record: SnapshotRecord) -> None:
@@ -31,7 +57,7 @@ class Storage(Protocol):
         ...
 
     async def delete_snapshot(self, run_id: str) -> None:
-        """Remove the snapshot of a finished run (no error when absent)."""
+        """Remove the snapshot of a finished run and its approvals (no error when absent)."""
         ...
 
     async def list_snapshots(
@@ -42,8 +68,12 @@ class Storage(Protocol):
         resource_id: str | None = None,
         offset: int = 0,
         limit: int | None = None,
+        decidable_only: bool = False,
     ) -> tuple[list[SnapshotRecord], int]:
-        """Snapshots matching every given filter, newest ``suspended_at`` first, and the total."""
+        """Snapshots matching every given filter, newest ``suspended_at`` first, and the total.
+
+        With ``decidable_only`` only snapshots with ``decidable=True`` are counted and paged.
+        """
         ...
 
     # -- claims ----------------------------------------------------------------------------
@@ -68,6 +98,41 @@ class Storage(Protocol):
 
     async def list_unfinished_claims(self, claimed_before: datetime) -> list[ClaimRecord]:
         """Claims still ``claimed`` that were made before ``claimed_before`` (crash recovery)."""
+        ...
+
+    async def renew_lease(self, run_id: str, key: str, owner: str, lease_until: datetime) -> bool:
+        """Extend ``owner``'s lease on a claim; False when it is not (or no longer) theirs.
+
+        True only while the claim is still ``claimed`` and ``owner`` holds it.
+        """
+        ...
+
+    async def take_over_expired_claims(
+        self, owner: str, *, now: datetime, lease_until: datetime, limit: int = 100
+    ) -> list[ClaimRecord]:
+        """Atomically give ``owner`` up to ``limit`` claims whose lease ran out; return them.
+
+        A claim is taken over while it is still ``claimed`` and its ``lease_until`` is before
+        ``now`` or None (written without a lease). The claims come back with the new ``owner``
+        and ``lease_until``, oldest decision first; concurrent callers never get the same claim.
+        """
+        ...
+
+    # -- approvals (quorum) ----------------------------------------------------------------
+    async def add_approval(self, record: ApprovalRecord) -> ApprovalTally:
+        """Record one approver's approval unless the key is claimed; return the tally.
+
+        Atomic: an approver counts once per ``(run_id, key)`` (``added`` False on a repeat),
+        and nothing is added once the key is claimed (the tally then carries the claim).
+        """
+        ...
+
+    async def list_approvals(self, run_ids: Sequence[str]) -> dict[str, list[ApprovalRecord]]:
+        """The approvals of several runs in one round trip, oldest first (none: ``[]``).
+
+        Approvals are deleted with their run's snapshot: once the run ends, its claims
+        remember the decisions and the audit log who approved.
+        """
         ...
 
     # -- memory ----------------------------------------------------------------------------

@@ -36,6 +36,9 @@ class SnapshotRecord:
     """Optimistic concurrency counter: 1 when created, +1 on every write."""
     data: JSON
     """The run's state; its schema belongs to ``agents``."""
+    decidable: bool = True
+    """Whether the run waits for a decision; ``list_snapshots(decidable_only=True)`` lists only
+    these (a run that failed, or whose model turn errored, keeps its snapshot but is not)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -57,6 +60,27 @@ class ClaimRecord:
     outcome: JSON | None = None
     """The result of that work once completed."""
     completed_at: datetime | None = None
+    """When the claim was completed."""
+    owner: str | None = None
+    """The instance running the authorised work (renews the lease while it runs)."""
+    lease_until: datetime | None = None
+    """Until when ``owner`` holds the claim; after it (or when None: a claim written before
+    leases existed, or without one) any instance may take it over with
+    ``take_over_expired_claims``."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class ApprovalRecord:
+    """One approver's approval of a pending item that needs several (the two-person rule)."""
+
+    run_id: str
+    """The run of the pending item."""
+    key: str
+    """The claim key the approvals count towards (see ``ClaimRecord.key``)."""
+    approver: str
+    """Who approved; each approver counts once per ``(run_id, key)``."""
+    approved_at: datetime
+    """When; approvals are listed oldest first."""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -2,11 +2,17 @@
 
 Layout under the key prefix (default ``countersign:``)::
 
-    snap:{run_id}            hash: version, doc (JSON), indexed ids
+    snap:{run_id}            hash: version, doc (JSON), indexed ids, decidable (1/0)
     snaps:all|agent:{id}|thread:{id}|resource:{id}
                              zsets of run ids, score = suspended_at (µs since epoch)
+    snaps:decidable          zset of the decidable run ids, score = suspended_at
+    layout:decidable         set once snapshots written before ``snaps:decidable`` existed
+                             were indexed there (first ``decidable_only`` listing)
     claims:{run_id}          hash: claim key → claim JSON (HSETNX makes a claim single-use)
     claims:unfinished        zset of [run_id, key] JSON still ``claimed``, score = decided_at
+    claims:leases            zset of the same members, score = lease_until (0: no lease)
+    approvals:{run_id}       hash: [key, approver] JSON → approval JSON (HSETNX: once each);
+                             deleted with the run's snapshot
     thread:{thread_id}       thread JSON
     msgs:{thread_id}         list of message JSON, oldest first
     audit:seq, audit:events  counter, hash seq → event JSON
@@ -15,12 +21,13 @@ Layout under the key prefix (default ``countersign:``)::
     kv:{key}                 string with a PX expiry
     tmp:{uuid}               short-lived intersections of several indexes
 
-Multi-key writes are Lua scripts (``storage._redis_scripts``), hence atomic.
+Multi-key writes are Lua scripts (``storage._redis_scripts``), hence atomic; ``commit`` is one
+script call for a whole state change (plus one read first when it completes claims).
+Claims, leases and approvals live in ``storage._redis_claims``.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import math
 import uuid
@@ -31,20 +38,23 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import redis.asyncio as aioredis
 
+from storage import _redis_change as change_args
 from storage import _redis_codec as codec
+from storage._change import StateChange
 from storage._errors import SnapshotVersionConflict, StorageConfigError
 from storage._records import (
+    ApprovalRecord,
     AuditEvent,
     ClaimRecord,
     MessageRecord,
     SnapshotRecord,
     ThreadRecord,
-    utcnow,
 )
+from storage._redis_claims import RedisClaims, sorted_approvals, sorted_claims
 from storage._redis_scripts import (
     APPEND_AUDIT,
-    CLAIM,
-    COMPLETE_CLAIM,
+    BACKFILL_DECIDABLE,
+    COMMIT,
     DELETE_SNAPSHOT,
     SAVE_SNAPSHOT,
 )
@@ -56,7 +66,7 @@ _TEMP_KEY_SECONDS = 30
 _MESSAGE_CHUNK = 200
 
 
-class RedisStorage:
+class RedisStorage(RedisClaims):
     """Storage in Redis; ``redis://host:6379/0`` (``rediss://`` for TLS) URLs.
 
     Give it a ``redis.asyncio.Redis`` you own (never closed here unless ``owns_client``), or use
@@ -74,14 +84,14 @@ class RedisStorage:
         owns_client: bool = False,
         key_prefix: str = DEFAULT_KEY_PREFIX,
     ) -> None:
-        self._r = client
+        super().__init__(client, key_prefix)
         self._owns_client = owns_client
-        self._p = key_prefix
         self._save_snapshot = client.register_script(SAVE_SNAPSHOT)
         self._delete_snapshot = client.register_script(DELETE_SNAPSHOT)
-        self._claim = client.register_script(CLAIM)
-        self._complete_claim = client.register_script(COMPLETE_CLAIM)
         self._append_audit = client.register_script(APPEND_AUDIT)
+        self._commit = client.register_script(COMMIT)
+        self._backfill_decidable = client.register_script(BACKFILL_DECIDABLE)
+        self._decidable_indexed = False
 
     @classmethod
     def from_url(cls, url: str, *, key_prefix: str | None = None) -> RedisStorage:
@@ -111,23 +121,51 @@ class RedisStorage:
         if self._owns_client:
             await self._r.aclose()
 
+    # -- state changes ---------------------------------------------------------------------
+    async def commit(self, change: StateChange) -> ClaimRecord | None:
+        while True:
+            befores: list[str | None] = []
+            if change.completions:
+                async with self._r.pipeline(transaction=False) as pipe:
+                    for done in change.completions:
+                        pipe.hget(f"{self._p}claims:{done.run_id}", done.key)
+                    befores = [None if b is None else _text(b) for b in await pipe.execute()]
+            reply = await self._commit(
+                args=[self._p, change_args.payload(self._p, change, befores)]
+            )
+            kind = _text(reply[0])
+            if kind == "ok":
+                return None
+            if kind == "claimed":
+                return codec.loads(ClaimRecord, reply[1])
+            if kind == "conflict":
+                assert change.snapshot is not None
+                raise SnapshotVersionConflict(change.snapshot.run_id, change.snapshot.version - 1)
+            if kind == "missing":
+                done = change.completions[int(reply[1]) - 1]
+                raise KeyError(
+                    f"no claim {done.key!r} on run {done.run_id!r} to complete: "
+                    "claim() it before completing it"
+                )
+            # "changed": a claim to complete moved on since it was read; read it again
+
+    async def load_run(
+        self, run_id: str
+    ) -> tuple[SnapshotRecord | None, list[ClaimRecord], list[ApprovalRecord]]:
+        async with self._r.pipeline(transaction=True) as pipe:
+            pipe.hget(f"{self._p}snap:{run_id}", "doc")
+            pipe.hvals(f"{self._p}claims:{run_id}")
+            pipe.hvals(f"{self._p}approvals:{run_id}")
+            doc, claims, approvals = await pipe.execute()
+        snapshot = None if doc is None else codec.loads(SnapshotRecord, doc)
+        return snapshot, sorted_claims(claims), sorted_approvals(approvals)
+
     # -- snapshots -------------------------------------------------------------------------
     async def save_snapshot(self, record: SnapshotRecord) -> None:
-        saved = await self._save_snapshot(
-            keys=[f"{self._p}snap:{record.run_id}"],
-            args=[
-                self._p,
-                record.run_id,
-                record.version - 1,
-                record.version,
-                codec.dumps(record),
-                record.agent_id,
-                _opt(record.thread_id),
-                _opt(record.resource_id),
-                codec.score(record.suspended_at),
-            ],
-        )
-        if record.version < 1 or int(saved) != 1:
+        if record.version < 1:
+            raise SnapshotVersionConflict(record.run_id, record.version - 1)
+        args = json.dumps(change_args.snapshot_args(self._p, record), separators=(",", ":"))
+        if int(await self._save_snapshot(args=[self._p, args])) != 1:
             raise SnapshotVersionConflict(record.run_id, record.version - 1)
 
     async def load_snapshot(self, run_id: str) -> SnapshotRecord | None:
@@ -135,7 +173,7 @@ class RedisStorage:
         return None if doc is None else codec.loads(SnapshotRecord, doc)
 
     async def delete_snapshot(self, run_id: str) -> None:
-        await self._delete_snapshot(keys=[f"{self._p}snap:{run_id}"], args=[self._p, run_id])
+        await self._delete_snapshot(args=[self._p, run_id])
 
     async def list_snapshots(
         self,
@@ -145,7 +183,14 @@ class RedisStorage:
         resource_id: str | None = None,
         offset: int = 0,
         limit: int | None = None,
+        decidable_only: bool = False,
     ) -> tuple[list[SnapshotRecord], int]:
+        everything = f"{self._p}snaps:all"
+        if decidable_only:
+            everything = f"{self._p}snaps:decidable"
+            if not self._decidable_indexed:
+                await self._backfill_decidable(args=[self._p])
+                self._decidable_indexed = True
         indexes = [
             f"{self._p}snaps:{kind}:{value}"
             for kind, value in (
@@ -155,10 +200,12 @@ class RedisStorage:
             )
             if value is not None
         ]
+        if indexes and decidable_only:
+            indexes.append(everything)
         offset = max(offset, 0)
         stop = -1 if limit is None else offset + limit - 1
         async with self._r.pipeline(transaction=True) as pipe:
-            source, queued = self._intersect(pipe, indexes, f"{self._p}snaps:all")
+            source, queued = self._intersect(pipe, indexes, everything)
             pipe.zcard(source)
             pipe.zrevrange(source, offset, stop)
             if queued:
@@ -171,74 +218,6 @@ class RedisStorage:
             [f"{self._p}snap:{_text(run_id)}" for run_id in run_ids], "doc"
         )
         return [codec.loads(SnapshotRecord, doc) for doc in docs if doc is not None], total
-
-    # -- claims ----------------------------------------------------------------------------
-    async def claim(self, record: ClaimRecord) -> ClaimRecord | None:
-        existing = await self._claim(
-            keys=[f"{self._p}claims:{record.run_id}", f"{self._p}claims:unfinished"],
-            args=[
-                record.key,
-                codec.dumps(record),
-                "1" if record.status == "claimed" else "0",
-                codec.score(record.decided_at),
-                _member(record.run_id, record.key),
-            ],
-        )
-        return None if existing is None else codec.loads(ClaimRecord, existing)
-
-    async def complete_claim(self, run_id: str, key: str, outcome: dict[str, object]) -> None:
-        claims_key = f"{self._p}claims:{run_id}"
-        while True:
-            before = await self._r.hget(claims_key, key)
-            if before is None:
-                break
-            done = dataclasses.replace(
-                codec.loads(ClaimRecord, before),
-                status="completed",
-                outcome=dict(outcome),
-                completed_at=utcnow(),
-            )
-            swapped = await self._complete_claim(
-                keys=[claims_key, f"{self._p}claims:unfinished"],
-                args=[key, before, codec.dumps(done), _member(run_id, key)],
-            )
-            if int(swapped) == 1:
-                return
-            if int(swapped) == -1:
-                break
-        raise KeyError(
-            f"no claim {key!r} on run {run_id!r} to complete: claim() it before completing it"
-        )
-
-    async def list_claims(self, run_id: str) -> list[ClaimRecord]:
-        docs = await self._r.hvals(f"{self._p}claims:{run_id}")
-        found = [codec.loads(ClaimRecord, doc) for doc in docs]
-        return sorted(found, key=lambda c: (c.decided_at, c.key))
-
-    async def list_claims_of_runs(self, run_ids: Sequence[str]) -> dict[str, list[ClaimRecord]]:
-        unique = list(dict.fromkeys(run_ids))
-        async with self._r.pipeline(transaction=False) as pipe:
-            for run_id in unique:
-                pipe.hvals(f"{self._p}claims:{run_id}")
-            results = await pipe.execute()
-        return {
-            run_id: sorted(
-                (codec.loads(ClaimRecord, doc) for doc in docs), key=lambda c: (c.decided_at, c.key)
-            )
-            for run_id, docs in zip(unique, results, strict=True)
-        }
-
-    async def list_unfinished_claims(self, claimed_before: datetime) -> list[ClaimRecord]:
-        members = await self._r.zrangebyscore(
-            f"{self._p}claims:unfinished", "-inf", f"({codec.score(claimed_before)}"
-        )
-        async with self._r.pipeline(transaction=False) as pipe:
-            for member in members:
-                run_id, key = json.loads(_text(member))
-                pipe.hget(f"{self._p}claims:{run_id}", key)
-            docs = await pipe.execute()
-        found = [codec.loads(ClaimRecord, doc) for doc in docs if doc is not None]
-        return [c for c in found if c.status == "claimed"]
 
     # -- memory ----------------------------------------------------------------------------
     async def save_thread(self, record: ThreadRecord) -> None:
@@ -281,15 +260,7 @@ class RedisStorage:
 
     # -- audit -----------------------------------------------------------------------------
     async def append_audit(self, event: AuditEvent) -> None:
-        indexes = [f"{self._p}audit:all"] + [
-            f"{self._p}audit:{kind}:{value}"
-            for kind, value in (
-                ("run", event.run_id),
-                ("call", event.tool_call_id),
-                ("thread", event.thread_id),
-            )
-            if value is not None
-        ]
+        indexes = change_args.audit_indexes(self._p, event)
         await self._append_audit(
             keys=[f"{self._p}audit:seq", f"{self._p}audit:events", *indexes],
             args=[codec.dumps(event), codec.score(event.at)],
@@ -366,16 +337,6 @@ class RedisStorage:
             for key in keys:
                 pipe.hget(key, field)
             return list(await pipe.execute())
-
-
-def _opt(value: str | None) -> str:
-    """An optional id as a script argument: ``""`` for None, ``"=" + id`` otherwise."""
-    return "" if value is None else f"={value}"
-
-
-def _member(run_id: str, key: str) -> str:
-    """The unfinished-claims member naming one claim (JSON keeps any characters apart)."""
-    return json.dumps([run_id, key], separators=(",", ":"))
 
 
 def _text(value: Any) -> str:

@@ -7,16 +7,41 @@ import json
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
-from storage._records import AuditEvent, ClaimRecord, MessageRecord, SnapshotRecord, ThreadRecord
+from storage._records import (
+    ApprovalRecord,
+    AuditEvent,
+    ClaimRecord,
+    MessageRecord,
+    SnapshotRecord,
+    ThreadRecord,
+)
 
-R = TypeVar("R", AuditEvent, ClaimRecord, MessageRecord, SnapshotRecord, ThreadRecord)
+R = TypeVar(
+    "R", ApprovalRecord, AuditEvent, ClaimRecord, MessageRecord, SnapshotRecord, ThreadRecord
+)
 
 _TIMESTAMPS = frozenset(
-    {"suspended_at", "decided_at", "completed_at", "created_at", "updated_at", "at"}
+    {
+        "suspended_at",
+        "decided_at",
+        "completed_at",
+        "created_at",
+        "updated_at",
+        "at",
+        "lease_until",
+        "approved_at",
+    }
 )
 
 
-def dumps(record: AuditEvent | ClaimRecord | MessageRecord | SnapshotRecord | ThreadRecord) -> str:
+def dumps(
+    record: ApprovalRecord
+    | AuditEvent
+    | ClaimRecord
+    | MessageRecord
+    | SnapshotRecord
+    | ThreadRecord,
+) -> str:
     """JSON text of a record."""
     doc: dict[str, Any] = {}
     for f in dataclasses.fields(record):

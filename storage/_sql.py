@@ -2,7 +2,8 @@
 
 Atomicity comes from the database: a claim is an ``INSERT ... ON CONFLICT DO NOTHING`` on the
 ``(run_id, key)`` primary key, a snapshot update is ``UPDATE ... WHERE version = expected`` with a
-row-count check, ``add_if_absent`` an upsert that only overwrites an expired value. The schema is
+row-count check, ``add_if_absent`` an upsert that only overwrites an expired value, ``commit`` the
+statements of several writes (``storage._sql_writes``) in one transaction. The schema is
 migrated by Alembic on first use (see ``storage._migrate``).
 """
 
@@ -17,8 +18,11 @@ import sqlalchemy as sa
 from sqlalchemy.engine import URL
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
+from storage import _sql_writes as _writes
+from storage._change import ApprovalTally, StateChange
 from storage._errors import SnapshotVersionConflict
 from storage._records import (
+    ApprovalRecord,
     AuditEvent,
     ClaimRecord,
     MessageRecord,
@@ -28,16 +32,19 @@ from storage._records import (
 )
 from storage._sql_database import SQLDatabase
 from storage._sql_schema import (
+    CLAIM_ORDER,
+    approvals_query,
     audit,
     claims,
     kv,
     messages,
     record_from_row,
-    record_values,
     snapshot_list_queries,
     snapshots,
+    take_over_query,
     threads,
 )
+from storage._sql_writes import add_approval
 
 _KV_PURGE_EVERY_SECONDS = 60.0
 
@@ -73,29 +80,41 @@ class SQLStorage:
     async def close(self) -> None:
         await self._db.close()
 
+    # -- state changes ---------------------------------------------------------------------
+    async def commit(self, change: StateChange) -> ClaimRecord | None:
+        return await self._db.write(lambda conn: _writes.apply(self._db, conn, change))
+
+    async def load_run(
+        self, run_id: str
+    ) -> tuple[SnapshotRecord | None, list[ClaimRecord], list[ApprovalRecord]]:
+        snapshot = snapshots.select().where(snapshots.c.run_id == run_id)
+        its_claims = claims.select().where(claims.c.run_id == run_id).order_by(*CLAIM_ORDER)
+        its_approvals = approvals_query([run_id])
+
+        async def work(
+            conn: AsyncConnection,
+        ) -> tuple[SnapshotRecord | None, list[ClaimRecord], list[ApprovalRecord]]:
+            conn = await self._consistent(conn)
+            async with conn.begin():
+                row = (await conn.execute(snapshot)).first()
+                found = await self._claims(conn, its_claims)
+                rows = (await conn.execute(its_approvals)).all()
+            record = None if row is None else record_from_row(SnapshotRecord, row)
+            return record, found, [record_from_row(ApprovalRecord, r) for r in rows]
+
+        return await self._db.read(work)
+
+    async def _consistent(self, conn: AsyncConnection) -> AsyncConnection:
+        """``conn`` reading one snapshot of the database for a whole transaction."""
+        if self._db.dialect == "postgresql":  # SQLite: one transaction reads one snapshot anyway
+            return await conn.execution_options(isolation_level="REPEATABLE READ")
+        return conn
+
     # -- snapshots -------------------------------------------------------------------------
     async def save_snapshot(self, record: SnapshotRecord) -> None:
-        values = record_values(record)
-
-        async def work(conn: AsyncConnection) -> bool:
-            if record.version == 1:
-                stmt = (
-                    self._db.insert(snapshots)
-                    .values(**values)
-                    .on_conflict_do_nothing(index_elements=[snapshots.c.run_id])
-                    .returning(snapshots.c.run_id)
-                )
-                return (await conn.execute(stmt)).first() is not None
-            result = await conn.execute(
-                snapshots.update()
-                .where(snapshots.c.run_id == record.run_id)
-                .where(snapshots.c.version == record.version - 1)
-                .values(**values)
-            )
-            return result.rowcount == 1
-
-        if record.version < 1 or not await self._db.write(work):
+        if record.version < 1:
             raise SnapshotVersionConflict(record.run_id, record.version - 1)
+        await self._db.write(lambda conn: _writes.save_snapshot(self._db, conn, record))
 
     async def load_snapshot(self, run_id: str) -> SnapshotRecord | None:
         async def work(conn: AsyncConnection) -> SnapshotRecord | None:
@@ -106,10 +125,7 @@ class SQLStorage:
         return await self._db.read(work)
 
     async def delete_snapshot(self, run_id: str) -> None:
-        async def work(conn: AsyncConnection) -> None:
-            await conn.execute(snapshots.delete().where(snapshots.c.run_id == run_id))
-
-        await self._db.write(work)
+        await self._db.write(lambda conn: _writes.delete_snapshot(conn, run_id))
 
     async def list_snapshots(
         self,
@@ -119,6 +135,7 @@ class SQLStorage:
         resource_id: str | None = None,
         offset: int = 0,
         limit: int | None = None,
+        decidable_only: bool = False,
     ) -> tuple[list[SnapshotRecord], int]:
         count, page = snapshot_list_queries(
             agent_id=agent_id,
@@ -126,11 +143,11 @@ class SQLStorage:
             resource_id=resource_id,
             offset=offset,
             limit=limit,
+            decidable_only=decidable_only,
         )
 
         async def work(conn: AsyncConnection) -> tuple[list[SnapshotRecord], int]:
-            if self._db.dialect == "postgresql":  # count and page from one snapshot of the table
-                conn = await conn.execution_options(isolation_level="REPEATABLE READ")
+            conn = await self._consistent(conn)  # count and page from one snapshot of the table
             async with conn.begin():
                 total = (await conn.execute(count)).scalar_one()
                 if limit is not None and limit <= 0:
@@ -142,55 +159,20 @@ class SQLStorage:
 
     # -- claims ----------------------------------------------------------------------------
     async def claim(self, record: ClaimRecord) -> ClaimRecord | None:
-        stmt = (
-            self._db.insert(claims)
-            .values(**record_values(record))
-            .on_conflict_do_nothing(index_elements=[claims.c.run_id, claims.c.key])
-            .returning(claims.c.run_id)
-        )
-
-        async def work(conn: AsyncConnection) -> ClaimRecord | None:
-            if (await conn.execute(stmt)).first() is not None:
-                return None
-            existing = claims.select().where(
-                claims.c.run_id == record.run_id, claims.c.key == record.key
-            )
-            return record_from_row(ClaimRecord, (await conn.execute(existing)).one())
-
-        return await self._db.write(work)
+        return await self._db.write(lambda conn: _writes.claim(self._db, conn, record))
 
     async def complete_claim(self, run_id: str, key: str, outcome: dict[str, object]) -> None:
-        stmt = (
-            claims.update()
-            .where(claims.c.run_id == run_id, claims.c.key == key)
-            .values(status="completed", outcome=dict(outcome), completed_at=utcnow())
-        )
-
-        async def work(conn: AsyncConnection) -> int:
-            return (await conn.execute(stmt)).rowcount
-
-        if await self._db.write(work) != 1:
-            raise KeyError(
-                f"no claim {key!r} on run {run_id!r} to complete: claim() it before completing it"
-            )
+        await self._db.write(lambda conn: _writes.complete(conn, run_id, key, outcome))
 
     async def list_claims(self, run_id: str) -> list[ClaimRecord]:
-        stmt = (
-            claims.select()
-            .where(claims.c.run_id == run_id)
-            .order_by(claims.c.decided_at, claims.c.key)
-        )
+        stmt = claims.select().where(claims.c.run_id == run_id).order_by(*CLAIM_ORDER)
         return await self._db.read(lambda conn: self._claims(conn, stmt))
 
     async def list_claims_of_runs(self, run_ids: Sequence[str]) -> dict[str, list[ClaimRecord]]:
         found: dict[str, list[ClaimRecord]] = {run_id: [] for run_id in run_ids}
         if not found:
             return found
-        stmt = (
-            claims.select()
-            .where(claims.c.run_id.in_(list(found)))
-            .order_by(claims.c.decided_at, claims.c.key)
-        )
+        stmt = claims.select().where(claims.c.run_id.in_(list(found))).order_by(*CLAIM_ORDER)
         for claim in await self._db.read(lambda conn: self._claims(conn, stmt)):
             found[claim.run_id].append(claim)
         return found
@@ -203,27 +185,58 @@ class SQLStorage:
         )
         return await self._db.read(lambda conn: self._claims(conn, stmt))
 
+    async def renew_lease(self, run_id: str, key: str, owner: str, lease_until: datetime) -> bool:
+        stmt = (
+            claims.update()
+            .where(claims.c.run_id == run_id, claims.c.key == key)
+            .where(claims.c.owner == owner, claims.c.status == "claimed")
+            .values(lease_until=lease_until)
+        )
+
+        async def work(conn: AsyncConnection) -> bool:
+            return (await conn.execute(stmt)).rowcount == 1
+
+        return await self._db.write(work)
+
+    async def take_over_expired_claims(
+        self, owner: str, *, now: datetime, lease_until: datetime, limit: int = 100
+    ) -> list[ClaimRecord]:
+        if limit <= 0:
+            return []
+        stmt = take_over_query(owner, now=now, lease_until=lease_until, limit=limit)
+
+        async def work(conn: AsyncConnection) -> list[ClaimRecord]:
+            rows = (await conn.execute(stmt)).all()
+            return [record_from_row(ClaimRecord, row) for row in rows]
+
+        taken = await self._db.write(work)
+        return sorted(taken, key=lambda c: (c.decided_at, c.run_id, c.key))
+
     @staticmethod
     async def _claims(conn: AsyncConnection, stmt: sa.Select[Any]) -> list[ClaimRecord]:
         return [record_from_row(ClaimRecord, row) for row in (await conn.execute(stmt)).all()]
 
+    # -- approvals -------------------------------------------------------------------------
+    async def add_approval(self, record: ApprovalRecord) -> ApprovalTally:
+        return await self._db.write(lambda conn: add_approval(self._db, conn, record))
+
+    async def list_approvals(self, run_ids: Sequence[str]) -> dict[str, list[ApprovalRecord]]:
+        found: dict[str, list[ApprovalRecord]] = {run_id: [] for run_id in run_ids}
+        if not found:
+            return found
+        stmt = approvals_query(list(found))
+
+        async def work(conn: AsyncConnection) -> list[ApprovalRecord]:
+            rows = (await conn.execute(stmt)).all()
+            return [record_from_row(ApprovalRecord, row) for row in rows]
+
+        for approval in await self._db.read(work):
+            found[approval.run_id].append(approval)
+        return found
+
     # -- memory ----------------------------------------------------------------------------
     async def save_thread(self, record: ThreadRecord) -> None:
-        stmt = self._db.insert(threads).values(**record_values(record))
-        stmt = stmt.on_conflict_do_update(
-            index_elements=[threads.c.thread_id],
-            set_={
-                "resource_id": stmt.excluded.resource_id,
-                "created_at": stmt.excluded.created_at,
-                "updated_at": stmt.excluded.updated_at,
-                "metadata": stmt.excluded.metadata,
-            },
-        )
-
-        async def work(conn: AsyncConnection) -> None:
-            await conn.execute(stmt)
-
-        await self._db.write(work)
+        await self._db.write(lambda conn: _writes.save_thread(self._db, conn, record))
 
     async def get_thread(self, thread_id: str) -> ThreadRecord | None:
         async def work(conn: AsyncConnection) -> ThreadRecord | None:
@@ -234,15 +247,8 @@ class SQLStorage:
         return await self._db.read(work)
 
     async def append_messages(self, records: Sequence[MessageRecord]) -> None:
-        if not records:
-            return
-        rows = [record_values(m) for m in records]
-
-        async def work(conn: AsyncConnection) -> None:
-            for row in rows:  # one by one: the autoincrement sequence keeps their order
-                await conn.execute(messages.insert().values(**row))
-
-        await self._db.write(work)
+        if records:
+            await self._db.write(lambda conn: _writes.append_messages(conn, records))
 
     async def list_messages(
         self, thread_id: str, *, limit: int | None = None, exclude_run_id: str | None = None
@@ -264,12 +270,7 @@ class SQLStorage:
 
     # -- audit -----------------------------------------------------------------------------
     async def append_audit(self, event: AuditEvent) -> None:
-        stmt = audit.insert().values(**record_values(event))
-
-        async def work(conn: AsyncConnection) -> None:
-            await conn.execute(stmt)
-
-        await self._db.write(work)
+        await self._db.write(lambda conn: _writes.append_audit(conn, [event]))
 
     async def query_audit(
         self,

@@ -16,9 +16,18 @@ from typing import Any, TypeVar
 import sqlalchemy as sa
 from sqlalchemy.engine import Dialect, Row
 
-from storage._records import AuditEvent, ClaimRecord, MessageRecord, SnapshotRecord, ThreadRecord
+from storage._records import (
+    ApprovalRecord,
+    AuditEvent,
+    ClaimRecord,
+    MessageRecord,
+    SnapshotRecord,
+    ThreadRecord,
+)
 
-R = TypeVar("R", AuditEvent, ClaimRecord, MessageRecord, SnapshotRecord, ThreadRecord)
+R = TypeVar(
+    "R", ApprovalRecord, AuditEvent, ClaimRecord, MessageRecord, SnapshotRecord, ThreadRecord
+)
 
 VERSION_TABLE = "countersign_alembic_version"
 """Alembic's bookkeeping table; named for us so a host application's own Alembic is unaffected."""
@@ -71,11 +80,13 @@ snapshots = sa.Table(
     sa.Column("suspended_at", UTCDateTime(), nullable=False),
     sa.Column("version", sa.Integer(), nullable=False),
     sa.Column("data", sa.JSON(), nullable=False),
+    sa.Column("decidable", sa.Boolean(), nullable=False, server_default=sa.true()),
     # run_id last: listing orders by (suspended_at, run_id) straight from the index
     sa.Index(None, "agent_id", "suspended_at", "run_id"),
     sa.Index(None, "thread_id", "suspended_at", "run_id"),
     sa.Index(None, "resource_id", "suspended_at", "run_id"),
     sa.Index(None, "suspended_at", "run_id"),
+    sa.Index(None, "decidable", "suspended_at", "run_id"),
 )
 
 claims = sa.Table(
@@ -91,7 +102,19 @@ claims = sa.Table(
     sa.Column("status", sa.String(32), nullable=False),
     sa.Column("outcome", sa.JSON(), nullable=True),
     sa.Column("completed_at", UTCDateTime(), nullable=True),
+    sa.Column("owner", _ID, nullable=True),
+    sa.Column("lease_until", UTCDateTime(), nullable=True),
     sa.Index(None, "status", "decided_at"),
+    sa.Index(None, "status", "lease_until"),  # take_over_expired_claims
+)
+
+approvals = sa.Table(
+    "approvals",
+    metadata,
+    sa.Column("run_id", _ID, primary_key=True),
+    sa.Column("key", _ID, primary_key=True),
+    sa.Column("approver", _ID, primary_key=True),
+    sa.Column("approved_at", UTCDateTime(), nullable=False),
 )
 
 threads = sa.Table(
@@ -149,7 +172,12 @@ kv = sa.Table(
 
 
 def record_values(
-    record: AuditEvent | ClaimRecord | MessageRecord | SnapshotRecord | ThreadRecord,
+    record: ApprovalRecord
+    | AuditEvent
+    | ClaimRecord
+    | MessageRecord
+    | SnapshotRecord
+    | ThreadRecord,
 ) -> dict[str, Any]:
     """Column values of a record: every table names its columns after the record's fields."""
     return {f.name: getattr(record, f.name) for f in dataclasses.fields(record)}
@@ -168,15 +196,21 @@ def snapshot_list_queries(
     resource_id: str | None,
     offset: int,
     limit: int | None,
+    decidable_only: bool = False,
 ) -> tuple[sa.Select[int], sa.Select[Any]]:
     """The COUNT and the page query of ``list_snapshots``; both can use a snapshots index."""
-    where = []
+    where: list[sa.ColumnElement[bool]] = []
     if agent_id is not None:
         where.append(snapshots.c.agent_id == agent_id)
     if thread_id is not None:
         where.append(snapshots.c.thread_id == thread_id)
     if resource_id is not None:
         where.append(snapshots.c.resource_id == resource_id)
+    if decidable_only:
+        # Alone: the decidable index. With an id filter: that id's index, decidable checked on
+        # its rows (``IS NOT false`` keeps SQLite from preferring the two-valued column).
+        decidable = snapshots.c.decidable
+        where.append(decidable.is_not(False) if where else decidable.is_(True))
     count = sa.select(sa.func.count()).select_from(snapshots).where(*where)
     page = (
         snapshots.select()
@@ -186,3 +220,42 @@ def snapshot_list_queries(
         .limit(limit)
     )
     return count, page
+
+
+CLAIM_ORDER = (claims.c.decided_at, claims.c.key)
+"""How a run's claims are listed: oldest decision first."""
+
+
+def approvals_query(run_ids: list[str], key: str | None = None) -> sa.Select[Any]:
+    """The approvals of ``run_ids`` (of one ``key`` when given), oldest first."""
+    stmt = approvals.select().where(approvals.c.run_id.in_(run_ids))
+    if key is not None:
+        stmt = stmt.where(approvals.c.key == key)
+    return stmt.order_by(approvals.c.approved_at, approvals.c.key, approvals.c.approver)
+
+
+def take_over_query(owner: str, *, now: datetime, lease_until: datetime, limit: int) -> sa.Update:
+    """``UPDATE claims ... RETURNING`` giving ``owner`` up to ``limit`` expired claims.
+
+    PostgreSQL picks the rows ``FOR UPDATE SKIP LOCKED`` (a concurrent taker skips them, and the
+    outer ``WHERE`` re-checks the lease on rows it waited for); SQLite has one writer at a time.
+    Both find the candidates through the ``(status, lease_until)`` index.
+    """
+    expired = sa.and_(
+        claims.c.status == "claimed",
+        sa.or_(claims.c.lease_until.is_(None), claims.c.lease_until < now),
+    )
+    pick = (
+        sa.select(claims.c.run_id, claims.c.key)
+        .where(expired)
+        .order_by(claims.c.decided_at, claims.c.run_id, claims.c.key)
+        .limit(limit)
+        .with_for_update(skip_locked=True)
+        .cte("pick")
+    )
+    return (
+        claims.update()
+        .where(claims.c.run_id == pick.c.run_id, claims.c.key == pick.c.key, expired)
+        .values(owner=owner, lease_until=lease_until)
+        .returning(*claims.c)
+    )

@@ -171,3 +171,29 @@ def test_head_revision_constant_matches_the_newest_migration() -> None:
     from storage._migrate import HEAD_REVISION, alembic_config
 
     assert ScriptDirectory.from_config(alembic_config()).get_current_head() == HEAD_REVISION
+
+
+async def test_upgrade_to_0003_keeps_runs_decidable_and_claims_leaseless(tmp_path: Path) -> None:
+    path = tmp_path / "v2.db"
+    engine = create_async_engine(f"sqlite+aiosqlite:///{path}")
+    async with engine.begin() as conn:
+        await conn.run_sync(lambda c: command.upgrade(alembic_config(c), "0002"))
+        await conn.exec_driver_sql(
+            "INSERT INTO snapshots VALUES "
+            "('run-1', 'ops', 'T1', NULL, '2026-01-01 12:00:00.000000', 1, '{}')"
+        )
+        await conn.exec_driver_sql(
+            "INSERT INTO claims VALUES ('run-1', 'k#0', NULL, 'approved', 'U1', "
+            "'2026-01-01 12:00:00.000000', '{}', 'claimed', NULL, NULL)"
+        )
+    await engine.dispose()
+
+    store = SQLStorage(f"sqlite+aiosqlite:///{path}")
+    try:
+        found, total = await store.list_snapshots(decidable_only=True)
+        taken = await store.take_over_expired_claims("B", now=T0, lease_until=T0)
+    finally:
+        await store.close()
+
+    assert total == 1 and found[0].decidable
+    assert [(c.key, c.owner) for c in taken] == [("k#0", "B")]

@@ -1,0 +1,75 @@
+"""The values of the decision path's writes: one ``StateChange`` per transaction, and a tally.
+
+A run's state change (suspend, decide, complete) touches several records; ``Storage.commit``
+writes them all or none, so a crash never leaves half of a change behind.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from storage._records import (
+    JSON,
+    ApprovalRecord,
+    AuditEvent,
+    ClaimRecord,
+    MessageRecord,
+    SnapshotRecord,
+    ThreadRecord,
+)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Completion:
+    """Marks the claim ``(run_id, key)`` completed, as ``Storage.complete_claim`` does."""
+
+    run_id: str
+    """The run of the claim."""
+    key: str
+    """The claim key; the claim must exist before the change (else ``KeyError``)."""
+    outcome: JSON
+    """The result of the work the claim authorised."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class StateChange:
+    """Everything one state change of a run writes, applied by ``Storage.commit`` atomically.
+
+    Applied in field order. ``claim`` is taken first with the single-use semantics of
+    ``Storage.claim``: when the key is already claimed nothing at all is written and
+    ``commit`` returns the stored claim. A snapshot whose version does not follow the stored
+    one raises ``SnapshotVersionConflict``, a completion of a missing claim ``KeyError``;
+    both write nothing.
+
+    Example:
+        >>> change = StateChange(claim=claim, audit=[decided_event])  # doctest: +SKIP
+        >>> existing = await store.commit(change)  # doctest: +SKIP
+    """
+
+    claim: ClaimRecord | None = None
+    """A decision to take first (single-use, as ``Storage.claim``)."""
+    completions: Sequence[Completion] = ()
+    """Claims to mark completed with their outcomes (claims that existed before the change)."""
+    snapshot: SnapshotRecord | None = None
+    """A snapshot to save with the version check of ``Storage.save_snapshot``."""
+    delete_snapshot: str | None = None
+    """A run id whose snapshot (and approvals) is deleted, as ``Storage.delete_snapshot``."""
+    thread: ThreadRecord | None = None
+    """A memory thread to create or update, as ``Storage.save_thread``."""
+    messages: Sequence[MessageRecord] = ()
+    """Messages appended to their threads in order, as ``Storage.append_messages``."""
+    audit: Sequence[AuditEvent] = ()
+    """Audit events appended in order."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class ApprovalTally:
+    """What ``Storage.add_approval`` found, atomically with the add."""
+
+    added: bool
+    """False when this approver had already approved this key (or the key was claimed)."""
+    approvals: list[ApprovalRecord] = field(default_factory=list)
+    """Every approval of this run and key after the add, oldest first."""
+    claim: ClaimRecord | None = None
+    """The claim of the key when it was already claimed (then nothing was added)."""
