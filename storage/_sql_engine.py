@@ -71,11 +71,14 @@ def create_engine(url: str | URL) -> tuple[AsyncEngine, str | None]:
         if database and database != ":memory:" and not database.startswith("file:"):
             Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
         connect_args["timeout"] = SQLITE_BUSY_TIMEOUT_MS / 1000
-    elif schema is not None:
-        connect_args["server_settings"] = {"search_path": schema}
-    engine = create_async_engine(parsed, connect_args=connect_args)
-    if parsed.get_backend_name() == "sqlite":
+        engine = create_async_engine(parsed, connect_args=connect_args)
         configure_sqlite(engine)
+        return engine, schema
+    if schema is not None:
+        connect_args["server_settings"] = {"search_path": schema}
+    # A pooled connection may have died with a server restart: test it before use, so the
+    # first request after a restart does not fail (one cheap round trip per checkout).
+    engine = create_async_engine(parsed, connect_args=connect_args, pool_pre_ping=True)
     return engine, schema
 
 
