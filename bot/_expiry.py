@@ -14,7 +14,7 @@ import asyncio
 import logging
 from datetime import datetime, timedelta
 
-from agents import PendingToolCall, SuspendedRun
+from agents import Expire, PendingToolCall, SuspendedRun
 from agents.errors import AlreadyDecided, SnapshotNotFound, ToolCallNotSuspended
 from bot import _audit
 from bot import _messages as msg
@@ -69,10 +69,10 @@ async def _expire(
     services: Services, run: SuspendedRun, call: PendingToolCall, since: datetime, now: datetime
 ) -> int:
     try:
-        stream = await services.agent.decline_tool_call(
+        stream = await services.agent.decide(
+            Expire(),
             run_id=run.run_id,
             tool_call_id=call.tool_call_id,
-            reason=EXPIRED_REASON,
             decided_by=_audit.SYSTEM,
             source="expiry",
         )
