@@ -143,7 +143,7 @@ async def test_suspended_denied_and_error_chunks_carry_their_fields(
         storage=InMemoryStorage(),
     )
     stream = await agent.stream("ticket")
-    suspended = [c async for c in stream.full_stream if isinstance(c, ToolCallSuspendedChunk)][0]
+    (suspended,) = [c async for c in stream.full_stream if isinstance(c, ToolCallSuspendedChunk)]
     assert suspended.suspend_payload == {"question": "What priority for 'printer'? (1)"}
     assert suspended.resume_schema is not None and suspended.agent_path == ["ops"]
     assert suspended.payload.suspend_payload == suspended.suspend_payload
@@ -151,7 +151,7 @@ async def test_suspended_denied_and_error_chunks_carry_their_fields(
     resumed = await agent.resume_stream({"priority": "low"}, run_id=stream.run_id)
     await resumed.result()
     declined = await agent.decline_tool_call(run_id=stream.run_id, reason="no way")
-    denied = [c async for c in declined.full_stream if isinstance(c, ToolOutputDeniedChunk)][0]
+    (denied,) = [c async for c in declined.full_stream if isinstance(c, ToolOutputDeniedChunk)]
     assert (denied.tool_call_id, denied.reason) == ("c2", "no way")
 
     broken = Agent(id="b", model=ScriptedModel([]), storage=InMemoryStorage())
