@@ -57,21 +57,50 @@ class Runtime:
     default_options: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
-    def build(cls, *, storage: Storage | None, memory: Memory | None, **fields: Any) -> Runtime:
-        """A runtime whose storage is ``storage``, else ``memory``'s, else an in-memory store
-        (with a warning); sub-agents in ``fields["agents"]`` inherit it and share the runner."""
+    def build(
+        cls,
+        *,
+        id: str,
+        name: str,
+        instructions: str,
+        description: str,
+        model: Model,
+        tools: dict[str, Tool],
+        agents: dict[str, Runtime],
+        hooks: Hooks,
+        memory: Memory | None,
+        storage: Storage | None,
+        runner: Runner,
+        default_options: dict[str, Any],
+    ) -> Runtime:
+        """A runtime on ``storage``, else ``memory``'s, else an in-memory store (with a
+        warning); the sub-agents in ``agents`` inherit that storage and share ``runner``."""
         chosen = storage or (memory.storage if memory else None)
         if chosen is None:
             logger.warning(
                 "agent %r has no storage: using an in-memory store, so pending approvals do not "
                 "survive a restart. Pass storage=create_storage(url)",
-                fields["id"],
+                id,
             )
             chosen = InMemoryStorage()
         explicit = storage is not None or (memory is not None and memory.storage is not None)
         if memory is not None and memory.storage is None:
             memory.storage = chosen
-        rt = cls(memory=memory, storage=chosen, storage_explicit=explicit, **fields)
+        rt = cls(
+            id=id,
+            name=name,
+            instructions=instructions,
+            description=description,
+            model=model,
+            tools=tools,
+            agents=agents,
+            hooks=hooks,
+            memory=memory,
+            storage=chosen,
+            storage_explicit=explicit,
+            runner=runner,
+            default_options=default_options,
+        )
         for sub in rt.agents.values():
             sub.inherit_storage(chosen, explicit=explicit)
             sub.use_runner(rt.runner)
