@@ -78,7 +78,7 @@ async def take(
     kind: Kind = "suspension" if isinstance(decision, Resume) else "approval"
     record, state, pending = await find(rt, run_id, tool_call_id, kind, fingerprint)
     tool = rt.find_tool(pending.agent_path, pending.tool_name)
-    local, detail = _local(decision, state, pending, tool)
+    local, detail = _local(decision, pending, tool)
     await claim(rt, state, pending, decision, decided_by=decided_by, source=source, detail=detail)
 
     async def outcome(run: Run) -> Outcome:
@@ -103,7 +103,7 @@ async def take(
 
 
 def _local(
-    decision: Decision, state: RunState, pending: PendingCallState, tool: Tool | None
+    decision: Decision, pending: PendingCallState, tool: Tool | None
 ) -> tuple[OutcomeFn, dict[str, Any]]:
     """How the decision plays out on a call of this agent, and what its claim records."""
     match decision:
