@@ -7,12 +7,26 @@ Example:
 """
 
 from agents._agent import Agent
+from agents._chunks import (
+    Chunk,
+    ChunkBase,
+    ErrorChunk,
+    FinishChunk,
+    Payload,
+    StartChunk,
+    StepFinishChunk,
+    TextDeltaChunk,
+    ToolCallApprovalChunk,
+    ToolCallChunk,
+    ToolCallResumedChunk,
+    ToolCallSuspendedChunk,
+    ToolOutputDeniedChunk,
+    ToolResultChunk,
+)
 from agents._fingerprint import fingerprint
 from agents._hooks import Hooks, ToolCallInfo
 from agents._results import (
-    Chunk,
     FinishReason,
-    Payload,
     PendingToolCall,
     RunResult,
     StepResult,
@@ -21,7 +35,9 @@ from agents._results import (
     ToolCallRecord,
     ToolResultRecord,
 )
+from agents._runner import Runner
 from agents._stream import AgentStream
+from agents.decisions import Approve, Decision, Decline, Expire, Resume
 from agents.errors import (
     AgentConfigError,
     AgentError,
@@ -32,6 +48,7 @@ from agents.errors import (
     InvalidResumeData,
     InvalidToolArgs,
     ModelError,
+    RunnerClosed,
     ScriptExhausted,
     SnapshotNotFound,
     ToolCallNotSuspended,
@@ -47,8 +64,15 @@ __all__ = [
     "AmbiguousToolCall",
     "ApprovalContext",
     "ApprovalExpired",
+    "Approve",
     "Chunk",
+    "ChunkBase",
+    "Decision",
+    "Decline",
+    "ErrorChunk",
+    "Expire",
     "FingerprintMismatch",
+    "FinishChunk",
     "FinishReason",
     "Hooks",
     "InvalidResumeData",
@@ -56,15 +80,27 @@ __all__ = [
     "ModelError",
     "Payload",
     "PendingToolCall",
+    "Resume",
     "RunResult",
+    "Runner",
+    "RunnerClosed",
     "ScriptExhausted",
     "SnapshotNotFound",
+    "StartChunk",
+    "StepFinishChunk",
     "StepResult",
     "SuspendedRun",
     "SuspendedRunsPage",
+    "TextDeltaChunk",
+    "ToolCallApprovalChunk",
+    "ToolCallChunk",
     "ToolCallInfo",
     "ToolCallNotSuspended",
     "ToolCallRecord",
+    "ToolCallResumedChunk",
+    "ToolCallSuspendedChunk",
+    "ToolOutputDeniedChunk",
+    "ToolResultChunk",
     "ToolResultRecord",
     "fingerprint",
 ]

@@ -9,19 +9,20 @@ from __future__ import annotations
 
 import json
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pydantic import ValidationError
 
+from agents._deciding import decide
+from agents._listing import list_suspended_runs
 from agents._messages import Message
 from agents._results import PendingToolCall
+from agents._runtime import Runtime
 from agents._stream import AgentStream
+from agents.decisions import Resume
 from agents.errors import AgentError
 from agents.models._base import ModelRequest, ObjectOutput, TextDelta
 from storage import utcnow
-
-if TYPE_CHECKING:
-    from agents._agent import Agent
 
 logger = logging.getLogger(__name__)
 
@@ -49,7 +50,7 @@ def response_schema(resume_schema: dict[str, Any]) -> dict[str, Any]:
 
 
 async def try_auto_resume(
-    agent: Agent,
+    rt: Runtime,
     message: str,
     *,
     thread_id: str,
@@ -57,7 +58,9 @@ async def try_auto_resume(
     decided_by: str | None,
 ) -> AgentStream | None:
     """Resume the suspended call this message answers, or None (a normal turn follows)."""
-    listing = await agent.list_suspended_runs(thread_id=thread_id)
+    listing = await list_suspended_runs(
+        rt, thread_id=thread_id, resource_id=None, page=None, per_page=None
+    )
     waiting = sorted(
         (
             (run.run_id, call)
@@ -69,29 +72,31 @@ async def try_auto_resume(
         reverse=True,
     )
     for run_id, call in waiting:
-        data = await _extract(agent, message, call)
+        data = await _extract(rt, message, call)
         if data is None:
             continue
         try:
-            stream = await agent.resume_stream(
-                data,
+            stream = await decide(
+                rt,
+                Resume(data=data),
                 run_id=run_id,
                 tool_call_id=call.tool_call_id,
+                fingerprint=None,
                 decided_by=decided_by,
                 source="thread-reply",
             )
         except AgentError as exc:
             logger.info("auto-resume of %s/%s not applied: %s", run_id, call.tool_call_id, exc)
             continue
-        if agent.memory is not None:
-            await agent.memory.append(
+        if rt.memory is not None:
+            await rt.memory.append(
                 thread_id, resource_id, run_id, [Message(role="user", content=message)]
             )
         return stream
     return None
 
 
-async def _extract(agent: Agent, message: str, call: PendingToolCall) -> Any | None:
+async def _extract(rt: Runtime, message: str, call: PendingToolCall) -> Any | None:
     assert call.resume_schema is not None
     context = {
         "tool": call.tool_name,
@@ -112,7 +117,7 @@ async def _extract(agent: Agent, message: str, call: PendingToolCall) -> Any | N
     value: Any = None
     text: list[str] = []
     try:
-        async for event in agent.model.stream(request):
+        async for event in rt.model.stream(request):
             if isinstance(event, ObjectOutput):
                 value = event.value
             elif isinstance(event, TextDelta):
@@ -128,7 +133,7 @@ async def _extract(agent: Agent, message: str, call: PendingToolCall) -> Any | N
     if not isinstance(value, dict) or value.get("answered") is not True:
         return None
     data = value.get("resume_data")
-    tool = agent._find_tool(call.agent_path, call.tool_name)
+    tool = rt.find_tool(call.agent_path, call.tool_name)
     if tool is not None and tool.resume_schema is not None:
         try:
             tool.parse_resume(data)

@@ -1,157 +1,165 @@
-"""The decision methods' bodies: check, claim, then continue the run in the background.
+"""``decide``: the one entry point for every decision (approve, decline, resume, expire).
 
-Everything that can refuse a decision (unknown run, wrong call, fingerprint, invalid edited
-args or resume data, a decision already taken) raises BEFORE the returned stream exists.
+find → validate (edited args, resume data) → claim (+ audit) → continue the run. Everything
+that can refuse a decision raises BEFORE the returned stream exists. A decision about a call
+that lives in a sub-agent is forwarded as the same ``Decision`` value, and the sub-agent's run
+is driven inside the supervisor's task.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable, Coroutine
+from dataclasses import dataclass
+from typing import Any
 
 from pydantic import ValidationError
 
+from agents._claims import Kind, claim, claim_retry, find
 from agents._config import json_safe, validation_errors
 from agents._executor import outcome_of_sub_run
 from agents._outcome import Outcome
-from agents._run import Run
+from agents._run import OutcomeFn, Run
+from agents._runtime import Runtime
 from agents._state import PendingCallState, RunState
 from agents._stream import AgentStream
+from agents.decisions import EXPIRED_REASON, Approve, Decision, Decline, Expire, Resume
 from agents.errors import (
-    AlreadyDecided,
     InvalidResumeData,
     InvalidToolArgs,
     SnapshotNotFound,
     ToolCallNotSuspended,
 )
-from storage import ClaimRecord, utcnow
-from tools import ToolInputError
-
-if TYPE_CHECKING:
-    from agents._agent import Agent
-
-OutcomeFn = Callable[[], Awaitable[Outcome]]
-Forward = Callable[["Agent", str, str], Awaitable[AgentStream]]
-"""Make the same decision on a sub-agent: ``(sub, inner_run_id, inner_tool_call_id)``."""
+from tools import Tool, ToolInputError
 
 
-async def approve(
-    agent: Agent,
+@dataclass(frozen=True)
+class Continuation:
+    """A claimed decision's rest of the run: its stream, and the work that drives it."""
+
+    stream: AgentStream
+    drive: Callable[[], Coroutine[Any, Any, None]]
+
+
+async def decide(
+    rt: Runtime,
+    decision: Decision,
     *,
     run_id: str,
     tool_call_id: str | None,
-    args: dict[str, Any] | None,
     fingerprint: str | None,
     decided_by: str | None,
     source: str,
 ) -> AgentStream:
-    record, state, pending = await agent._decisions.find(
-        run_id, tool_call_id, "approval", fingerprint
+    """Take ``decision`` (raising every refusal now) and continue the run in the background."""
+    taken = await take(
+        rt,
+        decision,
+        run_id=run_id,
+        tool_call_id=tool_call_id,
+        fingerprint=fingerprint,
+        decided_by=decided_by,
+        source=source,
     )
-    run_args = pending.args if args is None else _validated_args(agent, pending, args)
-    detail: dict[str, Any] = {"source": source}
-    if args is not None:
-        detail.update(edited=True, original_args=pending.args, args=run_args)
-    await agent._decisions.claim(state, pending, "approved", decided_by, detail)
-
-    def forward(sub: Agent, inner_run: str, inner_call: str) -> Awaitable[AgentStream]:
-        return sub.approve_tool_call(
-            run_id=inner_run,
-            tool_call_id=inner_call,
-            args=args,
-            decided_by=decided_by,
-            source=source,
-        )
-
-    def local() -> Awaitable[Outcome]:
-        return agent._executor.execute(state, pending.call_id, pending.local_tool, run_args)
-
-    return continue_run(
-        agent, record.version, state, pending, _outcome(agent, pending, local, forward)
-    )
+    rt.runner.submit(taken.drive(), name=f"run-{run_id}")
+    return taken.stream
 
 
-async def decline(
-    agent: Agent,
+async def take(
+    rt: Runtime,
+    decision: Decision,
     *,
     run_id: str,
     tool_call_id: str | None,
-    reason: str | None,
     fingerprint: str | None,
     decided_by: str | None,
     source: str,
-) -> AgentStream:
-    record, state, pending = await agent._decisions.find(
-        run_id, tool_call_id, "approval", fingerprint
-    )
-    decision = "expired" if source == "expiry" else "declined"
-    await agent._decisions.claim(
-        state, pending, decision, decided_by, {"source": source, "reason": reason}
-    )
+) -> Continuation:
+    """Find, validate and claim; returns the continuation without starting it."""
+    kind: Kind = "suspension" if isinstance(decision, Resume) else "approval"
+    record, state, pending = await find(rt, run_id, tool_call_id, kind, fingerprint)
+    tool = rt.find_tool(pending.agent_path, pending.tool_name)
+    local, detail = _local(decision, pending, tool)
+    await claim(rt, state, pending, decision, decided_by=decided_by, source=source, detail=detail)
 
-    def forward(sub: Agent, inner_run: str, inner_call: str) -> Awaitable[AgentStream]:
-        return sub.decline_tool_call(
-            run_id=inner_run,
-            tool_call_id=inner_call,
-            reason=reason,
+    async def outcome(run: Run) -> Outcome:
+        if pending.delegate is None:
+            return await local(run)
+        sub = rt.delegate_for(pending.local_tool)
+        if sub is None:
+            return Outcome.error(f"sub-agent for {pending.local_tool!r} is no longer configured")
+        inner = await take(
+            sub,
+            decision,
+            run_id=pending.delegate.run_id,
+            tool_call_id=pending.delegate.tool_call_id,
+            fingerprint=None,
             decided_by=decided_by,
             source=source,
         )
+        await inner.drive()
+        return await outcome_of_sub_run(inner.stream)
 
-    async def local() -> Outcome:
+    return continuation(rt, record.version, state, pending, outcome)
+
+
+def _local(
+    decision: Decision, pending: PendingCallState, tool: Tool | None
+) -> tuple[OutcomeFn, dict[str, Any]]:
+    """How the decision plays out on a call of this agent, and what its claim records."""
+    match decision:
+        case Approve(args=edited):
+            if edited is None:
+                return _run_tool(pending, pending.args), {}
+            args = _validated_args(tool, pending, edited)
+            return _run_tool(pending, args), {
+                "edited": True,
+                "original_args": pending.args,
+                "args": args,
+            }
+        case Decline(reason=reason):
+            return _denied(reason), {"reason": reason}
+        case Expire():
+            return _denied(EXPIRED_REASON), {"reason": EXPIRED_REASON}
+        case Resume(data=data):
+            parsed = _parsed_resume_data(tool, pending, data)
+
+            def resumed(run: Run) -> Awaitable[Outcome]:
+                return run.execute(
+                    pending.call_id,
+                    pending.local_tool,
+                    pending.local_args,
+                    resume_data=parsed,
+                    suspend_payload=pending.suspend_payload,
+                )
+
+            return resumed, {"resume_data": json_safe(data)}
+
+
+def _run_tool(pending: PendingCallState, args: dict[str, Any]) -> OutcomeFn:
+    def run_it(run: Run) -> Awaitable[Outcome]:
+        return run.execute(pending.call_id, pending.local_tool, args)
+
+    return run_it
+
+
+def _denied(reason: str | None) -> OutcomeFn:
+    async def denied(run: Run) -> Outcome:
         return Outcome.denied(reason)
 
-    return continue_run(
-        agent, record.version, state, pending, _outcome(agent, pending, local, forward)
-    )
+    return denied
 
 
-async def resume(
-    agent: Agent,
-    resume_data: Any,
-    *,
-    run_id: str,
-    tool_call_id: str | None,
-    decided_by: str | None,
-    source: str,
-) -> AgentStream:
-    record, state, pending = await agent._decisions.find(run_id, tool_call_id, "suspension")
-    tool = agent._find_tool(pending.agent_path, pending.tool_name)
-    parsed: Any = resume_data
-    if tool is not None and tool.resume_schema is not None:
-        try:
-            parsed = tool.parse_resume(resume_data)
-        except ValidationError as exc:
-            raise InvalidResumeData(pending.tool_call_id, validation_errors(exc)) from None
-    detail = {"source": source, "resume_data": json_safe(resume_data)}
-    await agent._decisions.claim(state, pending, "resumed", decided_by, detail)
-
-    def forward(sub: Agent, inner_run: str, inner_call: str) -> Awaitable[AgentStream]:
-        return sub.resume_stream(
-            resume_data,
-            run_id=inner_run,
-            tool_call_id=inner_call,
-            decided_by=decided_by,
-            source=source,
-        )
-
-    def local() -> Awaitable[Outcome]:
-        return agent._executor.execute(
-            state,
-            pending.call_id,
-            pending.local_tool,
-            pending.local_args,
-            resume_data=parsed,
-            suspend_payload=pending.suspend_payload,
-        )
-
-    return continue_run(
-        agent, record.version, state, pending, _outcome(agent, pending, local, forward)
-    )
+def continuation(
+    rt: Runtime, version: int, state: RunState, pending: PendingCallState, outcome: OutcomeFn
+) -> Continuation:
+    """The rest of the run after a decided call: its outcome, then the loop."""
+    run = Run(rt, state, AgentStream(state.run_id), version=version)
+    return Continuation(stream=run.stream, drive=lambda: run.finish_decided(pending, outcome))
 
 
-async def retry(agent: Agent, *, run_id: str, decided_by: str | None) -> AgentStream:
-    record = await agent.storage.load_snapshot(run_id)
+async def retry(rt: Runtime, *, run_id: str, decided_by: str | None) -> AgentStream:
+    """Go on with a failed run (single-use, like a decision)."""
+    record = await rt.storage.load_snapshot(run_id)
     if record is None:
         raise SnapshotNotFound(run_id)
     state = RunState.model_validate(record.data)
@@ -159,64 +167,28 @@ async def retry(agent: Agent, *, run_id: str, decided_by: str | None) -> AgentSt
         raise ToolCallNotSuspended(
             run_id, None, f"run {run_id!r} did not fail; decide its pending calls instead"
         )
-    claim = ClaimRecord(
-        run_id=run_id,
-        key=f"retry#{state.steps}",
-        tool_call_id=None,
-        decision="retried",
-        decided_by=decided_by,
-        decided_at=utcnow(),
-    )
-    existing = await agent.storage.claim(claim)
-    if existing is not None:
-        raise AlreadyDecided(
-            run_id,
-            None,
-            decision=existing.decision,
-            decided_by=existing.decided_by,
-            decided_at=existing.decided_at,
-        )
+    await claim_retry(rt, state, decided_by)
     state.error = None
-    stream = AgentStream(run_id)
-    run = Run(agent, state, stream, version=record.version)
-    agent._tasks.start(run.retry(), name=f"run-{run_id}")
-    return stream
-
-
-def continue_run(
-    agent: Agent, version: int, state: RunState, pending: PendingCallState, outcome: OutcomeFn
-) -> AgentStream:
-    """Start the rest of the run (the decided call's outcome, then the loop) in the background."""
-    stream = AgentStream(state.run_id)
-    run = Run(agent, state, stream, version=version)
-    agent._tasks.start(run.finish_decided(pending, outcome), name=f"run-{state.run_id}")
-    return stream
-
-
-def _outcome(
-    agent: Agent, pending: PendingCallState, local: OutcomeFn, forward: Forward
-) -> OutcomeFn:
-    """The call's outcome: run it here, or hand the decision down to the sub-agent holding it."""
-
-    async def outcome() -> Outcome:
-        if pending.delegate is None:
-            return await local()
-        sub = agent._delegate_for(pending.local_tool)
-        if sub is None:
-            return Outcome.error(f"sub-agent for {pending.local_tool!r} is no longer configured")
-        inner = await forward(sub, pending.delegate.run_id, pending.delegate.tool_call_id)
-        return await outcome_of_sub_run(inner)
-
-    return outcome
+    run = Run(rt, state, AgentStream(run_id), version=record.version)
+    rt.runner.submit(run.retry(), name=f"run-{run_id}")
+    return run.stream
 
 
 def _validated_args(
-    agent: Agent, pending: PendingCallState, args: dict[str, Any]
+    tool: Tool | None, pending: PendingCallState, args: dict[str, Any]
 ) -> dict[str, Any]:
-    tool = agent._find_tool(pending.agent_path, pending.tool_name)
     if tool is None:
         return dict(args)
     try:
         return tool.parse_input(args).model_dump(mode="json")
     except ToolInputError as exc:
         raise InvalidToolArgs(pending.tool_call_id, list(exc.errors)) from None
+
+
+def _parsed_resume_data(tool: Tool | None, pending: PendingCallState, data: Any) -> Any:
+    if tool is None or tool.resume_schema is None:
+        return data
+    try:
+        return tool.parse_resume(data)
+    except ValidationError as exc:
+        raise InvalidResumeData(pending.tool_call_id, validation_errors(exc)) from None

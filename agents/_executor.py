@@ -1,33 +1,34 @@
-"""Running one tool call (local tool or sub-agent delegation) and describing what pends."""
+"""Running one local tool call and describing what pends.
+
+Delegations to sub-agents are driven by the run loop (``agents._run``), inside the
+supervisor's own task.
+"""
 
 from __future__ import annotations
 
 import logging
-import uuid
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from agents._config import DELEGATION_PREFIX
 from agents._fingerprint import fingerprint
 from agents._hooks import ToolCallInfo, call_hook
 from agents._messages import ToolCallPart
 from agents._outcome import Outcome
+from agents._runtime import Runtime
 from agents._state import DelegateRef, PendingCallState, RunState
+from agents._stream import AgentStream
 from agents.errors import AgentError
-from storage import AuditEvent, utcnow
+from storage import utcnow
 from tools import Suspended, ToolContext, ToolError
-
-if TYPE_CHECKING:
-    from agents._agent import Agent
-    from agents._stream import AgentStream
 
 logger = logging.getLogger(__name__)
 
 
 class Executor:
-    """Executes calls for one agent; knows its tools, sub-agents and hooks."""
+    """Executes local tool calls for one agent, with its hooks."""
 
-    def __init__(self, agent: Agent) -> None:
-        self.agent = agent
+    def __init__(self, rt: Runtime) -> None:
+        self.rt = rt
 
     async def execute(
         self,
@@ -39,13 +40,10 @@ class Executor:
         resume_data: Any = None,
         suspend_payload: dict[str, Any] | None = None,
     ) -> Outcome:
-        """Run a call now (it was not gated, or it was approved/resumed)."""
-        sub = self.agent._delegate_for(name)
-        if sub is not None:
-            return await self._delegate(state, name, args)
-        tool = self.agent._tools.get(name)
+        """Run a local call now (it was not gated, or it was approved/resumed)."""
+        tool = self.rt.tools.get(name)
         if tool is None:
-            known = ", ".join(sorted(self.agent._tools)) or "none"
+            known = ", ".join(sorted(self.rt.tools)) or "none"
             return Outcome.error(f"unknown tool {name!r}; available tools: {known}")
         info = ToolCallInfo(
             tool_name=name,
@@ -54,13 +52,13 @@ class Executor:
             run_id=state.run_id,
             request_context=state.request_context,
         )
-        verdict = await call_hook(self.agent.hooks.before_tool_call, info)
+        verdict = await call_hook(self.rt.hooks.before_tool_call, info)
         if isinstance(verdict, dict) and verdict.get("proceed") is False:
             return Outcome(status="ok", result=verdict.get("output"))
         ctx = ToolContext(
             run_id=state.run_id,
             tool_call_id=call_id,
-            agent_id=self.agent.id,
+            agent_id=self.rt.id,
             thread_id=state.thread_id,
             resource_id=state.resource_id,
             request_context=state.request_context,
@@ -78,7 +76,7 @@ class Executor:
         if isinstance(result, Suspended):
             return Outcome(status="suspended", suspend_payload=result.payload)
         await call_hook(
-            self.agent.hooks.after_tool_call,
+            self.rt.hooks.after_tool_call,
             ToolCallInfo(
                 tool_name=name,
                 input=dict(args),
@@ -90,24 +88,10 @@ class Executor:
         )
         return Outcome(status="ok", result=result)
 
-    async def _delegate(self, state: RunState, name: str, args: dict[str, Any]) -> Outcome:
-        sub = self.agent._delegate_for(name)
-        assert sub is not None
-        prompt = args.get("prompt")
-        if not isinstance(prompt, str) or not prompt:
-            return Outcome.error(f"{name} needs {{'prompt': '<the task>'}}")
-        stream = await sub.stream(
-            prompt,
-            resource_id=state.resource_id,
-            request_context=state.request_context,
-            require_tool_approval=state.require_tool_approval,
-        )
-        return await outcome_of_sub_run(stream)
-
     # -- pending entries -------------------------------------------------------------------
     def approval_entry(self, state: RunState, call: ToolCallPart) -> PendingCallState:
         """The pending entry of a call held for approval before it runs."""
-        tool = self.agent._tools.get(call.name)
+        tool = self.rt.tools.get(call.name)
         return PendingCallState(
             tool_call_id=call.id,
             call_id=call.id,
@@ -117,7 +101,7 @@ class Executor:
             tool_name=call.name,
             args=dict(call.args),
             fingerprint=fingerprint(call.name, dict(call.args)),
-            agent_path=[self.agent.id],
+            agent_path=[self.rt.id],
             resume_schema=tool.resume_json_schema() if tool else None,
             suspended_at=utcnow(),
         )
@@ -134,7 +118,7 @@ class Executor:
         """Entries for a call that suspended itself or whose sub-agent run is waiting."""
         now = utcnow()
         if outcome.status == "suspended":
-            tool = self.agent._tools.get(local_tool)
+            tool = self.rt.tools.get(local_tool)
             prior = next((p for p in previous if p.tool_call_id == call_id), None)
             return [
                 PendingCallState(
@@ -146,7 +130,7 @@ class Executor:
                     tool_name=local_tool,
                     args=dict(local_args),
                     fingerprint=fingerprint(local_tool, dict(local_args)),
-                    agent_path=[self.agent.id],
+                    agent_path=[self.rt.id],
                     suspend_payload=outcome.suspend_payload,
                     resume_schema=tool.resume_json_schema() if tool else None,
                     round=prior.round + 1 if prior else 0,
@@ -174,7 +158,7 @@ class Executor:
                     tool_name=inner.tool_name,
                     args=dict(inner.args),
                     fingerprint=inner.fingerprint,
-                    agent_path=[self.agent.id, *inner.agent_path],
+                    agent_path=[self.rt.id, *inner.agent_path],
                     suspend_payload=inner.suspend_payload,
                     resume_schema=inner.resume_schema,
                     round=round_,
@@ -187,20 +171,6 @@ class Executor:
                 )
             )
         return entries
-
-    async def audit(self, event_kind: str, state: RunState, **fields: Any) -> None:
-        """Append an audit event about this run."""
-        await self.agent.storage.append_audit(
-            AuditEvent(
-                id=_event_id(),
-                at=utcnow(),
-                kind=event_kind,
-                run_id=state.run_id,
-                thread_id=state.thread_id,
-                agent_id=self.agent.id,
-                **fields,
-            )
-        )
 
 
 async def outcome_of_sub_run(stream: AgentStream) -> Outcome:
@@ -215,7 +185,3 @@ async def outcome_of_sub_run(stream: AgentStream) -> Outcome:
         message = str(error) if isinstance(error, AgentError) else repr(error)
         return Outcome.error(f"sub-agent failed: {message}")
     return Outcome(status="ok", result=result.text)
-
-
-def _event_id() -> str:
-    return uuid.uuid4().hex

@@ -2,19 +2,17 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+from agents._deciding import decide
 from agents._results import SuspendedRun, SuspendedRunsPage
+from agents._runtime import Runtime
 from agents._state import RunState
 from agents._stream import AgentStream
+from agents.decisions import Approve, Decline
 from agents.errors import AmbiguousToolCall, ToolCallNotSuspended
-
-if TYPE_CHECKING:
-    from agents._agent import Agent
 
 
 async def list_suspended_runs(
-    agent: Agent,
+    rt: Runtime,
     *,
     thread_id: str | None,
     resource_id: str | None,
@@ -24,14 +22,14 @@ async def list_suspended_runs(
     """One indexed query for the page, then the claims of just those runs."""
     paginate = page is not None and per_page is not None
     offset = page * per_page if paginate and page is not None and per_page is not None else 0
-    records, total = await agent.storage.list_snapshots(
-        agent_id=agent.id,
+    records, total = await rt.storage.list_snapshots(
+        agent_id=rt.id,
         thread_id=thread_id,
         resource_id=resource_id,
         offset=offset,
         limit=per_page if paginate else None,
     )
-    claims = await agent.storage.list_claims_of_runs([r.run_id for r in records])
+    claims = await rt.storage.list_claims_of_runs([r.run_id for r in records])
     runs = []
     for record in records:
         state = RunState.model_validate(record.data)
@@ -51,7 +49,7 @@ async def list_suspended_runs(
 
 
 async def send_tool_approval(
-    agent: Agent,
+    rt: Runtime,
     *,
     thread_id: str,
     resource_id: str | None,
@@ -63,7 +61,7 @@ async def send_tool_approval(
 ) -> AgentStream:
     """Find the thread's pending approval through storage and decide it."""
     listing = await list_suspended_runs(
-        agent, thread_id=thread_id, resource_id=resource_id, page=None, per_page=None
+        rt, thread_id=thread_id, resource_id=resource_id, page=None, per_page=None
     )
     candidates = [
         (run.run_id, call.tool_call_id)
@@ -81,10 +79,12 @@ async def send_tool_approval(
     if len(candidates) > 1:
         raise AmbiguousToolCall(candidates[0][0], [c for _, c in candidates])
     run_id, call_id = candidates[0]
-    if approved:
-        return await agent.approve_tool_call(
-            run_id=run_id, tool_call_id=call_id, decided_by=decided_by, source=source
-        )
-    return await agent.decline_tool_call(
-        run_id=run_id, tool_call_id=call_id, reason=reason, decided_by=decided_by, source=source
+    return await decide(
+        rt,
+        Approve() if approved else Decline(reason=reason),
+        run_id=run_id,
+        tool_call_id=call_id,
+        fingerprint=None,
+        decided_by=decided_by,
+        source=source,
     )

@@ -9,58 +9,59 @@ a decline or a resume of a call that was never started is simply applied.
 from __future__ import annotations
 
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from agents._deciding import continue_run
+from agents._deciding import Continuation, continuation
 from agents._executor import outcome_of_sub_run
 from agents._outcome import Outcome
+from agents._run import Run
+from agents._runtime import Runtime
 from agents._state import PendingCallState, RunState
 from agents._stream import AgentStream
 from storage import ClaimRecord, utcnow
 
-if TYPE_CHECKING:
-    from agents._agent import Agent
 
-
-async def recover_interrupted_runs(agent: Agent, older_than_seconds: float) -> list[AgentStream]:
-    """Finish every claimed-but-unfinished call of ``agent`` claimed before the cutoff."""
+async def recover_interrupted_runs(rt: Runtime, older_than_seconds: float) -> list[AgentStream]:
+    """Finish every claimed-but-unfinished call of this agent claimed before the cutoff."""
     cutoff = utcnow() - timedelta(seconds=older_than_seconds)
-    streams: list[AgentStream] = []
-    for claim in await agent.storage.list_unfinished_claims(cutoff):
-        stream = await recover_claim(agent, claim)
-        if stream is not None:
-            streams.append(stream)
-    handled = {s.run_id for s in streams}
-    streams.extend(await _apply_finished_claims(agent, skip=handled))
-    return streams
+    found: list[Continuation] = []
+    for claim in await rt.storage.list_unfinished_claims(cutoff):
+        recovered = await recover_claim(rt, claim)
+        if recovered is not None:
+            found.append(recovered)
+    handled = {c.stream.run_id for c in found}
+    found.extend(await _apply_finished_claims(rt, skip=handled))
+    for c in found:
+        rt.runner.submit(c.drive(), name=f"run-{c.stream.run_id}")
+    return [c.stream for c in found]
 
 
-async def recover_claim(agent: Agent, claim: ClaimRecord) -> AgentStream | None:
-    """Continue the run of one unfinished claim, or None when it is not this agent's."""
-    record = await agent.storage.load_snapshot(claim.run_id)
-    if record is None or record.agent_id != agent.id:
+async def recover_claim(rt: Runtime, claim: ClaimRecord) -> Continuation | None:
+    """The continuation of one unfinished claim's run, or None when it is not this agent's."""
+    record = await rt.storage.load_snapshot(claim.run_id)
+    if record is None or record.agent_id != rt.id:
         return None
     state = RunState.model_validate(record.data)
     pending = next((p for p in state.pending if p.claim_key == claim.key), None)
     if pending is None:
         return None
-    await agent._executor.audit(
+    await rt.audit(
         "recovered", state, tool_call_id=pending.tool_call_id, data={"decision": claim.decision}
     )
 
-    async def outcome() -> Outcome:
-        return await _recovered_outcome(agent, state, pending, claim)
+    async def outcome(run: Run) -> Outcome:
+        return await _recovered_outcome(rt, run, pending, claim)
 
-    return continue_run(agent, record.version, state, pending, outcome)
+    return continuation(rt, record.version, state, pending, outcome)
 
 
 async def _recovered_outcome(
-    agent: Agent, state: RunState, pending: PendingCallState, claim: ClaimRecord
+    rt: Runtime, run: Run, pending: PendingCallState, claim: ClaimRecord
 ) -> Outcome:
     if claim.decision in ("declined", "expired"):
         return Outcome.denied(claim.detail.get("reason"))
     if pending.delegate is not None:
-        sub = agent._delegate_for(pending.local_tool)
+        sub = rt.delegate_for(pending.local_tool)
         if sub is None:
             return Outcome.interrupted()
         inner_claims = await sub.storage.list_claims(pending.delegate.run_id)
@@ -72,9 +73,12 @@ async def _recovered_outcome(
             ),
             None,
         )
-        stream = await recover_claim(sub, inner) if inner is not None else None
-        return await outcome_of_sub_run(stream) if stream is not None else Outcome.interrupted()
-    tool = agent._tools.get(pending.local_tool)
+        recovered = await recover_claim(sub, inner) if inner is not None else None
+        if recovered is None:
+            return Outcome.interrupted()
+        await recovered.drive()
+        return await outcome_of_sub_run(recovered.stream)
+    tool = rt.tools.get(pending.local_tool)
     if tool is None or not tool.idempotent:
         return Outcome.interrupted()
     args: dict[str, Any] = claim.detail.get("args") or pending.local_args
@@ -82,8 +86,7 @@ async def _recovered_outcome(
     if claim.decision == "resumed":
         resume_data = tool.parse_resume(claim.detail.get("resume_data"))
         args = pending.local_args
-    return await agent._executor.execute(
-        state,
+    return await run.execute(
         pending.call_id,
         pending.local_tool,
         args,
@@ -92,23 +95,23 @@ async def _recovered_outcome(
     )
 
 
-async def _apply_finished_claims(agent: Agent, *, skip: set[str]) -> list[AgentStream]:
+async def _apply_finished_claims(rt: Runtime, *, skip: set[str]) -> list[Continuation]:
     """Runs whose claim completed but whose snapshot was not updated before a crash."""
-    streams: list[AgentStream] = []
-    records, _ = await agent.storage.list_snapshots(agent_id=agent.id)
+    found: list[Continuation] = []
+    records, _ = await rt.storage.list_snapshots(agent_id=rt.id)
     for record in records:
         if record.run_id in skip:
             continue
-        claims = {c.key: c for c in await agent.storage.list_claims(record.run_id)}
+        claims = {c.key: c for c in await rt.storage.list_claims(record.run_id)}
         state = RunState.model_validate(record.data)
         for pending in state.pending:
             claim = claims.get(pending.claim_key)
             if claim is not None and claim.status == "completed" and claim.outcome is not None:
                 done = Outcome.from_document(claim.outcome)
 
-                async def outcome(done: Outcome = done) -> Outcome:
+                async def outcome(run: Run, done: Outcome = done) -> Outcome:
                     return done
 
-                streams.append(continue_run(agent, record.version, state, pending, outcome))
+                found.append(continuation(rt, record.version, state, pending, outcome))
                 break
-    return streams
+    return found

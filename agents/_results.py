@@ -1,4 +1,4 @@
-"""What a run reports: chunks, pending calls, ``RunResult``, pages of suspended runs."""
+"""What a run reports: pending calls, ``RunResult``, pages of suspended runs."""
 
 from __future__ import annotations
 
@@ -19,30 +19,6 @@ class _ItemAccess:
             return getattr(self, key)
         except AttributeError:
             raise KeyError(key) from None
-
-
-class Payload(dict[str, Any]):
-    """A chunk's payload: a dict whose keys can also be read as attributes."""
-
-    def __getattr__(self, name: str) -> Any:
-        try:
-            return self[name]
-        except KeyError:
-            raise AttributeError(name) from None
-
-
-@dataclass(frozen=True)
-class Chunk(_ItemAccess):
-    """One event of a run's ``full_stream``."""
-
-    type: str
-    """``start``, ``text-delta``, ``tool-call``, ``tool-call-approval``, ``tool-call-suspended``,
-    ``tool-call-resumed``, ``tool-result``, ``tool-output-denied``, ``step-finish``, ``finish``,
-    ``error``."""
-    run_id: str
-    """The run (the handle to decide with)."""
-    payload: Payload = field(default_factory=Payload)
-    """Fields of this chunk type, snake_case."""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -2,46 +2,45 @@
 
 One ``Run`` drives one stretch of a run, from a new message or a decision until the run
 finishes or suspends again; everything needed to go on later is in the ``RunState`` snapshot.
+A call to a sub-agent runs the sub-agent's own ``Run`` inside this one's task (no second slot
+of the runner is needed, so a bounded runner cannot deadlock on delegation).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable
+from typing import Any
 
+from agents._chunks import (
+    ErrorChunk,
+    FinishChunk,
+    StartChunk,
+    StepFinishChunk,
+    TextDeltaChunk,
+    ToolCallChunk,
+    ToolCallResumedChunk,
+    ToolOutputDeniedChunk,
+    ToolResultChunk,
+)
+from agents._claims import complete
+from agents._executor import Executor, outcome_of_sub_run
 from agents._messages import Message, ToolCallPart
 from agents._outcome import Outcome
-from agents._results import (
-    FinishReason,
-    PendingToolCall,
-    RunResult,
-    StepResult,
-    ToolCallRecord,
-    ToolResultRecord,
-)
+from agents._results import FinishReason, RunResult, ToolResultRecord
+from agents._runtime import Runtime
 from agents._state import PendingCallState, RunState
 from agents._stream import AgentStream
+from agents._tally import Tally
 from agents.models._base import ModelRequest, ObjectOutput, TextDelta, ToolCallRequest, Usage
 from storage import SnapshotRecord, SnapshotVersionConflict, utcnow
 from tools import ApprovalContext, ApprovalPredicate, evaluate_predicate
 
-if TYPE_CHECKING:
-    from agents._agent import Agent
-
 logger = logging.getLogger(__name__)
 
-
-@dataclass
-class _Tally:
-    """What this stretch of the run produced, for its ``RunResult``."""
-
-    text: str = ""
-    tool_calls: list[ToolCallRecord] = field(default_factory=list)
-    tool_results: list[ToolResultRecord] = field(default_factory=list)
-    steps: list[StepResult] = field(default_factory=list)
-    usage: Usage = field(default_factory=Usage)
+OutcomeFn = Callable[["Run"], Awaitable[Outcome]]
+"""Produces a decided call's outcome, given the run that continues (to execute on)."""
 
 
 class Run:
@@ -49,14 +48,15 @@ class Run:
 
     def __init__(
         self,
-        agent: Agent,
+        rt: Runtime,
         state: RunState,
         stream: AgentStream,
         *,
         version: int = 0,
         approval_predicate: bool | ApprovalPredicate | None = None,
     ) -> None:
-        self.agent = agent
+        self.rt = rt
+        self.executor = Executor(rt)
         self.state = state
         self.stream = stream
         self.version = version
@@ -64,7 +64,7 @@ class Run:
         self.approval_predicate = (
             approval_predicate if approval_predicate is not None else state.require_tool_approval
         )
-        self.tally = _Tally()
+        self.tally = Tally()
 
     # -- entry points ----------------------------------------------------------------------
     async def start(self, prompt: str) -> None:
@@ -72,27 +72,28 @@ class Run:
         await self._guarded(self._start(prompt))
 
     async def _start(self, prompt: str) -> None:
-        await self.stream.emit("start")
+        await self.stream.emit(StartChunk(run_id=self.state.run_id))
         user = Message(role="user", content=prompt)
         self.state.messages.append(user)
         await self._remember([user])
         await self._loop()
 
-    async def finish_decided(self, pending: PendingCallState, outcome_task: Any) -> None:
+    async def finish_decided(self, pending: PendingCallState, outcome_of: OutcomeFn) -> None:
         """After a decision: get the call's outcome, store it, and go on if the step is done."""
-        await self._guarded(self._finish_decided(pending, outcome_task))
+        await self._guarded(self._finish_decided(pending, outcome_of))
 
-    async def _finish_decided(self, pending: PendingCallState, outcome_task: Any) -> None:
-        await self.stream.emit("start")
-        kind = pending.kind
+    async def _finish_decided(self, pending: PendingCallState, outcome_of: OutcomeFn) -> None:
+        await self.stream.emit(StartChunk(run_id=self.state.run_id))
         await self.stream.emit(
-            "tool-call-resumed",
-            tool_call_id=pending.tool_call_id,
-            tool_name=pending.tool_name,
-            kind=kind,
+            ToolCallResumedChunk(
+                run_id=self.state.run_id,
+                tool_call_id=pending.tool_call_id,
+                tool_name=pending.tool_name,
+                kind=pending.kind,
+            )
         )
-        outcome: Outcome = await outcome_task()
-        await self.agent._decisions.complete(self.state, pending, outcome)
+        outcome = await outcome_of(self)
+        await complete(self.rt, self.state, pending, outcome)
         fresh = await self._apply_outcome(pending, outcome)
         if self.state.pending:
             await self._suspend(fresh)
@@ -105,18 +106,54 @@ class Run:
         await self._guarded(self._retry())
 
     async def _retry(self) -> None:
-        await self.stream.emit("start")
+        await self.stream.emit(StartChunk(run_id=self.state.run_id))
         await self._loop()
 
     async def _guarded(self, body: Any) -> None:
         try:
             await body
         except Exception as exc:
-            logger.exception("run %s of agent %s failed", self.state.run_id, self.agent.id)
+            logger.exception("run %s of agent %s failed", self.state.run_id, self.rt.id)
             await self._keep_failed(exc)
-            await self.stream.emit("error", error=exc)
-            await self.stream.emit("finish", finish_reason="error")
+            await self.stream.emit(ErrorChunk(run_id=self.state.run_id, error=exc))
+            await self.stream.emit(FinishChunk(run_id=self.state.run_id, finish_reason="error"))
             await self.stream.close(self._result("error", error=exc))
+
+    # -- executing -------------------------------------------------------------------------
+    async def execute(
+        self,
+        call_id: str,
+        name: str,
+        args: dict[str, Any],
+        *,
+        resume_data: Any = None,
+        suspend_payload: dict[str, Any] | None = None,
+    ) -> Outcome:
+        """Run one call now: a local tool, or the sub-agent behind ``agent-<key>``."""
+        sub = self.rt.delegate_for(name)
+        if sub is None:
+            return await self.executor.execute(
+                self.state,
+                call_id,
+                name,
+                args,
+                resume_data=resume_data,
+                suspend_payload=suspend_payload,
+            )
+        prompt = args.get("prompt")
+        if not isinstance(prompt, str) or not prompt:
+            return Outcome.error(f"{name} needs {{'prompt': '<the task>'}}")
+        state, approval = sub.start_state(
+            thread_id=None,
+            resource_id=self.state.resource_id,
+            require_tool_approval=self.state.require_tool_approval,
+            max_steps=None,
+            request_context=self.state.request_context,
+            auto_resume=bool(sub.default_options.get("auto_resume_suspended_tools", False)),
+        )
+        inner = Run(sub, state, AgentStream(state.run_id), approval_predicate=approval)
+        await inner.start(prompt)
+        return await outcome_of_sub_run(inner.stream)
 
     # -- the loop --------------------------------------------------------------------------
     async def _loop(self) -> None:
@@ -130,32 +167,41 @@ class Run:
             self.state.messages.append(assistant)
             await self._remember([assistant])
             if not calls:
-                self._record_step(text, [], usage)
-                await self.stream.emit("step-finish", finish_reason="stop")
+                self.tally.record_step(text, [], usage)
+                await self.stream.emit(
+                    StepFinishChunk(run_id=self.state.run_id, finish_reason="stop")
+                )
                 await self._finish("stop")
                 return
             for c in calls:
                 await self.stream.emit(
-                    "tool-call", tool_call_id=c.id, tool_name=c.name, args=dict(c.args)
+                    ToolCallChunk(
+                        run_id=self.state.run_id,
+                        tool_call_id=c.id,
+                        tool_name=c.name,
+                        args=dict(c.args),
+                    )
                 )
             fresh = await self._run_calls(calls)
-            self._record_step(text, calls, usage)
-            await self.stream.emit("step-finish", finish_reason="tool-calls")
+            self.tally.record_step(text, calls, usage)
+            await self.stream.emit(
+                StepFinishChunk(run_id=self.state.run_id, finish_reason="tool-calls")
+            )
             if fresh:
                 await self._suspend(fresh)
                 return
 
     async def _model_turn(self) -> tuple[str, list[ToolCallPart], Usage]:
         request = ModelRequest(
-            messages=await self.agent._conversation(self.state), tools=self.agent._tool_specs()
+            messages=await self.rt.conversation(self.state), tools=self.rt.tool_specs()
         )
         text: list[str] = []
         calls: list[ToolCallPart] = []
         usage = Usage()
-        async for event in self.agent.model.stream(request):
+        async for event in self.rt.model.stream(request):
             if isinstance(event, TextDelta):
                 text.append(event.text)
-                await self.stream.emit("text-delta", text=event.text)
+                await self.stream.emit(TextDeltaChunk(run_id=self.state.run_id, text=event.text))
             elif isinstance(event, ToolCallRequest):
                 calls.append(ToolCallPart(id=event.id, name=event.name, args=event.args))
             elif isinstance(event, Usage):
@@ -171,14 +217,12 @@ class Run:
         """Gate every call, run the ungated ones together; returns the new pending calls."""
         gated = await asyncio.gather(*(self._needs_approval(c) for c in calls))
         free = [c for c, g in zip(calls, gated, strict=True) if not g]
-        outcomes = await asyncio.gather(
-            *(self.agent._executor.execute(self.state, c.id, c.name, c.args) for c in free)
-        )
+        outcomes = await asyncio.gather(*(self.execute(c.id, c.name, c.args) for c in free))
         by_id = dict(zip([c.id for c in free], outcomes, strict=True))
         fresh: list[PendingCallState] = []
         for c, g in zip(calls, gated, strict=True):
             if g:
-                fresh.append(self.agent._executor.approval_entry(self.state, c))
+                fresh.append(self.executor.approval_entry(self.state, c))
             else:
                 fresh.extend(self._fold(c.id, c.name, c.args, by_id[c.id], []))
                 await self._announce(c.id, c.name, by_id[c.id])
@@ -189,7 +233,7 @@ class Run:
         context = ApprovalContext(
             tool_name=call.name, args=dict(call.args), request_context=self.state.request_context
         )
-        tool = self.agent._tools.get(call.name)
+        tool = self.rt.tools.get(call.name)
         if tool is not None and await tool.needs_approval(context):
             return True
         return await evaluate_predicate(self.approval_predicate, context)
@@ -206,7 +250,7 @@ class Run:
         if outcome.terminal:
             self.state.messages.append(outcome.tool_message(call_id, local_tool))
             return []
-        return self.agent._executor.pending_entries(
+        return self.executor.pending_entries(
             self.state, call_id, local_tool, local_args, outcome, previous
         )
 
@@ -220,14 +264,21 @@ class Run:
         )
         if outcome.status == "denied":
             await self.stream.emit(
-                "tool-output-denied",
-                tool_call_id=call_id,
-                tool_name=local_tool,
-                reason=outcome.reason,
+                ToolOutputDeniedChunk(
+                    run_id=self.state.run_id,
+                    tool_call_id=call_id,
+                    tool_name=local_tool,
+                    reason=outcome.reason,
+                )
             )
         else:
             await self.stream.emit(
-                "tool-result", tool_call_id=call_id, tool_name=local_tool, result=outcome.result
+                ToolResultChunk(
+                    run_id=self.state.run_id,
+                    tool_call_id=call_id,
+                    tool_name=local_tool,
+                    result=outcome.result,
+                )
             )
 
     async def _apply_outcome(
@@ -251,7 +302,7 @@ class Run:
                 await self._announce(pending.call_id, pending.local_tool, outcome)
                 return fresh
             except SnapshotVersionConflict:
-                record = await self.agent.storage.load_snapshot(self.state.run_id)
+                record = await self.rt.storage.load_snapshot(self.state.run_id)
                 if record is None:
                     raise
                 self.state = RunState.model_validate(record.data)
@@ -262,65 +313,35 @@ class Run:
         """Store the snapshot FIRST, then announce the new pending calls."""
         if fresh:
             await self._save()
-        await self.agent._audit_requests(self.state, fresh)
+        await self._audit_requests(fresh)
         for p in fresh:
-            public = p.public()
-            if p.kind == "approval":
-                await self.stream.emit(
-                    "tool-call-approval",
-                    tool_call_id=p.tool_call_id,
-                    tool_name=p.tool_name,
-                    args=dict(p.args),
-                    fingerprint=p.fingerprint,
-                    resume_schema=p.resume_schema,
-                    agent_path=list(p.agent_path),
-                )
-            else:
-                await self.stream.emit(
-                    "tool-call-suspended",
-                    tool_call_id=p.tool_call_id,
-                    tool_name=p.tool_name,
-                    args=dict(p.args),
-                    suspend_payload=public.suspend_payload,
-                    resume_schema=p.resume_schema,
-                    agent_path=list(p.agent_path),
-                )
-        await self.stream.emit("finish", finish_reason="suspended")
+            await self.stream.emit(p.announcement(self.state.run_id))
+        await self.stream.emit(FinishChunk(run_id=self.state.run_id, finish_reason="suspended"))
         await self.stream.close(self._result("suspended"))
 
     async def _finish(self, reason: FinishReason) -> None:
         await self._drop_snapshot()
-        await self.stream.emit("finish", finish_reason=reason)
+        await self.stream.emit(FinishChunk(run_id=self.state.run_id, finish_reason=reason))
         await self.stream.close(self._result(reason))
 
     def _result(self, reason: FinishReason, error: BaseException | None = None) -> RunResult:
-        pending: list[PendingToolCall] = (
-            [p.public() for p in self.state.pending] if reason == "suspended" else []
-        )
-        return RunResult(
-            text=self.tally.text,
-            finish_reason=reason,
-            run_id=self.state.run_id,
-            pending=pending,
-            tool_calls=list(self.tally.tool_calls),
-            tool_results=list(self.tally.tool_results),
-            steps=list(self.tally.steps),
-            usage=self.tally.usage,
-            error=error,
-        )
+        pending = [p.public() for p in self.state.pending]
+        return self.tally.result(self.state.run_id, reason, pending, error)
 
-    def _record_step(self, text: str, calls: list[ToolCallPart], usage: Usage) -> None:
-        records = [ToolCallRecord(tool_call_id=c.id, tool_name=c.name, args=c.args) for c in calls]
-        self.tally.tool_calls.extend(records)
-        ids = {c.id for c in calls}
-        self.tally.steps.append(
-            StepResult(
-                text=text,
-                tool_calls=records,
-                tool_results=[r for r in self.tally.tool_results if r.tool_call_id in ids],
-                usage=usage,
+    async def _audit_requests(self, fresh: list[PendingCallState]) -> None:
+        for p in fresh:
+            await self.rt.audit(
+                "approval-requested" if p.kind == "approval" else "suspended",
+                self.state,
+                tool_call_id=p.tool_call_id,
+                data={
+                    "tool_name": p.tool_name,
+                    "args": p.args,
+                    "fingerprint": p.fingerprint,
+                    "agent_path": p.agent_path,
+                    "suspend_payload": p.suspend_payload,
+                },
             )
-        )
 
     # -- persistence -----------------------------------------------------------------------
     async def _save(self) -> None:
@@ -333,7 +354,7 @@ class Run:
             version=self.version + 1,
             data=self.state.to_document(),
         )
-        await self.agent.storage.save_snapshot(record)
+        await self.rt.storage.save_snapshot(record)
         self.version = record.version
 
     async def _keep_failed(self, exc: Exception) -> None:
@@ -348,11 +369,11 @@ class Run:
 
     async def _drop_snapshot(self) -> None:
         if self.version:
-            await self.agent.storage.delete_snapshot(self.state.run_id)
+            await self.rt.storage.delete_snapshot(self.state.run_id)
             self.version = 0
 
     async def _remember(self, messages: list[Message]) -> None:
-        memory = self.agent.memory
+        memory = self.rt.memory
         if memory is not None and self.state.thread_id:
             await memory.append(
                 self.state.thread_id, self.state.resource_id, self.state.run_id, messages

@@ -7,6 +7,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from agents._chunks import ToolCallApprovalChunk, ToolCallSuspendedChunk
 from agents._messages import Message
 from agents._results import PendingToolCall
 
@@ -47,6 +48,28 @@ class PendingCallState(BaseModel):
     @property
     def claim_key(self) -> str:
         return f"{self.tool_call_id}#{self.round}"
+
+    def announcement(self, run_id: str) -> ToolCallApprovalChunk | ToolCallSuspendedChunk:
+        """The chunk that tells the stream this call now waits."""
+        if self.kind == "approval":
+            return ToolCallApprovalChunk(
+                run_id=run_id,
+                tool_call_id=self.tool_call_id,
+                tool_name=self.tool_name,
+                args=dict(self.args),
+                fingerprint=self.fingerprint,
+                resume_schema=self.resume_schema,
+                agent_path=list(self.agent_path),
+            )
+        return ToolCallSuspendedChunk(
+            run_id=run_id,
+            tool_call_id=self.tool_call_id,
+            tool_name=self.tool_name,
+            args=dict(self.args),
+            suspend_payload=self.public().suspend_payload,
+            resume_schema=self.resume_schema,
+            agent_path=list(self.agent_path),
+        )
 
     def public(self) -> PendingToolCall:
         return PendingToolCall(

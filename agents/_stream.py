@@ -5,7 +5,8 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 
-from agents._results import Chunk, Payload, RunResult
+from agents._chunks import Chunk, TextDeltaChunk
+from agents._results import RunResult
 
 
 class AgentStream:
@@ -24,8 +25,9 @@ class AgentStream:
         self._result: asyncio.Future[RunResult] = asyncio.get_running_loop().create_future()
 
     # -- producer side ---------------------------------------------------------------------
-    async def emit(self, type_: str, **payload: object) -> None:
-        self._chunks.append(Chunk(type_, self.run_id, Payload(payload)))
+    async def emit(self, chunk: Chunk) -> None:
+        """Append ``chunk`` and wake every reader."""
+        self._chunks.append(chunk)
         async with self._changed:
             self._changed.notify_all()
 
@@ -64,5 +66,5 @@ class AgentStream:
 
     async def _texts(self) -> AsyncIterator[str]:
         async for chunk in self._iterate():
-            if chunk.type == "text-delta":
-                yield str(chunk.payload["text"])
+            if isinstance(chunk, TextDeltaChunk):
+                yield chunk.text

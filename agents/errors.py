@@ -11,6 +11,7 @@ AgentError
 ├── InvalidToolArgs        APPROVAL_INVALID_ARGS
 ├── AgentConfigError       AGENT_CONFIG_INVALID
 ├── ModelError             MODEL_ERROR
+├── RunnerClosed           AGENT_RUNNER_CLOSED
 └── ScriptExhausted        MODEL_SCRIPT_EXHAUSTED (agents.models.ScriptedModel)
 """
 
@@ -200,6 +201,19 @@ class ModelError(AgentError):
         if request_id:
             parts.append(f"request id {request_id}")
         super().__init__("; ".join(parts))
+
+
+class RunnerClosed(AgentError):
+    """Work was handed to a ``Runner`` after ``close()``: the process is shutting down."""
+
+    code = "AGENT_RUNNER_CLOSED"
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        super().__init__(
+            f"the runner is closed, so {name!r} was not started; the process is shutting down. "
+            "Start work before Runner.close(), or give the agent a new Runner"
+        )
 
 
 class ScriptExhausted(AgentError):

@@ -87,3 +87,79 @@ def test_every_error_has_a_stable_code() -> None:
     assert codes["InvalidResumeData"] == "AGENT_RESUME_INVALID_DATA"
     assert codes["ApprovalExpired"] == "APPROVAL_EXPIRED"
     assert len(set(codes.values())) == len(codes)
+
+
+CYCLE_ROOTS = ["storage", "tools", "agents", "bot", "bench"]
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _all_imports(path: Path, module: str, known: set[str]) -> set[str]:
+    """Every module ``path`` imports (module level, in functions, under TYPE_CHECKING)."""
+    is_package = path.name == "__init__.py"
+    package = module if is_package else module.rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - (node.level - 1)]
+                target = ".".join([*base, *([node.module] if node.module else [])])
+            else:
+                target = node.module or ""
+            for alias in node.names:
+                sub = f"{target}.{alias.name}"
+                found.add(sub if sub in known else target)
+    return {name for name in found if name in known and name != module}
+
+
+def _import_graph() -> dict[str, set[str]]:
+    paths = {
+        _module_name(p): p
+        for root in CYCLE_ROOTS
+        if (ROOT / root).exists()
+        for p in (ROOT / root).rglob("*.py")
+    }
+    known = set(paths)
+    return {module: _all_imports(path, module, known) for module, path in paths.items()}
+
+
+def _find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        state[node] = 1
+        stack.append(node)
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == 1:
+                return [*stack[stack.index(nxt) :], nxt]
+            if nxt not in state and (cycle := visit(nxt)) is not None:
+                return cycle
+        stack.pop()
+        state[node] = 2
+        return None
+
+    for start in sorted(graph):
+        if start not in state and (cycle := visit(start)) is not None:
+            return cycle
+    return None
+
+
+def test_the_import_graph_finds_a_planted_cycle() -> None:
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert _find_cycle(graph) == ["a", "b", "c", "a"]
+    assert _find_cycle({"a": {"b"}, "b": set()}) is None
+
+
+def test_no_module_imports_itself_through_others() -> None:
+    """Every import counts (in functions, under TYPE_CHECKING, of a package's __init__)."""
+    cycle = _find_cycle(_import_graph())
+    assert cycle is None, "import cycle: " + " -> ".join(cycle or [])

@@ -3,13 +3,15 @@
 Example:
     >>> from agents.models import OpenAIModel, ScriptedModel, call, reply
     >>> model = ScriptedModel([call("delete_record", {"id": "abc-123"}), reply("Done.")])
-    >>> real = OpenAIModel("gpt-5-mini")  # reads OPENAI_API_KEY / OPENAI_BASE_URL on first use
+    >>> from openai import AsyncOpenAI
+    >>> real = OpenAIModel(DEFAULT_OPENAI_MODEL, client=AsyncOpenAI(api_key=settings.key))
 """
 
 from typing import TYPE_CHECKING
 
 from agents.errors import ModelError, ScriptExhausted
 from agents.models._base import (
+    DEFAULT_OPENAI_MODEL,
     Model,
     ModelEvent,
     ModelRequest,
@@ -32,6 +34,7 @@ from agents.models._scripted import (
 )
 
 __all__ = [
+    "DEFAULT_OPENAI_MODEL",
     "Call",
     "Calls",
     "Model",

@@ -8,6 +8,9 @@ from typing import Any, Protocol, runtime_checkable
 
 from agents._messages import Message, ToolSpec
 
+DEFAULT_OPENAI_MODEL = "gpt-5-mini"
+"""The OpenAI model name used when none is given (``OpenAIModel()``); the one default."""
+
 
 @dataclass(frozen=True, kw_only=True)
 class ModelRequest:

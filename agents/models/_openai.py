@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -19,6 +18,7 @@ from openai import AsyncOpenAI, omit
 
 from agents.errors import AgentConfigError, ModelError
 from agents.models._base import (
+    DEFAULT_OPENAI_MODEL,
     Model,
     ModelEvent,
     ModelRequest,
@@ -37,17 +37,18 @@ from agents.models._openai_wire import (
 
 log = logging.getLogger(__name__)
 
-DEFAULT_OPENAI_MODEL = "gpt-5-mini"
-"""The model used when neither the constructor nor ``OPENAI_MODEL`` names one."""
-
 
 class OpenAIModel:
     """A model served by the OpenAI Chat Completions API (or any compatible server).
 
     Args:
-        model: The model name; defaults to ``$OPENAI_MODEL``, else ``"gpt-5-mini"``.
-        client: An ``AsyncOpenAI`` to use. When omitted, one is built on first use from
-            ``OPENAI_API_KEY`` / ``OPENAI_BASE_URL`` (and closed by :meth:`aclose`).
+        model: The model name (default ``agents.models.DEFAULT_OPENAI_MODEL``). This class
+            reads no environment variable: an application reads its configuration once and
+            passes the name (and the client) in.
+        client: The ``AsyncOpenAI`` to use (an application builds it from its settings).
+            When omitted, ``AsyncOpenAI()`` is built on first use; the ``openai`` library
+            itself reads ``OPENAI_API_KEY`` / ``OPENAI_BASE_URL`` then. Closed by
+            :meth:`aclose` only when built here.
         max_retries: How often the client retries 429/5xx/connection errors before the
             failure becomes a ``ModelError``. ``None`` keeps the client's own setting (the
             ``openai`` default is 2).
@@ -61,12 +62,12 @@ class OpenAIModel:
 
     def __init__(
         self,
-        model: str | None = None,
+        model: str = DEFAULT_OPENAI_MODEL,
         *,
         client: AsyncOpenAI | None = None,
         max_retries: int | None = None,
     ) -> None:
-        self._name = model or os.environ.get("OPENAI_MODEL") or DEFAULT_OPENAI_MODEL
+        self._name = model or DEFAULT_OPENAI_MODEL
         self._client = client
         self._owns_client = client is None
         self._max_retries = max_retries

@@ -16,7 +16,7 @@ from datetime import datetime, timedelta
 
 import bot.slack._audit as _audit
 import bot.slack._messages as msg
-from agents import PendingToolCall, SuspendedRun
+from agents import Expire, PendingToolCall, SuspendedRun
 from agents.errors import AlreadyDecided, SnapshotNotFound, ToolCallNotSuspended
 from bot._runner import RunnerClosed
 from bot.slack._blocks import Decision, slack_date
@@ -69,10 +69,10 @@ async def _expire(
     services: Services, run: SuspendedRun, call: PendingToolCall, since: datetime, now: datetime
 ) -> int:
     try:
-        stream = await services.agent.decline_tool_call(
+        stream = await services.agent.decide(
+            Expire(),
             run_id=run.run_id,
             tool_call_id=call.tool_call_id,
-            reason=EXPIRED_REASON,
             decided_by=_audit.SYSTEM,
             source="expiry",
         )

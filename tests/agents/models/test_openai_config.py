@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from openai import AsyncOpenAI
 
 from agents.errors import AgentConfigError
 from agents.models import (
+    DEFAULT_OPENAI_MODEL,
     ModelError,
     OpenAIModel,
     ScriptedModel,
@@ -17,34 +19,57 @@ from tests.agents.models.support import ask, collect
 from tests.fakes.openai_server import FakeOpenAIServer
 
 
-async def test_env_vars_are_honoured_when_no_client_is_injected(
+async def test_the_openai_library_honours_key_and_base_url_when_no_client_is_injected(
     openai_server: FakeOpenAIServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("OPENAI_BASE_URL", openai_server.base_url)
     monkeypatch.setenv("OPENAI_API_KEY", "sk-from-env")
-    monkeypatch.setenv("OPENAI_MODEL", "gpt-from-env")
     openai_server.reply("hi from env")
-    model = OpenAIModel()
+    model = OpenAIModel("gpt-given")
 
     try:
         events = await collect(model, ask())
     finally:
         await model.aclose()
 
-    assert model.model_id == "openai/gpt-from-env"
+    assert model.model_id == "openai/gpt-given"
     assert events[0] == TextDelta("hi from env")
     (request,) = openai_server.requests
     assert request.headers["authorization"] == "Bearer sk-from-env"
-    assert request.body["model"] == "gpt-from-env"
+    assert request.body["model"] == "gpt-given"
 
 
-def test_the_client_is_built_lazily_not_at_construction(monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_an_injected_client_is_used_and_left_open(
+    openai_server: FakeOpenAIServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    monkeypatch.delenv("OPENAI_MODEL", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    openai_server.reply("hi from the injected client")
+    client = AsyncOpenAI(api_key="sk-injected", base_url=openai_server.base_url)
+    model = OpenAIModel(client=client)
 
-    model = OpenAIModel()  # no key needed yet
+    try:
+        events = await collect(model, ask())
+        await model.aclose()
+        assert not client.is_closed()
+    finally:
+        await client.close()
 
-    assert model.model_id == "openai/gpt-5-mini"
+    assert events[0] == TextDelta("hi from the injected client")
+    (request,) = openai_server.requests
+    assert request.headers["authorization"] == "Bearer sk-injected"
+    assert request.body["model"] == DEFAULT_OPENAI_MODEL
+
+
+def test_the_model_name_never_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.setenv("OPENAI_MODEL", "gpt-from-env")
+
+    model = OpenAIModel()  # no key needed yet: the client is built lazily
+
+    assert DEFAULT_OPENAI_MODEL == "gpt-5-mini"
+    assert model.model_id == f"openai/{DEFAULT_OPENAI_MODEL}"
+    assert resolve_model("openai/gpt-x").model_id == "openai/gpt-x"
 
 
 async def test_a_missing_api_key_is_a_model_error_that_says_what_to_set(

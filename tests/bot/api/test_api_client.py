@@ -10,6 +10,7 @@ import pytest
 from agents import (
     AlreadyDecided,
     ApprovalExpired,
+    Expire,
     FingerprintMismatch,
     InvalidResumeData,
     InvalidToolArgs,
@@ -164,8 +165,8 @@ async def test_an_expired_call_raises_approval_expired(store: Storage) -> None:
     async with api_harness(store, [delete_call("a", "c1"), reply("expired")]) as api:
         first = await api.suspend()
         await (
-            await api.agent.decline_tool_call(
-                run_id=first.run_id, tool_call_id="c1", reason="expired", source="expiry"
+            await api.agent.decide(
+                Expire(), run_id=first.run_id, tool_call_id="c1", source="expiry"
             )
         ).result()
         async with Client(api.base_url, TOKEN) as client:

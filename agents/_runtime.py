@@ -1,0 +1,222 @@
+"""``Runtime``: what the run loop, the executor and the decision code need of one agent.
+
+``Agent`` builds it and stays a thin public facade; every helper takes a ``Runtime`` (never
+the ``Agent``). Sub-agents are runtimes too, by their key. ``storage`` and ``memory`` may be
+replaced after construction (``Agent.use_storage``, a supervisor handing its storage down),
+which is why helpers read them from here at the moment they need them.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from agents._config import DEFAULT_MAX_STEPS, DELEGATION_PREFIX, json_safe
+from agents._hooks import Hooks
+from agents._messages import Message, ToolSpec
+from agents._runner import Runner
+from agents._state import RunState
+from agents.memory import Memory
+from agents.models._base import Model
+from storage import AuditEvent, InMemoryStorage, Storage, utcnow
+from tools import ApprovalPredicate, Tool
+
+logger = logging.getLogger(__name__)
+
+_DELEGATION_PARAMETERS: dict[str, Any] = {
+    "type": "object",
+    "properties": {"prompt": {"type": "string", "description": "The task to carry out"}},
+    "required": ["prompt"],
+    "additionalProperties": False,
+}
+
+
+@dataclass(kw_only=True, eq=False)
+class Runtime:
+    """One agent's definition and services, as the helpers see them."""
+
+    id: str
+    name: str
+    instructions: str
+    description: str
+    model: Model
+    tools: dict[str, Tool]
+    """By the name the model sees."""
+    agents: dict[str, Runtime]
+    """Sub-agents by key (offered to the model as ``agent-<key>``)."""
+    hooks: Hooks
+    memory: Memory | None
+    storage: Storage
+    storage_explicit: bool
+    """True once the storage was chosen (given, or handed down explicitly): kept from then on."""
+    runner: Runner
+    """Where runs started from outside (``stream``, decisions) go in the background."""
+    default_options: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def build(
+        cls,
+        *,
+        id: str,
+        name: str,
+        instructions: str,
+        description: str,
+        model: Model,
+        tools: dict[str, Tool],
+        agents: dict[str, Runtime],
+        hooks: Hooks,
+        memory: Memory | None,
+        storage: Storage | None,
+        runner: Runner,
+        default_options: dict[str, Any],
+    ) -> Runtime:
+        """A runtime on ``storage``, else ``memory``'s, else an in-memory store (with a
+        warning); the sub-agents in ``agents`` inherit that storage and share ``runner``."""
+        chosen = storage or (memory.storage if memory else None)
+        if chosen is None:
+            logger.warning(
+                "agent %r has no storage: using an in-memory store, so pending approvals do not "
+                "survive a restart. Pass storage=create_storage(url)",
+                id,
+            )
+            chosen = InMemoryStorage()
+        explicit = storage is not None or (memory is not None and memory.storage is not None)
+        if memory is not None and memory.storage is None:
+            memory.storage = chosen
+        rt = cls(
+            id=id,
+            name=name,
+            instructions=instructions,
+            description=description,
+            model=model,
+            tools=tools,
+            agents=agents,
+            hooks=hooks,
+            memory=memory,
+            storage=chosen,
+            storage_explicit=explicit,
+            runner=runner,
+            default_options=default_options,
+        )
+        for sub in rt.agents.values():
+            sub.inherit_storage(chosen, explicit=explicit)
+            sub.use_runner(rt.runner)
+        return rt
+
+    # -- configuration changes -------------------------------------------------------------
+    def use_storage(self, storage: Storage, *, memory: Memory | None = None) -> None:
+        """Adopt ``storage`` (and ``memory``) unless this agent was given its own."""
+        if not self.storage_explicit:
+            self.storage = storage
+            self.storage_explicit = True
+            if self.memory is not None and self.memory.storage is None:
+                self.memory.storage = storage
+        if self.memory is None and memory is not None:
+            self.memory = memory
+        for sub in self.agents.values():
+            sub.inherit_storage(self.storage, explicit=True)
+
+    def inherit_storage(self, storage: Storage, *, explicit: bool) -> None:
+        """Take a supervisor's storage unless this agent chose its own; pass it further down."""
+        if not self.storage_explicit:
+            self.storage = storage
+            self.storage_explicit = explicit
+        for sub in self.agents.values():
+            sub.inherit_storage(self.storage, explicit=explicit)
+
+    def use_runner(self, runner: Runner) -> None:
+        """Run on ``runner`` (a supervisor's), and so do the sub-agents."""
+        self.runner = runner
+        for sub in self.agents.values():
+            sub.use_runner(runner)
+
+    # -- lookups ---------------------------------------------------------------------------
+    def delegate_for(self, tool_name: str) -> Runtime | None:
+        """The sub-agent behind a delegation tool name, or None."""
+        if tool_name.startswith(DELEGATION_PREFIX):
+            return self.agents.get(tool_name.removeprefix(DELEGATION_PREFIX))
+        return None
+
+    def find_tool(self, agent_path: list[str], tool_name: str) -> Tool | None:
+        """The tool a pending call will run, following ``agent_path`` down the sub-agents."""
+        owner: Runtime = self
+        for agent_id in agent_path[1:]:
+            nxt = next((a for a in owner.agents.values() if a.id == agent_id), None)
+            if nxt is None:
+                return None
+            owner = nxt
+        return owner.tools.get(tool_name)
+
+    def tool_specs(self) -> list[ToolSpec]:
+        """What the model is offered: the tools, then one delegation tool per sub-agent."""
+        specs = [
+            ToolSpec(name=name, description=tool.description, parameters=tool.parameters_schema())
+            for name, tool in self.tools.items()
+        ]
+        specs.extend(
+            ToolSpec(
+                name=f"{DELEGATION_PREFIX}{key}",
+                description=sub.description or f"Delegate a task to the {sub.name} agent",
+                parameters=_DELEGATION_PARAMETERS,
+            )
+            for key, sub in self.agents.items()
+        )
+        return specs
+
+    async def conversation(self, state: RunState) -> list[Message]:
+        """The messages the model sees: instructions, thread history, this run."""
+        messages: list[Message] = []
+        if self.instructions:
+            messages.append(Message(role="system", content=self.instructions))
+        if self.memory is not None and state.thread_id:
+            messages.extend(await self.memory.history(state.thread_id, exclude_run_id=state.run_id))
+        messages.extend(state.messages)
+        return messages
+
+    # -- runs ------------------------------------------------------------------------------
+    def start_state(
+        self,
+        *,
+        thread_id: str | None,
+        resource_id: str | None,
+        require_tool_approval: bool | ApprovalPredicate | None,
+        max_steps: int | None,
+        request_context: Mapping[str, Any] | None,
+        auto_resume: bool,
+    ) -> tuple[RunState, bool | ApprovalPredicate]:
+        """A new run's state and its approval rule (call options over ``default_options``)."""
+        options = self.default_options
+        approval = (
+            require_tool_approval
+            if require_tool_approval is not None
+            else options.get("require_tool_approval", False)
+        )
+        context = dict(request_context or options.get("request_context") or {})
+        state = RunState(
+            run_id=uuid.uuid4().hex,
+            agent_id=self.id,
+            thread_id=thread_id,
+            resource_id=resource_id,
+            max_steps=max_steps or int(options.get("max_steps") or DEFAULT_MAX_STEPS),
+            require_tool_approval=approval is not False and approval is not None,
+            auto_resume=auto_resume,
+            request_context=json_safe(context),
+        )
+        return state, approval
+
+    async def audit(self, event_kind: str, state: RunState, **fields: Any) -> None:
+        """Append an audit event about a run of this agent."""
+        await self.storage.append_audit(
+            AuditEvent(
+                id=uuid.uuid4().hex,
+                at=utcnow(),
+                kind=event_kind,
+                run_id=state.run_id,
+                thread_id=state.thread_id,
+                agent_id=self.id,
+                **fields,
+            )
+        )

@@ -1,0 +1,61 @@
+"""What a person (or the system) decides about a pending call: one typed value.
+
+``Agent.decide(decision, run_id=...)`` takes any of them; ``approve_tool_call``,
+``decline_tool_call`` and ``resume_stream`` are shorthands. A decision made on a supervisor
+travels down to the sub-agent owning the call as the same value.
+
+Example:
+    >>> from agents.decisions import Approve, Decline
+    >>> stream = await agent.decide(Approve(args={"id": "abc-124"}), run_id=run_id)
+    >>> stream = await agent.decide(Decline(reason="not today"), run_id=run_id)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+DecisionKind = Literal["approve", "decline", "resume", "expire"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Approve:
+    """Run the pending call (with ``args`` instead of the model's, when given)."""
+
+    kind: Literal["approve"] = field(default="approve", init=False)
+    args: dict[str, Any] | None = None
+    """Edited arguments, validated against the tool's input schema before anything is claimed;
+    None runs the call with the arguments it was shown with."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Decline:
+    """Do not run the call; the model is told it was declined (with ``reason``) and answers."""
+
+    kind: Literal["decline"] = field(default="decline", init=False)
+    reason: str | None = None
+    """Why, as the model and the audit log see it."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Resume:
+    """Give a call that suspended itself the data it waits for; the tool runs again."""
+
+    kind: Literal["resume"] = field(default="resume", init=False)
+    data: Any
+    """The resume data, validated against the tool's ``resume_schema`` before the claim."""
+
+
+EXPIRED_REASON = "expired"
+"""The reason the model is given for a call that expired."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Expire:
+    """The call waited too long: it is declined as ``expired`` and never runs."""
+
+    kind: Literal["expire"] = field(default="expire", init=False)
+
+
+Decision = Approve | Decline | Resume | Expire
+"""Any decision ``Agent.decide`` accepts, told apart by ``kind``."""
