@@ -37,17 +37,19 @@ from agents._results import (
 )
 from agents._runner import Runner
 from agents._stream import AgentStream
-from agents.decisions import Approve, Decision, Decline, Expire, Resume
+from agents.decisions import Approve, Decision, DecisionPolicy, Decline, Expire, Resume
 from agents.errors import (
     AgentConfigError,
     AgentError,
     AlreadyDecided,
     AmbiguousToolCall,
     ApprovalExpired,
+    DuplicateApproval,
     FingerprintMismatch,
     InvalidResumeData,
     InvalidToolArgs,
     ModelError,
+    NotAllowedToDecide,
     RunnerClosed,
     ScriptExhausted,
     SnapshotNotFound,
@@ -68,7 +70,9 @@ __all__ = [
     "Chunk",
     "ChunkBase",
     "Decision",
+    "DecisionPolicy",
     "Decline",
+    "DuplicateApproval",
     "ErrorChunk",
     "Expire",
     "FingerprintMismatch",
@@ -78,6 +82,7 @@ __all__ = [
     "InvalidResumeData",
     "InvalidToolArgs",
     "ModelError",
+    "NotAllowedToDecide",
     "Payload",
     "PendingToolCall",
     "Resume",

@@ -12,10 +12,10 @@ from agents._listing import list_suspended_runs, send_tool_approval
 from agents._recovery import recover_interrupted_runs
 from agents._results import PendingToolCall, RunResult, SuspendedRunsPage
 from agents._runner import Runner
-from agents._runtime import Runtime
+from agents._runtime import DEFAULT_CLAIM_LEASE_SECONDS, Runtime
 from agents._start import start
 from agents._stream import AgentStream
-from agents.decisions import Approve, Decision, Decline, Resume
+from agents.decisions import Approve, Decision, DecisionPolicy, Decline, Resume
 from agents.errors import AgentConfigError
 from agents.memory import Memory
 from agents.models._base import Model
@@ -91,6 +91,8 @@ class Agent:
         hooks: Hooks | None = None,
         default_options: Mapping[str, Any] | None = None,
         runner: Runner | None = None,
+        decision_policy: DecisionPolicy | None = None,
+        claim_lease_seconds: float = DEFAULT_CLAIM_LEASE_SECONDS,
     ) -> None:
         if not id:
             raise AgentConfigError("Agent needs a non-empty id")
@@ -109,6 +111,8 @@ class Agent:
             storage=storage,
             runner=runner or Runner(),
             default_options=check_options(dict(default_options or {})),
+            decision_policy=decision_policy,
+            claim_lease_seconds=_lease(claim_lease_seconds),
         )
 
     # -- configuration ---------------------------------------------------------------------
@@ -156,8 +160,15 @@ class Agent:
         request_context: Mapping[str, Any] | None = None,
         auto_resume_suspended_tools: bool | None = None,
         decided_by: str | None = None,
+        requested_by: str | None = None,
+        approval_ttl_seconds: float | None = None,
     ) -> AgentStream:
         """Start a run on ``message``; returns at once with the run's stream.
+
+        ``requested_by`` (who asked) is stored with every pending call of the run, in the same
+        write as the snapshot; a ``decision_policy`` sees it. ``approval_ttl_seconds`` (also a
+        ``default_options`` key) gives each pending approval an ``expires_at``: a decision
+        after it raises ``ApprovalExpired``.
 
         With ``auto_resume_suspended_tools`` and a tool in this thread waiting for data, the
         message is first tried as that tool's resume data (see ``agents.memory``).
@@ -172,6 +183,8 @@ class Agent:
             request_context=request_context,
             auto_resume_suspended_tools=auto_resume_suspended_tools,
             decided_by=decided_by,
+            requested_by=requested_by,
+            approval_ttl_seconds=approval_ttl_seconds,
         )
 
     async def generate(self, message: str, **options: Any) -> RunResult:
@@ -364,6 +377,14 @@ class Agent:
     async def drain(self) -> None:
         """Wait for every run started in the background on this agent's runner."""
         await self._runtime.runner.drain()
+
+
+def _lease(seconds: float) -> float:
+    if isinstance(seconds, bool) or not isinstance(seconds, int | float) or not seconds >= 1:
+        raise AgentConfigError(
+            f"claim_lease_seconds must be a number of seconds, at least 1, got {seconds!r}"
+        )
+    return float(seconds)
 
 
 async def _finished(stream: AgentStream) -> RunResult:

@@ -8,7 +8,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from agents.errors import AgentConfigError
+from agents._messages import ToolCallPart
+from agents.errors import AgentConfigError, InvalidToolArgs
 from agents.models._base import Model
 from tools import Tool
 
@@ -16,7 +17,13 @@ DELEGATION_PREFIX = "agent-"
 """Sub-agent ``key`` is offered to the model as the tool ``agent-<key>``."""
 
 OPTION_NAMES = frozenset(
-    {"auto_resume_suspended_tools", "require_tool_approval", "max_steps", "request_context"}
+    {
+        "auto_resume_suspended_tools",
+        "require_tool_approval",
+        "max_steps",
+        "request_context",
+        "approval_ttl_seconds",
+    }
 )
 DEFAULT_MAX_STEPS = 8
 
@@ -52,7 +59,19 @@ def check_options(options: dict[str, Any]) -> dict[str, Any]:
         raise AgentConfigError(
             f"unknown default_options {sorted(unknown)}; known: {sorted(OPTION_NAMES)}"
         )
+    check_ttl(options.get("approval_ttl_seconds"))
     return options
+
+
+def check_ttl(ttl: float | None) -> float | None:
+    """An approval TTL in seconds (0 or more), or None for no expiry."""
+    if ttl is None:
+        return None
+    if isinstance(ttl, bool) or not isinstance(ttl, int | float) or not ttl >= 0:
+        raise AgentConfigError(
+            f"approval_ttl_seconds must be a number of seconds, 0 or more, got {ttl!r}"
+        )
+    return float(ttl)
 
 
 def json_safe(value: Any) -> Any:
@@ -68,3 +87,20 @@ def validation_errors(exc: ValidationError) -> list[dict[str, Any]]:
         {"loc": list(e["loc"]), "msg": e["msg"], "type": e["type"]}
         for e in exc.errors(include_url=False)
     ]
+
+
+def strict_json_args(call: ToolCallPart) -> None:
+    """Refuse a model's tool arguments that are not strict JSON (NaN, Infinity, a lone
+    surrogate): they could not be stored, shown or fingerprinted faithfully."""
+    try:
+        json.dumps(call.args, allow_nan=False, ensure_ascii=False).encode("utf-8")
+    except (ValueError, UnicodeEncodeError) as exc:
+        raise InvalidToolArgs(
+            call.id, [{"loc": [], "msg": _why(exc), "type": "json_invalid"}], from_model=True
+        ) from None
+
+
+def _why(exc: Exception) -> str:
+    if isinstance(exc, UnicodeEncodeError):
+        return "a string holds a lone surrogate (not valid Unicode)"
+    return "a number is NaN or Infinity (not valid JSON)"

@@ -14,10 +14,12 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from agents._claims import Kind, claim, claim_retry, find
+from agents._chunks import FinishChunk, StartChunk
+from agents._claims import Kind, add_approval, claim, claim_retry, find, guard
 from agents._config import json_safe, validation_errors
 from agents._executor import outcome_of_sub_run
 from agents._outcome import Outcome
+from agents._results import RunResult
 from agents._run import OutcomeFn, Run
 from agents._runtime import Runtime
 from agents._state import PendingCallState, RunState
@@ -73,12 +75,26 @@ async def take(
     fingerprint: str | None,
     decided_by: str | None,
     source: str,
+    forwarded: bool = False,
 ) -> Continuation:
-    """Find, validate and claim; returns the continuation without starting it."""
+    """Find, check, validate and claim; returns the continuation without starting it.
+
+    ``forwarded``: a supervisor already checked and claimed this decision; the sub-agent only
+    claims its own call (the guards ran once, at the level the person decided on).
+    """
     kind: Kind = "suspension" if isinstance(decision, Resume) else "approval"
-    record, state, pending = await find(rt, run_id, tool_call_id, kind, fingerprint)
+    found = await find(rt, run_id, tool_call_id, kind, fingerprint)
+    record, state, pending = found.record, found.state, found.pending
+    if not forwarded:
+        await guard(rt, found, decision, decided_by)
     tool = rt.find_tool(pending.agent_path, pending.tool_name)
     local, detail = _local(decision, pending, tool)
+    if not forwarded and isinstance(decision, Approve) and pending.approvals_required > 1:
+        assert decided_by is not None  # guard() refused a quorum approval without one
+        approvers = await add_approval(rt, found, decided_by)
+        if len(approvers) < pending.approvals_required:
+            return _waiting_for_more(state, approvers, pending)
+        detail = {**detail, "approved_by": approvers}
     await claim(rt, state, pending, decision, decided_by=decided_by, source=source, detail=detail)
 
     async def outcome(run: Run) -> Outcome:
@@ -95,11 +111,33 @@ async def take(
             fingerprint=None,
             decided_by=decided_by,
             source=source,
+            forwarded=True,
         )
         await inner.drive()
         return await outcome_of_sub_run(inner.stream)
 
     return continuation(rt, record.version, state, pending, outcome)
+
+
+def _waiting_for_more(
+    state: RunState, approvers: list[str], approved: PendingCallState
+) -> Continuation:
+    """A quorum call approved by fewer than it needs: a stream that finishes at once,
+    ``suspended``, listing who has approved."""
+    stream = AgentStream(state.run_id)
+
+    async def drive() -> None:
+        pending = [
+            p.public(approvers if p.claim_key == approved.claim_key else None)
+            for p in state.pending
+        ]
+        await stream.emit(StartChunk(run_id=state.run_id))
+        await stream.emit(FinishChunk(run_id=state.run_id, finish_reason="suspended"))
+        await stream.close(
+            RunResult(text="", finish_reason="suspended", run_id=state.run_id, pending=pending)
+        )
+
+    return Continuation(stream=stream, drive=drive)
 
 
 def _local(

@@ -7,6 +7,7 @@ supervisor's own task.
 from __future__ import annotations
 
 import logging
+from datetime import timedelta
 from typing import Any
 
 from agents._config import DELEGATION_PREFIX
@@ -92,6 +93,8 @@ class Executor:
     def approval_entry(self, state: RunState, call: ToolCallPart) -> PendingCallState:
         """The pending entry of a call held for approval before it runs."""
         tool = self.rt.tools.get(call.name)
+        now = utcnow()
+        ttl = state.approval_ttl_seconds
         return PendingCallState(
             tool_call_id=call.id,
             call_id=call.id,
@@ -103,7 +106,10 @@ class Executor:
             fingerprint=fingerprint(call.name, dict(call.args)),
             agent_path=[self.rt.id],
             resume_schema=tool.resume_json_schema() if tool else None,
-            suspended_at=utcnow(),
+            suspended_at=now,
+            requested_by=state.requested_by,
+            expires_at=None if ttl is None else now + timedelta(seconds=ttl),
+            approvals_required=tool.approvals if tool else 1,
         )
 
     def pending_entries(
@@ -135,6 +141,7 @@ class Executor:
                     resume_schema=tool.resume_json_schema() if tool else None,
                     round=prior.round + 1 if prior else 0,
                     suspended_at=now,
+                    requested_by=state.requested_by,
                 )
             ]
         key = local_tool.removeprefix(DELEGATION_PREFIX)
@@ -163,6 +170,9 @@ class Executor:
                     resume_schema=inner.resume_schema,
                     round=round_,
                     suspended_at=now,
+                    requested_by=inner.requested_by,
+                    expires_at=inner.expires_at,
+                    approvals_required=inner.approvals_required,
                     delegate=DelegateRef(
                         agent_key=key,
                         run_id=outcome.inner_run_id or "",

@@ -19,7 +19,8 @@ async def list_suspended_runs(
     page: int | None,
     per_page: int | None,
 ) -> SuspendedRunsPage:
-    """One indexed query for the page, then the claims of just those runs."""
+    """One indexed query for the page (only runs with something to decide), then the claims
+    and approvals of just those runs."""
     paginate = page is not None and per_page is not None
     offset = page * per_page if paginate and page is not None and per_page is not None else 0
     records, total = await rt.storage.list_snapshots(
@@ -28,12 +29,18 @@ async def list_suspended_runs(
         resource_id=resource_id,
         offset=offset,
         limit=per_page if paginate else None,
+        decidable_only=True,
     )
-    claims = await rt.storage.list_claims_of_runs([r.run_id for r in records])
+    run_ids = [r.run_id for r in records]
+    claims = await rt.storage.list_claims_of_runs(run_ids)
+    approvals = await rt.storage.list_approvals(run_ids) if run_ids else {}
     runs = []
     for record in records:
         state = RunState.model_validate(record.data)
         claimed = {c.key for c in claims.get(record.run_id, [])}
+        approvers: dict[str, list[str]] = {}
+        for approval in approvals.get(record.run_id, []):
+            approvers.setdefault(approval.key, []).append(approval.approver)
         runs.append(
             SuspendedRun(
                 run_id=record.run_id,
@@ -41,7 +48,11 @@ async def list_suspended_runs(
                 thread_id=record.thread_id,
                 resource_id=record.resource_id,
                 suspended_at=record.suspended_at,
-                tool_calls=[p.public() for p in state.pending if p.claim_key not in claimed],
+                tool_calls=[
+                    p.public(approvers.get(p.claim_key))
+                    for p in state.pending
+                    if p.claim_key not in claimed
+                ],
                 error=state.error,
             )
         )

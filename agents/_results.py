@@ -43,6 +43,14 @@ class PendingToolCall(_ItemAccess):
     """The chain of agent ids from the top to the agent owning the tool."""
     suspended_at: datetime | None = None
     """When the call started waiting."""
+    requested_by: str | None = None
+    """Who asked for the run that made the call (``stream(requested_by=...)``)."""
+    expires_at: datetime | None = None
+    """When an approval stops being decidable (UTC); None: never."""
+    approvals_required: int = 1
+    """Distinct approvers needed before the call runs (quorum)."""
+    approved_by: list[str] = field(default_factory=list)
+    """Who has approved so far (for quorum calls)."""
 
 
 @dataclass(frozen=True, kw_only=True)

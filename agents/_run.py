@@ -25,6 +25,7 @@ from agents._chunks import (
     ToolResultChunk,
 )
 from agents._claims import complete
+from agents._config import strict_json_args
 from agents._executor import Executor, outcome_of_sub_run
 from agents._messages import Message, ToolCallPart
 from agents._outcome import Outcome
@@ -35,7 +36,7 @@ from agents._stream import AgentStream
 from agents._tally import Tally
 from agents.models._base import ModelRequest, ObjectOutput, TextDelta, ToolCallRequest, Usage
 from storage import SnapshotRecord, SnapshotVersionConflict, utcnow
-from tools import ApprovalContext, ApprovalPredicate, evaluate_predicate
+from tools import ApprovalContext, ApprovalPredicate, either, evaluate_predicate
 
 logger = logging.getLogger(__name__)
 
@@ -143,13 +144,21 @@ class Run:
         prompt = args.get("prompt")
         if not isinstance(prompt, str) or not prompt:
             return Outcome.error(f"{name} needs {{'prompt': '<the task>'}}")
-        state, approval = sub.start_state(
+        # The sub-agent's own rules (its default_options) apply too: the gate is the OR of
+        # the supervisor's and the sub-agent's, never the supervisor's alone.
+        state, own = sub.start_state(
             thread_id=None,
             resource_id=self.state.resource_id,
-            require_tool_approval=self.state.require_tool_approval,
+            require_tool_approval=None,
             max_steps=None,
             request_context=self.state.request_context,
             auto_resume=bool(sub.default_options.get("auto_resume_suspended_tools", False)),
+            requested_by=self.state.requested_by,
+            approval_ttl_seconds=self.state.approval_ttl_seconds,
+        )
+        approval = either(self.approval_predicate, own)
+        state.require_tool_approval = (
+            state.require_tool_approval or self.state.require_tool_approval
         )
         inner = Run(sub, state, AgentStream(state.run_id), approval_predicate=approval)
         await inner.start(prompt)
@@ -162,6 +171,8 @@ class Run:
                 await self._finish("length")
                 return
             text, calls, usage = await self._model_turn()
+            for c in calls:
+                strict_json_args(c)
             self.state.steps += 1
             assistant = Message(role="assistant", content=text or None, tool_calls=calls)
             self.state.messages.append(assistant)
@@ -353,6 +364,7 @@ class Run:
             suspended_at=utcnow(),
             version=self.version + 1,
             data=self.state.to_document(),
+            decidable=bool(self.state.pending) and self.state.error is None,
         )
         await self.rt.storage.save_snapshot(record)
         self.version = record.version

@@ -14,17 +14,24 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from agents._config import DEFAULT_MAX_STEPS, DELEGATION_PREFIX, json_safe
+from agents._config import DEFAULT_MAX_STEPS, DELEGATION_PREFIX, check_ttl, json_safe
 from agents._hooks import Hooks
 from agents._messages import Message, ToolSpec
 from agents._runner import Runner
 from agents._state import RunState
+from agents.decisions import DecisionPolicy
 from agents.memory import Memory
 from agents.models._base import Model
 from storage import AuditEvent, InMemoryStorage, Storage, utcnow
 from tools import ApprovalPredicate, Tool
 
 logger = logging.getLogger(__name__)
+
+INSTANCE_ID = uuid.uuid4().hex
+"""This process: the owner written on every claim it takes (and renews while the tool runs)."""
+
+DEFAULT_CLAIM_LEASE_SECONDS = 30.0
+"""How long a claim stays this process's without renewal before another may take it over."""
 
 _DELEGATION_PARAMETERS: dict[str, Any] = {
     "type": "object",
@@ -55,6 +62,12 @@ class Runtime:
     runner: Runner
     """Where runs started from outside (``stream``, decisions) go in the background."""
     default_options: dict[str, Any] = field(default_factory=dict)
+    decision_policy: DecisionPolicy | None = None
+    """Who may decide (a supervisor's is used by its sub-agents); None: anyone."""
+    claim_lease_seconds: float = DEFAULT_CLAIM_LEASE_SECONDS
+    """How long a claim is held without renewal (renewed while its tool runs)."""
+    owner: str = INSTANCE_ID
+    """Written on every claim this process takes."""
 
     @classmethod
     def build(
@@ -72,6 +85,8 @@ class Runtime:
         storage: Storage | None,
         runner: Runner,
         default_options: dict[str, Any],
+        decision_policy: DecisionPolicy | None = None,
+        claim_lease_seconds: float = DEFAULT_CLAIM_LEASE_SECONDS,
     ) -> Runtime:
         """A runtime on ``storage``, else ``memory``'s, else an in-memory store (with a
         warning); the sub-agents in ``agents`` inherit that storage and share ``runner``."""
@@ -100,10 +115,13 @@ class Runtime:
             storage_explicit=explicit,
             runner=runner,
             default_options=default_options,
+            decision_policy=decision_policy,
+            claim_lease_seconds=claim_lease_seconds,
         )
         for sub in rt.agents.values():
             sub.inherit_storage(chosen, explicit=explicit)
             sub.use_runner(rt.runner)
+            sub.use_supervisor_rules(decision_policy, claim_lease_seconds)
         return rt
 
     # -- configuration changes -------------------------------------------------------------
@@ -132,6 +150,13 @@ class Runtime:
         self.runner = runner
         for sub in self.agents.values():
             sub.use_runner(runner)
+
+    def use_supervisor_rules(self, policy: DecisionPolicy | None, lease_seconds: float) -> None:
+        """Decide by a supervisor's policy and lease (a decision arrives through it)."""
+        self.decision_policy = policy
+        self.claim_lease_seconds = lease_seconds
+        for sub in self.agents.values():
+            sub.use_supervisor_rules(policy, lease_seconds)
 
     # -- lookups ---------------------------------------------------------------------------
     def delegate_for(self, tool_name: str) -> Runtime | None:
@@ -186,9 +211,16 @@ class Runtime:
         max_steps: int | None,
         request_context: Mapping[str, Any] | None,
         auto_resume: bool,
+        requested_by: str | None = None,
+        approval_ttl_seconds: float | None = None,
     ) -> tuple[RunState, bool | ApprovalPredicate]:
         """A new run's state and its approval rule (call options over ``default_options``)."""
         options = self.default_options
+        ttl = check_ttl(
+            approval_ttl_seconds
+            if approval_ttl_seconds is not None
+            else options.get("approval_ttl_seconds")
+        )
         approval = (
             require_tool_approval
             if require_tool_approval is not None
@@ -204,6 +236,8 @@ class Runtime:
             require_tool_approval=approval is not False and approval is not None,
             auto_resume=auto_resume,
             request_context=json_safe(context),
+            requested_by=requested_by,
+            approval_ttl_seconds=ttl,
         )
         return state, approval
 

@@ -23,6 +23,8 @@ async def start(
     request_context: Mapping[str, Any] | None,
     auto_resume_suspended_tools: bool | None,
     decided_by: str | None,
+    requested_by: str | None = None,
+    approval_ttl_seconds: float | None = None,
 ) -> AgentStream:
     """Start the run in the background on the agent's runner and return its stream."""
     auto_resume = bool(
@@ -43,6 +45,8 @@ async def start(
         max_steps=max_steps,
         request_context=request_context,
         auto_resume=auto_resume,
+        requested_by=requested_by,
+        approval_ttl_seconds=approval_ttl_seconds,
     )
     run = Run(rt, state, AgentStream(state.run_id), approval_predicate=approval)
     rt.runner.submit(run.start(message), name=f"run-{state.run_id}")

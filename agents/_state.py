@@ -44,6 +44,12 @@ class PendingCallState(BaseModel):
     """Bumped each time the same call suspends again; part of the claim key."""
     suspended_at: datetime
     delegate: DelegateRef | None = None
+    requested_by: str | None = None
+    """Who asked for the run (stored with the call, in the same write as the snapshot)."""
+    expires_at: datetime | None = None
+    """When an approval stops being decidable; checked inside every decision."""
+    approvals_required: int = 1
+    """Distinct approvers needed (quorum); the N-th approval claims the call."""
 
     @property
     def claim_key(self) -> str:
@@ -71,7 +77,7 @@ class PendingCallState(BaseModel):
             agent_path=list(self.agent_path),
         )
 
-    def public(self) -> PendingToolCall:
+    def public(self, approved_by: list[str] | None = None) -> PendingToolCall:
         return PendingToolCall(
             tool_call_id=self.tool_call_id,
             tool_name=self.tool_name,
@@ -82,6 +88,10 @@ class PendingCallState(BaseModel):
             fingerprint=self.fingerprint,
             agent_path=list(self.agent_path),
             suspended_at=self.suspended_at,
+            requested_by=self.requested_by,
+            expires_at=self.expires_at,
+            approvals_required=self.approvals_required,
+            approved_by=list(approved_by or []),
         )
 
 
@@ -105,6 +115,10 @@ class RunState(BaseModel):
     pending: list[PendingCallState] = Field(default_factory=list)
     error: str | None = None
     """Why the run stopped, when it failed; ``Agent.retry_run`` goes on from here."""
+    requested_by: str | None = None
+    """Who asked for this run (copied onto each pending call)."""
+    approval_ttl_seconds: float | None = None
+    """How long an approval of this run stays decidable (None: no expiry)."""
 
     def to_document(self) -> dict[str, Any]:
         return self.model_dump(mode="json", exclude_defaults=True)

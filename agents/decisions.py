@@ -12,8 +12,11 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
+
+from agents._results import PendingToolCall
 
 DecisionKind = Literal["approve", "decline", "resume", "expire"]
 
@@ -59,3 +62,15 @@ class Expire:
 
 Decision = Approve | Decline | Resume | Expire
 """Any decision ``Agent.decide`` accepts, told apart by ``kind``."""
+
+
+PolicyKind = Literal["approve", "decline", "resume"]
+"""What a person asks to do, as a decision policy sees it (expiry is the system's)."""
+
+DecisionPolicy = Callable[
+    [PendingToolCall, str | None, PolicyKind], str | Awaitable[str | None] | None
+]
+"""``Agent(decision_policy=fn)``: ``fn(call, decided_by, kind)``, sync or async, returns None to
+allow or a sentence saying why not (raised as ``NotAllowedToDecide``). ``call`` is the pending
+call with its ``requested_by``. It runs inside every decision, after the call is found and
+before it is claimed; a policy that raises refuses (fail safe)."""

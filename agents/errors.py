@@ -6,6 +6,8 @@ AgentError
 │   └── AmbiguousToolCall  AGENT_RESUME_AMBIGUOUS_TOOL_CALL
 ├── AlreadyDecided         APPROVAL_ALREADY_DECIDED
 │   └── ApprovalExpired    APPROVAL_EXPIRED
+├── DuplicateApproval      APPROVAL_DUPLICATE_APPROVER
+├── NotAllowedToDecide     APPROVAL_NOT_ALLOWED
 ├── FingerprintMismatch    APPROVAL_FINGERPRINT_MISMATCH
 ├── InvalidResumeData      AGENT_RESUME_INVALID_DATA
 ├── InvalidToolArgs        APPROVAL_INVALID_ARGS
@@ -145,17 +147,31 @@ class InvalidResumeData(AgentError):
 
 
 class InvalidToolArgs(AgentError):
-    """Edited arguments given on approve do not validate against the tool's input schema."""
+    """Tool arguments that cannot be used: edited arguments given on approve that fail the
+    tool's input schema (nothing is claimed), or a model's arguments that are not strict JSON
+    (NaN, Infinity, a lone surrogate: the run ends with this error and nothing is stored)."""
 
     code = "APPROVAL_INVALID_ARGS"
 
-    def __init__(self, tool_call_id: str, errors: list[dict[str, Any]]) -> None:
+    def __init__(
+        self, tool_call_id: str, errors: list[dict[str, Any]], *, from_model: bool = False
+    ) -> None:
         self.tool_call_id = tool_call_id
         self.errors = errors
-        super().__init__(
-            f"edited arguments for tool call {tool_call_id!r} are invalid: {_summary(errors)}. "
-            "Nothing was claimed: the call is still pending"
-        )
+        self.from_model = from_model
+        """True when the model sent them (not a person editing a pending call)."""
+        if from_model:
+            message = (
+                f"the model's arguments for tool call {tool_call_id!r} are not strict JSON "
+                f"({_summary(errors)}); nothing was stored or run. Ask again, or check the "
+                "model's output"
+            )
+        else:
+            message = (
+                f"edited arguments for tool call {tool_call_id!r} are invalid: "
+                f"{_summary(errors)}. Nothing was claimed: the call is still pending"
+            )
+        super().__init__(message)
 
     def to_dict(self) -> dict[str, Any]:
         return {**super().to_dict(), "errors": self.errors}
@@ -177,6 +193,47 @@ class ApprovalExpired(AlreadyDecided):
         self.decision = "expired"
         self.decided_by = None
         self.decided_at = decided_at
+
+
+class DuplicateApproval(AgentError):
+    """The same person approved a call that needs several distinct approvers twice."""
+
+    code = "APPROVAL_DUPLICATE_APPROVER"
+
+    def __init__(
+        self, run_id: str, tool_call_id: str, *, approver: str, approved_by: list[str], needed: int
+    ) -> None:
+        self.run_id = run_id
+        self.tool_call_id = tool_call_id
+        self.approver = approver
+        self.approved_by = approved_by
+        """Who has approved so far."""
+        self.needed = needed
+        """How many distinct approvers the call needs."""
+        super().__init__(
+            f"{approver} has already approved tool call {tool_call_id!r} of run {run_id!r}; it "
+            f"needs {needed} different approvers ({len(approved_by)} so far): someone else must "
+            "approve it"
+        )
+
+
+class NotAllowedToDecide(AgentError):
+    """The decision policy refuses this person this decision (e.g. approving their own call)."""
+
+    code = "APPROVAL_NOT_ALLOWED"
+
+    def __init__(
+        self, run_id: str, tool_call_id: str, *, decided_by: str | None, rule: str
+    ) -> None:
+        self.run_id = run_id
+        self.tool_call_id = tool_call_id
+        self.decided_by = decided_by
+        self.rule = rule
+        """The policy's sentence saying why not (names the rule)."""
+        super().__init__(
+            f"{decided_by or 'this caller'} may not decide tool call {tool_call_id!r} of run "
+            f"{run_id!r}: {rule}. Nothing was claimed: someone allowed must decide it"
+        )
 
 
 class AgentConfigError(AgentError):

@@ -25,7 +25,7 @@ from tools._errors import (
     ToolInputError,
     ToolOutputError,
 )
-from tools._tool import ApprovalPredicate, Tool, create_tool, evaluate_predicate
+from tools._tool import ApprovalPredicate, Tool, create_tool, either, evaluate_predicate
 
 if TYPE_CHECKING:
     from tools.examples import DemoDB, record_tools, refund_tools, ticket_tools
@@ -43,6 +43,7 @@ __all__ = [
     "ToolInputError",
     "ToolOutputError",
     "create_tool",
+    "either",
     "evaluate_predicate",
     "record_tools",
     "refund_tools",

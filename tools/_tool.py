@@ -44,6 +44,10 @@ class Tool:
     """True, or a predicate: when it holds, the call waits for a person before running."""
     idempotent: bool = False
     """True when running twice with one ``idempotency_key`` is safe (retried after a crash)."""
+    title: str | None = None
+    """The human name approval cards show ("Delete a record"); None: cards use the description."""
+    approvals: int = 1
+    """Distinct approvers a gated call needs before it runs (2 = the two-person rule)."""
 
     def parameters_schema(self) -> dict[str, Any]:
         """The JSON schema of the input, as sent to the model."""
@@ -121,6 +125,23 @@ async def evaluate_predicate(
         return True
 
 
+def either(
+    first: bool | ApprovalPredicate | None, second: bool | ApprovalPredicate | None
+) -> bool | ApprovalPredicate:
+    """A requirement that holds when either holds (booleans stay booleans)."""
+    if first is None or first is False:
+        return second if second is not None else False
+    if second is None or second is False or first is True:
+        return first
+    if second is True:
+        return True
+
+    async def both(context: ApprovalContext) -> bool:
+        return await evaluate_predicate(first, context) or await evaluate_predicate(second, context)
+
+    return both
+
+
 def create_tool(
     *,
     id: str,
@@ -132,6 +153,8 @@ def create_tool(
     resume_schema: type[BaseModel] | None = None,
     require_approval: bool | ApprovalPredicate = False,
     idempotent: bool = False,
+    title: str | None = None,
+    approvals: int = 1,
 ) -> Tool:
     """Define a tool.
 
@@ -163,6 +186,10 @@ def create_tool(
         raise ToolDefinitionError(
             f"tool {id!r}: require_approval must be a bool or a predicate (ApprovalContext)"
         )
+    if isinstance(approvals, bool) or not isinstance(approvals, int) or approvals < 1:
+        raise ToolDefinitionError(
+            f"tool {id!r}: approvals must be a whole number of at least 1, got {approvals!r}"
+        )
     return Tool(
         id=id,
         description=description,
@@ -173,4 +200,6 @@ def create_tool(
         resume_schema=resume_schema,
         require_approval=require_approval,
         idempotent=idempotent,
+        title=title,
+        approvals=approvals,
     )

@@ -32,8 +32,10 @@ async def test_a_model_failure_after_an_approved_tool_loses_nothing_and_can_be_r
     failed = await stream.result()
     assert failed.finish_reason == "error"
     assert isinstance(failed.error, ModelError) and failed.error.status == 503
-    listed = await agent.list_suspended_runs()
-    assert listed.runs[0].error is not None and "provider unavailable" in listed.runs[0].error
+    # Nothing is left to decide, so it is not listed (SPEC 3.3); it is kept for retry_run.
+    assert (await agent.list_suspended_runs()).total == 0
+    kept = await store.load_snapshot(first.run_id)
+    assert kept is not None and "provider unavailable" in kept.data["error"]
 
     retries = await asyncio.gather(
         agent.retry_run(run_id=first.run_id),
