@@ -11,7 +11,6 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any, Literal
 
-from agents._outcome import Outcome
 from agents._runtime import Runtime
 from agents._state import PendingCallState, RunState
 from agents.decisions import Approve, Decision, Expire, PolicyKind
@@ -25,7 +24,14 @@ from agents.errors import (
     SnapshotNotFound,
     ToolCallNotSuspended,
 )
-from storage import ApprovalRecord, ClaimRecord, SnapshotRecord, utcnow
+from storage import (
+    ApprovalRecord,
+    AuditEvent,
+    ClaimRecord,
+    SnapshotRecord,
+    StateChange,
+    utcnow,
+)
 
 Kind = Literal["approval", "suspension"]
 """What a pending call waits for."""
@@ -191,8 +197,7 @@ async def claim(
         owner=rt.owner,
         lease_until=now + timedelta(seconds=rt.claim_lease_seconds),
     )
-    await _take(rt, record)
-    await rt.audit(
+    decided = rt.audit_event(
         "decided",
         state,
         tool_call_id=pending.tool_call_id,
@@ -206,6 +211,7 @@ async def claim(
             **detail,
         },
     )
+    await _take(rt, record, audit=[decided])
 
 
 async def claim_retry(rt: Runtime, state: RunState, decided_by: str | None) -> None:
@@ -226,26 +232,9 @@ async def claim_retry(rt: Runtime, state: RunState, decided_by: str | None) -> N
     )
 
 
-async def complete(
-    rt: Runtime, state: RunState, pending: PendingCallState, outcome: Outcome
-) -> None:
-    """Record what the decided call produced (before the snapshot is updated)."""
-    await rt.storage.complete_claim(state.run_id, pending.claim_key, outcome.to_document())
-    if outcome.terminal:
-        await rt.audit(
-            "executed" if outcome.status != "denied" else "not-executed",
-            state,
-            tool_call_id=pending.tool_call_id,
-            data={
-                "tool_name": pending.tool_name,
-                "status": outcome.status,
-                "args_fingerprint": pending.fingerprint,
-            },
-        )
-
-
-async def _take(rt: Runtime, record: ClaimRecord) -> None:
-    existing = await rt.storage.claim(record)
+async def _take(rt: Runtime, record: ClaimRecord, audit: list[AuditEvent] | None = None) -> None:
+    """The claim and its audit in one transaction; nothing is written when someone was first."""
+    existing = await rt.storage.commit(StateChange(claim=record, audit=audit or []))
     if existing is not None:
         raise _already_decided(existing)
 

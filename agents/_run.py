@@ -24,7 +24,6 @@ from agents._chunks import (
     ToolOutputDeniedChunk,
     ToolResultChunk,
 )
-from agents._claims import complete
 from agents._config import strict_json_args
 from agents._executor import Executor, outcome_of_sub_run
 from agents._messages import Message, ToolCallPart
@@ -34,8 +33,9 @@ from agents._runtime import Runtime
 from agents._state import PendingCallState, RunState
 from agents._stream import AgentStream
 from agents._tally import Tally
+from agents._writes import RunWriter
 from agents.models._base import ModelRequest, ObjectOutput, TextDelta, ToolCallRequest, Usage
-from storage import SnapshotRecord, SnapshotVersionConflict, utcnow
+from storage import SnapshotVersionConflict
 from tools import ApprovalContext, ApprovalPredicate, either, evaluate_predicate
 
 logger = logging.getLogger(__name__)
@@ -60,8 +60,8 @@ class Run:
         self.executor = Executor(rt)
         self.state = state
         self.stream = stream
-        self.version = version
-        """The stored snapshot's version (0: none stored)."""
+        self.writer = RunWriter(rt, version=version)
+        """Gathers what this stretch stores; one transaction per change of state."""
         self.approval_predicate = (
             approval_predicate if approval_predicate is not None else state.require_tool_approval
         )
@@ -76,7 +76,7 @@ class Run:
         await self.stream.emit(StartChunk(run_id=self.state.run_id))
         user = Message(role="user", content=prompt)
         self.state.messages.append(user)
-        await self._remember([user])
+        await self.writer.remember(self.state, [user])
         await self._loop()
 
     async def finish_decided(self, pending: PendingCallState, outcome_of: OutcomeFn) -> None:
@@ -94,12 +94,11 @@ class Run:
             )
         )
         outcome = await outcome_of(self)
-        await complete(self.rt, self.state, pending, outcome)
+        self.writer.complete(self.state, pending, outcome)
         fresh = await self._apply_outcome(pending, outcome)
         if self.state.pending:
             await self._suspend(fresh)
             return
-        await self._drop_snapshot()
         await self._loop()
 
     async def retry(self) -> None:
@@ -176,7 +175,7 @@ class Run:
             self.state.steps += 1
             assistant = Message(role="assistant", content=text or None, tool_calls=calls)
             self.state.messages.append(assistant)
-            await self._remember([assistant])
+            await self.writer.remember(self.state, [assistant])
             if not calls:
                 self.tally.record_step(text, [], usage)
                 await self.stream.emit(
@@ -236,6 +235,7 @@ class Run:
                 fresh.append(self.executor.approval_entry(self.state, c))
             else:
                 fresh.extend(self._fold(c.id, c.name, c.args, by_id[c.id], []))
+                await self._remember_outcome(c.id, c.name, by_id[c.id])
                 await self._announce(c.id, c.name, by_id[c.id])
         self.state.pending.extend(fresh)
         return fresh
@@ -269,7 +269,6 @@ class Run:
         """Tell memory, the tally and the stream about a terminal outcome."""
         if not outcome.terminal:
             return
-        await self._remember([outcome.tool_message(call_id, local_tool)])
         self.tally.tool_results.append(
             ToolResultRecord(tool_call_id=call_id, tool_name=local_tool, result=outcome.result)
         )
@@ -295,7 +294,12 @@ class Run:
     async def _apply_outcome(
         self, pending: PendingCallState, outcome: Outcome
     ) -> list[PendingCallState]:
-        """Fold a decided call's outcome into the stored snapshot (retrying on conflicts)."""
+        """Fold a decided call's outcome into the stored snapshot (retrying on conflicts).
+
+        One transaction: the claim's completion, the snapshot (or its deletion when nothing
+        is left pending), the tool's message in memory, the audit.
+        """
+        await self._remember_outcome(pending.call_id, pending.local_tool, outcome)
         while True:
             siblings = [p for p in self.state.pending if p.call_id == pending.call_id]
             self.state.pending = [p for p in self.state.pending if p.call_id != pending.call_id]
@@ -309,7 +313,10 @@ class Run:
             )
             self.state.pending.extend(fresh)
             try:
-                await self._save()
+                if self.state.pending:
+                    await self.writer.save(self.state)
+                else:
+                    await self.writer.finish(self.state)
                 await self._announce(pending.call_id, pending.local_tool, outcome)
                 return fresh
             except SnapshotVersionConflict:
@@ -317,21 +324,21 @@ class Run:
                 if record is None:
                     raise
                 self.state = RunState.model_validate(record.data)
-                self.version = record.version
+                self.writer.version = record.version
 
     # -- suspension and the end ------------------------------------------------------------
     async def _suspend(self, fresh: list[PendingCallState]) -> None:
-        """Store the snapshot FIRST, then announce the new pending calls."""
+        """Store the snapshot FIRST (with the requests' audit), then announce the new calls."""
         if fresh:
-            await self._save()
-        await self._audit_requests(fresh)
+            self.writer.requested(self.state, fresh)
+            await self.writer.save(self.state)
         for p in fresh:
             await self.stream.emit(p.announcement(self.state.run_id))
         await self.stream.emit(FinishChunk(run_id=self.state.run_id, finish_reason="suspended"))
         await self.stream.close(self._result("suspended"))
 
     async def _finish(self, reason: FinishReason) -> None:
-        await self._drop_snapshot()
+        await self.writer.finish(self.state)
         await self.stream.emit(FinishChunk(run_id=self.state.run_id, finish_reason=reason))
         await self.stream.close(self._result(reason))
 
@@ -339,54 +346,17 @@ class Run:
         pending = [p.public() for p in self.state.pending]
         return self.tally.result(self.state.run_id, reason, pending, error)
 
-    async def _audit_requests(self, fresh: list[PendingCallState]) -> None:
-        for p in fresh:
-            await self.rt.audit(
-                "approval-requested" if p.kind == "approval" else "suspended",
-                self.state,
-                tool_call_id=p.tool_call_id,
-                data={
-                    "tool_name": p.tool_name,
-                    "args": p.args,
-                    "fingerprint": p.fingerprint,
-                    "agent_path": p.agent_path,
-                    "suspend_payload": p.suspend_payload,
-                },
-            )
-
     # -- persistence -----------------------------------------------------------------------
-    async def _save(self) -> None:
-        record = SnapshotRecord(
-            run_id=self.state.run_id,
-            agent_id=self.state.agent_id,
-            thread_id=self.state.thread_id,
-            resource_id=self.state.resource_id,
-            suspended_at=utcnow(),
-            version=self.version + 1,
-            data=self.state.to_document(),
-            decidable=bool(self.state.pending) and self.state.error is None,
-        )
-        await self.rt.storage.save_snapshot(record)
-        self.version = record.version
-
     async def _keep_failed(self, exc: Exception) -> None:
         """Store the failed run (messages, tool results) so ``retry_run`` can go on with it."""
         if self.state.pending or not self.state.messages:
             return
         self.state.error = f"{type(exc).__name__}: {exc}"
         try:
-            await self._save()
+            await self.writer.save(self.state)
         except Exception:
             logger.exception("could not store failed run %s for a retry", self.state.run_id)
 
-    async def _drop_snapshot(self) -> None:
-        if self.version:
-            await self.rt.storage.delete_snapshot(self.state.run_id)
-            self.version = 0
-
-    async def _remember(self, messages: list[Message]) -> None:
-        memory = self.rt.memory
-        if memory is not None and self.state.thread_id:
-            await memory.append(
-                self.state.thread_id, self.state.resource_id, self.state.run_id, messages
-            )
+    async def _remember_outcome(self, call_id: str, local_tool: str, outcome: Outcome) -> None:
+        if outcome.terminal:
+            await self.writer.remember(self.state, [outcome.tool_message(call_id, local_tool)])

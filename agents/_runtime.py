@@ -241,16 +241,18 @@ class Runtime:
         )
         return state, approval
 
-    async def audit(self, event_kind: str, state: RunState, **fields: Any) -> None:
-        """Append an audit event about a run of this agent."""
-        await self.storage.append_audit(
-            AuditEvent(
-                id=uuid.uuid4().hex,
-                at=utcnow(),
-                kind=event_kind,
-                run_id=state.run_id,
-                thread_id=state.thread_id,
-                agent_id=self.id,
-                **fields,
-            )
+    def audit_event(self, event_kind: str, state: RunState, **fields: Any) -> AuditEvent:
+        """An audit event about a run of this agent (to write with a state change)."""
+        return AuditEvent(
+            id=uuid.uuid4().hex,
+            at=utcnow(),
+            kind=event_kind,
+            run_id=state.run_id,
+            thread_id=state.thread_id,
+            agent_id=self.id,
+            **fields,
         )
+
+    async def audit(self, event_kind: str, state: RunState, **fields: Any) -> None:
+        """Append an audit event about a run of this agent now (outside any state change)."""
+        await self.storage.append_audit(self.audit_event(event_kind, state, **fields))
