@@ -16,9 +16,8 @@ from datetime import datetime, timedelta
 
 import bot.slack._audit as _audit
 import bot.slack._messages as msg
-from agents import Expire, PendingToolCall, SuspendedRun
+from agents import Expire, PendingToolCall, RunnerClosed, SuspendedRun
 from agents.errors import AlreadyDecided, SnapshotNotFound, ToolCallNotSuspended
-from bot._runner import RunnerClosed
 from bot.slack._blocks import Decision, slack_date
 from bot.slack._decisions import update_card
 from bot.slack._mrkdwn import escape_truncated
