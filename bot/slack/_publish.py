@@ -65,7 +65,7 @@ async def post_recovered(services: Services, stream: AgentStream) -> None:
         if chunk.type == "tool-call-resumed":
             decision = OutsideDecision(
                 run_id=stream.run_id,
-                tool_call_id=str(chunk.payload["tool_call_id"]),
+                tool_call_id=chunk.tool_call_id,
                 kind="resumed",
                 decided_by="system",
                 stream=stream,
