@@ -166,11 +166,9 @@ def _shown_in_slack(services: Services) -> DecisionObserver:
             OutsideDecision(
                 run_id=decision.run_id,
                 tool_call_id=decision.tool_call_id,
-                kind=decision.kind,
+                decision=decision.decision,
                 decided_by=decision.decided_by,
                 stream=decision.stream,
-                reason=decision.reason,
-                args=decision.args,
             ),
         )
 
