@@ -14,7 +14,6 @@ Example:
 
 from bot._agent_loader import AgentLoadError
 from bot._errors import BotConfigError, BotError
-from bot._runner import Runner, RunnerClosed
 from bot._settings import Settings, load_settings
 from bot.slack import (
     APPROVE_ACTION,
@@ -44,8 +43,6 @@ __all__ = [
     "BotError",
     "DecisionPolicy",
     "Refusal",
-    "Runner",
-    "RunnerClosed",
     "Services",
     "Settings",
     "SettingsPolicy",

@@ -9,6 +9,7 @@ import signal
 from collections.abc import AsyncIterator
 
 from aiohttp import web
+from openai import AsyncOpenAI
 from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
@@ -18,7 +19,7 @@ from bot._agent_loader import attach_storage, import_agent
 from bot._errors import BotConfigError
 from bot._settings import AUTH_TEST_FAILED, Settings
 from bot.api import ApiDecision, DecisionObserver, add_api_routes
-from bot.demo import ops_agent
+from bot.demo import openai_client, ops_agent
 from bot.local import LocalSlack
 from bot.slack import (
     HEALTH_CHECKS,
@@ -39,9 +40,13 @@ logger = logging.getLogger(__name__)
 
 
 def build_agent(
-    settings: Settings, db: DemoDB | None = None, storage: Storage | None = None
+    settings: Settings,
+    db: DemoDB | None = None,
+    storage: Storage | None = None,
+    openai: AsyncOpenAI | None = None,
 ) -> Agent:
-    """``BOT_AGENT`` when set, else the built-in ops agent on ``db``'s demo tables."""
+    """``BOT_AGENT`` when set, else the built-in ops agent on ``db``'s demo tables (its OpenAI
+    model on ``openai``, default a client built from the settings)."""
     if settings.bot_agent:
         return import_agent(settings.bot_agent)
     if settings.openai_api_key is None:
@@ -49,7 +54,8 @@ def build_agent(
             "OPENAI_API_KEY is not set: the built-in agent runs on the offline demo model. Set "
             "it (and OPENAI_BASE_URL for a compatible server) to use OpenAI"
         )
-    return ops_agent(settings, db or DemoDB(demo_database_url(settings.storage_url)), storage)
+    db = db or DemoDB(demo_database_url(settings.storage_url))
+    return ops_agent(settings, db, storage, client=openai)
 
 
 @contextlib.asynccontextmanager
@@ -62,13 +68,11 @@ async def running_bot(
     against an emulated Slack on the same server.
     """
     storage = create_storage(settings.storage_url)
-    db = (
-        None
-        if agent is not None or settings.bot_agent
-        else DemoDB(demo_database_url(settings.storage_url))
-    )
+    built_in = agent is None and not settings.bot_agent
+    db = DemoDB(demo_database_url(settings.storage_url)) if built_in else None
+    openai = openai_client(settings) if built_in else None
     try:
-        served = attach_storage(agent or build_agent(settings, db, storage), storage)
+        served = attach_storage(agent or build_agent(settings, db, storage, openai), storage)
         local = LocalSlack(settings) if settings.slack_bot_token is None else None
         if local is not None:
             settings = local.settings
@@ -88,6 +92,8 @@ async def running_bot(
                     await local.check(client)
                 yield services, runner
     finally:
+        if openai is not None:
+            await openai.close()
         if db is not None:
             await db.close()
         await storage.close()
@@ -166,11 +172,9 @@ def _shown_in_slack(services: Services) -> DecisionObserver:
             OutsideDecision(
                 run_id=decision.run_id,
                 tool_call_id=decision.tool_call_id,
-                kind=decision.kind,
+                decision=decision.decision,
                 decided_by=decision.decided_by,
                 stream=decision.stream,
-                reason=decision.reason,
-                args=decision.args,
             ),
         )
 

@@ -15,6 +15,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, SecretStr
 
+from agents.models import DEFAULT_OPENAI_MODEL
 from bot._errors import BotConfigError
 
 Mode = Literal["http", "socket", "local"]
@@ -73,7 +74,7 @@ class Settings(BaseModel):
     """``OPENAI_API_KEY``: the key of the built-in agent's OpenAI model (unset: offline demo)."""
     openai_base_url: str | None = None
     """``OPENAI_BASE_URL``: any OpenAI-compatible server."""
-    openai_model: str = "gpt-5-mini"
+    openai_model: str = DEFAULT_OPENAI_MODEL
     """``OPENAI_MODEL``: the model name of the built-in agent."""
     storage_url: str | None = None
     """``STORAGE_URL``: where runs, memory and the audit log live (unset: ./data/countersign.db)."""
@@ -172,7 +173,7 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
         slack_api_url=text("SLACK_API_URL"),
         openai_api_key=secret("OPENAI_API_KEY"),
         openai_base_url=text("OPENAI_BASE_URL"),
-        openai_model=text("OPENAI_MODEL") or "gpt-5-mini",
+        openai_model=text("OPENAI_MODEL") or DEFAULT_OPENAI_MODEL,
         storage_url=storage_url,
         redis_url=text("REDIS_URL"),
         bot_agent=bot_agent,

@@ -16,7 +16,7 @@ from urllib.parse import quote
 
 import aiohttp
 
-from agents import PendingToolCall, SuspendedRunsPage
+from agents import Approve, Decline, PendingToolCall, Resume, SuspendedRunsPage
 from bot.api import (
     AgentNotFound,
     ApiAuthError,
@@ -190,11 +190,13 @@ class AgentClient:
         wait: bool = False,
     ) -> Decision:
         """Approve a pending call (with edited ``args`` when given); claimed before returning."""
-        body = {"runId": run_id, "toolCallId": tool_call_id}
         return await self._decide(
-            "approve-tool-call",
-            body | _present(args=args, fingerprint=fingerprint, decidedBy=decided_by),
-            wait,
+            Approve(args=args),
+            run_id=run_id,
+            tool_call_id=tool_call_id,
+            fingerprint=fingerprint,
+            decided_by=decided_by,
+            wait=wait,
         )
 
     async def decline_tool_call(
@@ -208,11 +210,13 @@ class AgentClient:
         wait: bool = False,
     ) -> Decision:
         """Decline a pending call: it never runs; the model is told, with ``reason``."""
-        body = {"runId": run_id, "toolCallId": tool_call_id}
         return await self._decide(
-            "decline-tool-call",
-            body | _present(reason=reason, fingerprint=fingerprint, decidedBy=decided_by),
-            wait,
+            Decline(reason=reason),
+            run_id=run_id,
+            tool_call_id=tool_call_id,
+            fingerprint=fingerprint,
+            decided_by=decided_by,
+            wait=wait,
         )
 
     async def resume(
@@ -225,10 +229,36 @@ class AgentClient:
         wait: bool = False,
     ) -> Decision:
         """Give a suspended call the data it asked for (``InvalidResumeData`` when invalid)."""
-        body = {"runId": run_id, "toolCallId": tool_call_id, "resumeData": resume_data}
-        return await self._decide("resume", body | _present(decidedBy=decided_by), wait)
+        return await self._decide(
+            Resume(data=resume_data),
+            run_id=run_id,
+            tool_call_id=tool_call_id,
+            decided_by=decided_by,
+            wait=wait,
+        )
 
-    async def _decide(self, tail: str, body: dict[str, Any], wait: bool) -> Decision:
+    async def _decide(
+        self,
+        decision: Approve | Decline | Resume,
+        *,
+        run_id: str,
+        tool_call_id: str,
+        fingerprint: str | None = None,
+        decided_by: str | None = None,
+        wait: bool,
+    ) -> Decision:
+        """POST ``decision`` to its route (``Agent.decide``'s HTTP twin)."""
+        body: dict[str, Any] = {"runId": run_id, "toolCallId": tool_call_id}
+        if decision.kind == "approve":
+            tail = "approve-tool-call"
+            body |= _present(args=decision.args, fingerprint=fingerprint)
+        elif decision.kind == "decline":
+            tail = "decline-tool-call"
+            body |= _present(reason=decision.reason, fingerprint=fingerprint)
+        else:
+            tail = "resume"
+            body["resumeData"] = decision.data
+        body |= _present(decidedBy=decided_by)
         params = {"wait": "true"} if wait else None
         data = await self.client._request("POST", self._path(tail), params=params, body=body)
         out = DecisionOut.model_validate(data)

@@ -7,7 +7,7 @@ the same schemas and errors.
 """
 
 from bot.api._errors import AgentNotFound, ApiAuthError, ApiError, ApiRequestError, error_from
-from bot.api._hook import ApiDecision, DecisionKind, DecisionObserver
+from bot.api._hook import ApiDecision, DecisionObserver
 from bot.api._routes import add_api_routes
 from bot.api._schemas import DecisionOut, SuspendedRunsPageOut
 
@@ -17,7 +17,6 @@ __all__ = [
     "ApiDecision",
     "ApiError",
     "ApiRequestError",
-    "DecisionKind",
     "DecisionObserver",
     "DecisionOut",
     "SuspendedRunsPageOut",

@@ -6,19 +6,16 @@ posts the run's continuation in the thread.
 
 Example:
     >>> async def log_it(decision: ApiDecision) -> None:
-    ...     print(decision.kind, decision.tool_call_id)
+    ...     print(decision.decision.kind, decision.tool_call_id)
     >>> add_api_routes(web_app, agents, token, on_decision=log_it)  # doctest: +SKIP
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol
+from typing import Protocol
 
-from agents import AgentStream
-
-DecisionKind = Literal["approved", "declined", "resumed"]
-"""What the API did with a pending tool call."""
+from agents import AgentStream, Decision
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -29,16 +26,13 @@ class ApiDecision:
     """The run the tool call belongs to."""
     tool_call_id: str
     """The decided tool call."""
-    kind: DecisionKind
-    """Approved, declined, or resumed with data."""
+    decision: Decision
+    """What was decided (``Approve`` with its edited ``args``, ``Decline`` with its ``reason``,
+    ``Resume`` with its data): the value the API passed to ``Agent.decide``."""
     decided_by: str
     """``decidedBy`` of the request (default ``api``)."""
     stream: AgentStream
     """The run going on after the decision."""
-    reason: str | None = None
-    """The decline reason, if any."""
-    args: dict[str, Any] | None = None
-    """The approved (possibly edited) arguments, if given."""
 
 
 class DecisionObserver(Protocol):

@@ -19,16 +19,15 @@ import hmac
 import logging
 import re
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any
 
 from aiohttp import web
 from aiohttp.typedefs import Middleware
 from pydantic import BaseModel
 
 import bot.api._errors as api_errors
-from agents import Agent, AgentStream
+from agents import Agent, AgentStream, Approve, Decision, Decline, Resume
 from agents.errors import AgentError
-from bot.api._hook import ApiDecision, DecisionKind, DecisionObserver
+from bot.api._hook import ApiDecision, DecisionObserver
 from bot.api._input import Problem, json_body, parse
 from bot.api._openapi import (
     API_PREFIX,
@@ -171,75 +170,57 @@ async def _list_suspended_runs(request: web.Request) -> web.Response:
 async def _approve(request: web.Request) -> web.Response:
     agent = _agent(request)
     body = parse(ApproveRequest, await json_body(request))
-    stream = await agent.approve_tool_call(
-        run_id=body.run_id,
-        tool_call_id=body.tool_call_id,
-        args=body.args,
-        fingerprint=body.fingerprint,
-        decided_by=body.decided_by or API_SOURCE,
-        source=API_SOURCE,
-    )
-    return await _decided(request, agent, body, stream, "approved", args=body.args)
+    return await _decide(request, agent, body, Approve(args=body.args), body.fingerprint)
 
 
 async def _decline(request: web.Request) -> web.Response:
     agent = _agent(request)
     body = parse(DeclineRequest, await json_body(request))
-    stream = await agent.decline_tool_call(
-        run_id=body.run_id,
-        tool_call_id=body.tool_call_id,
-        reason=body.reason,
-        fingerprint=body.fingerprint,
-        decided_by=body.decided_by or API_SOURCE,
-        source=API_SOURCE,
-    )
-    return await _decided(request, agent, body, stream, "declined", reason=body.reason)
+    return await _decide(request, agent, body, Decline(reason=body.reason), body.fingerprint)
 
 
 async def _resume(request: web.Request) -> web.Response:
     agent = _agent(request)
     body = parse(ResumeRequest, await json_body(request))
-    stream = await agent.resume_stream(
-        body.resume_data,
-        run_id=body.run_id,
-        tool_call_id=body.tool_call_id,
-        decided_by=body.decided_by or API_SOURCE,
-        source=API_SOURCE,
-    )
-    return await _decided(request, agent, body, stream, "resumed")
+    return await _decide(request, agent, body, Resume(data=body.resume_data), None)
 
 
-async def _decided(
+async def _decide(
     request: web.Request,
     agent: Agent,
     body: ApproveRequest | DeclineRequest | ResumeRequest,
-    stream: AgentStream,
-    kind: DecisionKind,
-    *,
-    reason: str | None = None,
-    args: dict[str, Any] | None = None,
+    decision: Decision,
+    fingerprint: str | None,
 ) -> web.Response:
-    """After the claim: log, tell the observer (Slack), answer (waiting when asked to)."""
-    wait = parse(DecisionQuery, dict(request.query)).wait
+    """Claim ``decision`` (single-use), tell the observer (Slack), answer (waiting when asked)."""
     by = body.decided_by or API_SOURCE
+    stream = await agent.decide(
+        decision,
+        run_id=body.run_id,
+        tool_call_id=body.tool_call_id,
+        fingerprint=fingerprint,
+        decided_by=by,
+        source=API_SOURCE,
+    )
+    wait = parse(DecisionQuery, dict(request.query)).wait
     logger.info(
         "api: %s tool call %s of run %s (agent %s) by %s",
-        kind,
+        decision.kind,
         body.tool_call_id,
         body.run_id,
         agent.id,
         by,
     )
-    decision = ApiDecision(
-        run_id=body.run_id,
-        tool_call_id=body.tool_call_id,
-        kind=kind,
-        decided_by=by,
-        stream=stream,
-        reason=reason,
-        args=args,
+    await _observe(
+        request,
+        ApiDecision(
+            run_id=body.run_id,
+            tool_call_id=body.tool_call_id,
+            decision=decision,
+            decided_by=by,
+            stream=stream,
+        ),
     )
-    await _observe(request, decision)
     return await _accepted(stream, body.tool_call_id, wait)
 
 

@@ -6,6 +6,6 @@ Nothing here knows about Slack or HTTP; the wiring (``bot._serve``) and the loca
 """
 
 from bot.demo._model import DEMO_MODEL_ID, DemoModel
-from bot.demo._ops_agent import agent_model, ops_agent
+from bot.demo._ops_agent import agent_model, openai_client, ops_agent
 
-__all__ = ["DEMO_MODEL_ID", "DemoModel", "agent_model", "ops_agent"]
+__all__ = ["DEMO_MODEL_ID", "DemoModel", "agent_model", "openai_client", "ops_agent"]

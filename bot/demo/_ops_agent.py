@@ -1,16 +1,19 @@
 """The built-in ops agent (SPEC 10): served when ``BOT_AGENT`` is unset.
 
 An ``ops`` supervisor with the record and ticket tools, and a ``billing`` sub-agent (refunds)
-behind it as the delegation tool ``agent-billing``. Both run on ``openai/<OPENAI_MODEL>`` when
-``OPENAI_API_KEY`` is set, else on the offline ``DemoModel``. Their tools work on the demo
+behind it as the delegation tool ``agent-billing``. Both run on ``OPENAI_MODEL`` through one
+``AsyncOpenAI`` client built from the settings (``OPENAI_API_KEY``, ``OPENAI_BASE_URL``) when a key
+is set, else on the offline ``DemoModel``. Their tools work on the demo
 tables of a ``DemoDB``: in the storage's own database for SQL storage, in an in-process SQLite
 database for ``memory://`` and ``redis://`` storage (``tools.examples.demo_database_url``).
 """
 
 from __future__ import annotations
 
+from openai import AsyncOpenAI
+
 from agents import Agent
-from agents.models import Model
+from agents.models import Model, OpenAIModel
 from bot._settings import Settings
 from bot.demo._model import DemoModel
 from storage import Storage
@@ -30,24 +33,52 @@ BILLING_INSTRUCTIONS = (
 BILLING_DESCRIPTION = "Handles refunds: give it the order id, the amount and the reason"
 
 
-def agent_model(settings: Settings) -> Model | str:
-    """``openai/<OPENAI_MODEL>`` with an API key, else the offline demo model."""
-    if settings.openai_api_key is not None:
-        return f"openai/{settings.openai_model}"
-    return DemoModel()
+OPENAI_API_URL = "https://api.openai.com/v1"
+"""Where the OpenAI model is served when ``OPENAI_BASE_URL`` is unset."""
 
 
-def ops_agent(settings: Settings, db: DemoDB, storage: Storage | None = None) -> Agent:
+def openai_client(settings: Settings) -> AsyncOpenAI | None:
+    """The client of the built-in agent's OpenAI model, from the settings; None without a key.
+
+    Key and URL are passed explicitly, so the ``openai`` library reads neither from the process
+    environment (the settings are the only source). The caller closes it.
+    """
+    if settings.openai_api_key is None:
+        return None
+    return AsyncOpenAI(
+        api_key=settings.openai_api_key.get_secret_value(),
+        base_url=settings.openai_base_url or OPENAI_API_URL,
+    )
+
+
+def agent_model(settings: Settings, client: AsyncOpenAI | None = None) -> Model:
+    """``OPENAI_MODEL`` on ``client`` (default: ``openai_client(settings)``) with an API key,
+    else the offline demo model."""
+    client = client or openai_client(settings)
+    if client is None:
+        return DemoModel()
+    return OpenAIModel(settings.openai_model, client=client)
+
+
+def ops_agent(
+    settings: Settings,
+    db: DemoDB,
+    storage: Storage | None = None,
+    *,
+    client: AsyncOpenAI | None = None,
+) -> Agent:
     """The ``ops`` supervisor with its ``billing`` sub-agent, on ``db``'s demo tables.
 
     Without ``storage`` the agents start on an in-memory store until the bot gives them one.
+    ``client`` (default ``openai_client(settings)``) serves both agents' OpenAI model.
     """
+    client = client or openai_client(settings)
     billing = Agent(
         id="billing",
         name="Billing",
         description=BILLING_DESCRIPTION,
         instructions=BILLING_INSTRUCTIONS,
-        model=agent_model(settings),
+        model=agent_model(settings, client),
         tools=refund_tools(db),
         storage=storage,
     )
@@ -55,7 +86,7 @@ def ops_agent(settings: Settings, db: DemoDB, storage: Storage | None = None) ->
         id="ops",
         name="Ops",
         instructions=OPS_INSTRUCTIONS,
-        model=agent_model(settings),
+        model=agent_model(settings, client),
         tools=[*record_tools(db), *ticket_tools(db)],
         agents={"billing": billing},
         storage=storage,

@@ -40,6 +40,8 @@ HEALTH_CHECKS = web.AppKey("countersign.health_checks", dict[str, Callable[[], A
 
 EVENTS_PATH = "/slack/events"
 HEALTH_PATH = "/healthz"
+SHUTDOWN_GRACE_SECONDS = 30.0
+"""How long shutdown waits for background work (answers, decisions, runs) before cancelling."""
 
 
 def create_bolt_app(services: Services, *, signing_secret: str | None) -> AsyncApp:
@@ -100,7 +102,7 @@ def create_web_app(services: Services, bolt_app: AsyncApp | None = None) -> web.
         return web.json_response(body, status=200 if ok else 503)
 
     async def drain_runner(app: web.Application) -> None:
-        await services.runner.close()
+        await services.runner.close(grace_seconds=SHUTDOWN_GRACE_SECONDS)
 
     app.router.add_get(HEALTH_PATH, healthz)
     app.on_shutdown.append(drain_runner)

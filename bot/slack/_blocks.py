@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any
 
 from slack_sdk.models.blocks import (
     ActionsBlock,
@@ -22,6 +22,7 @@ from slack_sdk.models.blocks import (
 )
 
 import bot.slack._messages as msg
+from agents import Decision
 from bot.slack._ids import (
     APPROVAL_BLOCK,
     APPROVE_ACTION,
@@ -59,19 +60,19 @@ class CardView:
 
 
 @dataclass(frozen=True, kw_only=True)
-class Decision:
-    """Who decided a card, how and when."""
+class Decided:
+    """A card's decision as shown: what was decided, by whom, when."""
 
-    kind: Literal["approved", "declined", "expired"]
-    """What was decided (``expired``: nobody decided within ``APPROVAL_TTL_SECONDS``)."""
+    decision: Decision
+    """The runtime's decision: ``Approve`` (its ``args`` are edited arguments, shown next to the
+    original), ``Decline`` (its ``reason`` is shown escaped) or ``Expire``."""
     by: str | None
     """Slack user id of who decided (None: the system, e.g. expiry)."""
     at: datetime
     """When (timezone-aware)."""
-    reason: str | None = None
-    """Why, when a reason was given (shown escaped)."""
-    approved_args: dict[str, Any] | None = None
-    """The arguments approved, when the approver edited them (shown next to the original)."""
+
+
+_DECIDED_WORD = {"approve": "approved", "decline": "declined", "expire": "expired"}
 
 
 def slack_date(at: datetime) -> str:
@@ -147,26 +148,32 @@ def approval_fallback(card: CardView) -> str:
     return escape_truncated(msg.APPROVAL_FALLBACK.format(tool=card.tool_name), FALLBACK_LIMIT)
 
 
-def decided_card(card: CardView, decision: Decision) -> list[Block]:
+def decided_card(card: CardView, decided: Decided) -> list[Block]:
     """The card after a decision: who decided and when, no buttons."""
+    decision = decided.decision
     templates = {
-        "approved": msg.APPROVED_BY,
-        "declined": msg.DECLINED_BY,
-        "expired": msg.EXPIRED_CARD,
+        "approve": msg.APPROVED_BY,
+        "decline": msg.DECLINED_BY,
+        "expire": msg.EXPIRED_CARD,
     }
-    line = templates[decision.kind].format(who=mention(decision.by), when=slack_date(decision.at))
-    if decision.reason and decision.kind != "expired":
+    template = templates.get(decision.kind, msg.APPROVED_BY)
+    line = template.format(who=mention(decided.by), when=slack_date(decided.at))
+    if decision.kind == "decline" and decision.reason:
         line += ": " + escape_truncated(decision.reason, 500)
-    body = _card_body(card, decision.approved_args)
+    edited = decision.args if decision.kind == "approve" else None
+    body = _card_body(card, edited)
     return [*body, ContextBlock(elements=[MarkdownTextObject(text=line)])]
 
 
-def decided_fallback(card: CardView, decision: Decision) -> str:
+def decided_fallback(card: CardView, decided: Decided) -> str:
     """The notification text of a decided card."""
-    if decision.kind == "expired":
+    kind = decided.decision.kind
+    if kind == "expire":
         return escape_truncated(msg.EXPIRED_FALLBACK.format(tool=card.tool_name), FALLBACK_LIMIT)
     text = msg.DECIDED_FALLBACK.format(
-        decision=decision.kind.capitalize(), who=decision.by or "someone", tool=card.tool_name
+        decision=_DECIDED_WORD.get(kind, kind).capitalize(),
+        who=decided.by or "someone",
+        tool=card.tool_name,
     )
     return escape_truncated(text, FALLBACK_LIMIT)
 

@@ -1,8 +1,9 @@
 """A decision on a pending call, from a button or a modal: authorization → the atomic claim →
-card updated → the run continues in the thread. Losers and refused users get an ephemeral.
+shown in Slack (``show_decided``). Losers and refused users get an ephemeral.
 
 ``Attempt`` is what every entry point (button click, decline / edit / provide modal) reduces
-to; ``decide`` does the rest, holding the Slack thread's lock.
+to: who, where, and the runtime's ``Decision``; ``decide`` does the rest, holding the Slack
+thread's lock.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from slack_sdk.errors import SlackApiError
 
 import bot.slack._audit as _audit
 import bot.slack._messages as msg
-from agents import AgentStream
+from agents import AgentStream, Approve, Decision
 from agents.errors import (
     AlreadyDecided,
     ApprovalExpired,
@@ -25,23 +26,15 @@ from agents.errors import (
     SnapshotNotFound,
     ToolCallNotSuspended,
 )
-from bot.slack._blocks import (
-    CardView,
-    Decision,
-    already_decided_text,
-    answered_question,
-    as_dicts,
-    decided_card,
-    question_fallback,
-)
-from bot.slack._blocks import decided_fallback as decided_text
+from bot.slack._blocks import CardView, already_decided_text
 from bot.slack._cards import PostedCard
 from bot.slack._ids import thread_id
 from bot.slack._payloads import BlockActions
-from bot.slack._policy import Choice, Refusal
+from bot.slack._policy import Choice, Refusal, choice_of
 from bot.slack._refs import ApprovalRef
-from bot.slack._render import SlackThread, post_run, reporting_failures
+from bot.slack._render import SlackThread, reporting_failures
 from bot.slack._services import Services
+from bot.slack._shown import show_decided
 from storage import utcnow
 
 logger = logging.getLogger(__name__)
@@ -52,7 +45,8 @@ class Attempt:
     """One person's attempt to decide a pending call."""
 
     ref: ApprovalRef
-    choice: Choice
+    decision: Decision
+    """What the user decides (``Approve`` with ``args``: approve with edited arguments)."""
     user: str
     user_team: str | None
     """The clicking user's workspace (Slack Connect users have another one)."""
@@ -64,22 +58,23 @@ class Attempt:
     thread_ts: str | None
     source: str
     """``button`` or ``modal`` (recorded with the decision)."""
-    reason: str | None = None
-    """Decline reason."""
-    data: dict[str, Any] | None = None
-    """Edited arguments (``edit``) or resume data (``provide``)."""
     question: tuple[str, dict[str, Any] | None] | None = None
-    """``provide``: the tool name and suspend payload of the question, to show it answered."""
+    """``Resume``: the tool name and suspend payload of the question, to show it answered."""
+
+    @property
+    def choice(self) -> Choice:
+        """What the decision is, in the policy's terms (who may do what)."""
+        return choice_of(self.decision)
 
 
-def attempt_from_click(click: BlockActions, choice: Choice) -> Attempt | None:
+def attempt_from_click(click: BlockActions, decision: Decision) -> Attempt | None:
     """The ``Attempt`` a button click makes; None when the click is not one of ours."""
     ref = ApprovalRef.decode(click.actions[0].value if click.actions else None)
     if ref is None or click.channel_id is None or click.team_id is None:
         return None
     return Attempt(
         ref=ref,
-        choice=choice,
+        decision=decision,
         user=click.user.id,
         user_team=click.user.team_id,
         team=click.team_id,
@@ -90,9 +85,9 @@ def attempt_from_click(click: BlockActions, choice: Choice) -> Attempt | None:
     )
 
 
-async def handle_click(services: Services, click: BlockActions, choice: Choice) -> None:
-    """Approve (or decline without a reason) as the clicking user."""
-    attempt = attempt_from_click(click, choice)
+async def handle_click(services: Services, click: BlockActions) -> None:
+    """Approve as the clicking user."""
+    attempt = attempt_from_click(click, Approve())
     if attempt is None:
         logger.warning("ignoring a click without a valid approval reference")
         return
@@ -100,7 +95,7 @@ async def handle_click(services: Services, click: BlockActions, choice: Choice) 
 
 
 async def decide(services: Services, attempt: Attempt) -> None:
-    """Authorize, claim, update the card, and post the continuation in the thread."""
+    """Authorize, claim, and show the decision in Slack (card, then the run in the thread)."""
     ref = attempt.ref
     card = await services.cards.find(ref.run_id, ref.tool_call_id)
     thread_ts = card.thread_ts if card else attempt.thread_ts
@@ -122,11 +117,17 @@ async def decide(services: Services, attempt: Attempt) -> None:
         if isinstance(outcome, str):
             await tell(services, attempt, outcome, thread_ts)
             return
-        if attempt.choice != "provide":
-            await _update_card(services, card, attempt)
-        elif attempt.question is not None and attempt.message_ts is not None:
-            await _update_question(services, attempt, attempt.question, attempt.message_ts)
-        await post_run(services, outcome, thread)
+        await show_decided(
+            services,
+            attempt.decision,
+            run_id=ref.run_id,
+            tool_call_id=ref.tool_call_id,
+            by=attempt.user,
+            at=utcnow(),
+            stream=outcome,
+            card=card or _unrecorded_card(attempt, thread),
+            lock_held=True,
+        )
 
 
 async def check(services: Services, attempt: Attempt, card: PostedCard | None) -> Refusal | None:
@@ -185,68 +186,25 @@ async def _decide(services: Services, attempt: Attempt) -> AgentStream | str:
 
 
 async def _claim(services: Services, attempt: Attempt) -> AgentStream:
-    agent, ref = services.agent, attempt.ref
-    common: dict[str, Any] = {
-        "run_id": ref.run_id,
-        "tool_call_id": ref.tool_call_id,
-        "decided_by": attempt.user,
-        "source": attempt.source,
-    }
-    if attempt.choice == "provide":
-        return await agent.resume_stream(attempt.data or {}, **common)
-    if attempt.choice == "decline":
-        return await agent.decline_tool_call(
-            fingerprint=ref.fingerprint, reason=attempt.reason, **common
-        )
-    args = attempt.data if attempt.choice == "edit" else None
-    return await agent.approve_tool_call(fingerprint=ref.fingerprint, args=args, **common)
-
-
-async def _update_card(services: Services, card: PostedCard | None, attempt: Attempt) -> None:
-    """Show who decided, when (and the edited arguments), without buttons."""
-    decision = Decision(
-        kind="declined" if attempt.choice == "decline" else "approved",
-        by=attempt.user,
-        at=utcnow(),
-        reason=attempt.reason,
-        approved_args=attempt.data if attempt.choice == "edit" else None,
+    ref, decision = attempt.ref, attempt.decision
+    return await services.agent.decide(
+        decision,
+        run_id=ref.run_id,
+        tool_call_id=ref.tool_call_id,
+        fingerprint=None if decision.kind == "resume" else ref.fingerprint,
+        decided_by=attempt.user,
+        source=attempt.source,
     )
-    view = card.view if card else CardView(ref=attempt.ref, tool_name="?", args={})
-    channel = card.channel if card else attempt.channel
-    ts = card.ts if card else attempt.message_ts
-    if ts is not None:
-        await update_card(services, channel, ts, view, decision)
 
 
-async def _update_question(
-    services: Services,
-    attempt: Attempt,
-    question: tuple[str, dict[str, Any] | None],
-    ts: str,
-) -> None:
-    """The question without its button, saying who provided the details."""
-    tool, payload = question
-    try:
-        await services.client.chat_update(
-            channel=attempt.channel,
-            ts=ts,
-            text=question_fallback(tool, payload),
-            blocks=as_dicts(answered_question(tool, payload, attempt.user, utcnow())),
-        )
-    except SlackApiError as exc:
-        logger.warning("could not update question %s: %s", ts, exc.response.get("error"))
-
-
-async def update_card(
-    services: Services, channel: str, ts: str, view: CardView, decision: Decision
-) -> None:
-    """Replace a card by its decided form; a failure leaves it stale (logged), nothing else."""
-    try:
-        await services.client.chat_update(
-            channel=channel,
-            ts=ts,
-            text=decided_text(view, decision),
-            blocks=as_dicts(decided_card(view, decision)),
-        )
-    except SlackApiError as exc:
-        logger.warning("could not update card %s: %s", ts, exc.response.get("error"))
+def _unrecorded_card(attempt: Attempt, thread: SlackThread) -> PostedCard:
+    """The clicked message, when no ``presented`` record says what it showed."""
+    tool, question = attempt.question or ("?", None)
+    return PostedCard(
+        view=CardView(ref=attempt.ref, tool_name=tool, args={}),
+        channel=attempt.channel,
+        ts=attempt.message_ts or "",
+        thread_ts=thread.thread_ts,
+        team=thread.team,
+        question=None if attempt.question is None else question or {},
+    )

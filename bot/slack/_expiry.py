@@ -16,19 +16,17 @@ from datetime import datetime, timedelta
 
 import bot.slack._audit as _audit
 import bot.slack._messages as msg
-from agents import Expire, PendingToolCall, SuspendedRun
+from agents import Expire, PendingToolCall, RunnerClosed, SuspendedRun
 from agents.errors import AlreadyDecided, SnapshotNotFound, ToolCallNotSuspended
-from bot._runner import RunnerClosed
-from bot.slack._blocks import Decision, slack_date
-from bot.slack._decisions import update_card
+from bot.slack._blocks import slack_date
 from bot.slack._mrkdwn import escape_truncated
-from bot.slack._render import SlackThread, post_run, reporting_failures
+from bot.slack._publish import post_recovered
 from bot.slack._services import Services
+from bot.slack._shown import show_decided
 from storage import utcnow
 
 logger = logging.getLogger(__name__)
 
-EXPIRED_REASON = "expired"
 REMINDER_AT = 0.8
 """Fraction of the TTL after which the reminder is posted."""
 _PAGE = 100
@@ -99,16 +97,16 @@ async def _expire(
     if card is None:
         await stream.result()  # not shown in Slack: let the run finish
         return 1
-    thread = SlackThread(
-        team=card.team,
-        channel=card.channel,
-        thread_ts=card.thread_ts,
-        requester=card.view.requester,
+    await show_decided(
+        services,
+        Expire(),
+        run_id=run.run_id,
+        tool_call_id=call.tool_call_id,
+        by=None,
+        at=now,
+        stream=stream,
+        card=card,
     )
-    async with services.locks.hold(thread.thread_id), reporting_failures(services, thread):
-        decision = Decision(kind="expired", by=None, at=now)
-        await update_card(services, card.channel, card.ts, card.view, decision)
-        await post_run(services, stream, thread)
     return 1
 
 
@@ -156,8 +154,6 @@ class Background:
             self._timer = None
 
     async def _recover(self) -> None:
-        from bot.slack._publish import post_recovered
-
         for stream in await self._services.agent.recover_interrupted_runs():
             await post_recovered(self._services, stream)
 

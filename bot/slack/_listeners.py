@@ -62,8 +62,12 @@ def register_listeners(app: AsyncApp, services: Services) -> None:
             except ValidationError as exc:
                 logger.warning("ignoring a click that does not parse: %s", _where(exc))
                 return
-            work = handle_click if choice == "approve" else open_modal
-            services.runner.submit(work(services, click, choice), name=f"{choice}-{click.user.id}")
+            work = (
+                handle_click(services, click)
+                if choice == "approve"
+                else open_modal(services, click, choice)
+            )
+            services.runner.submit(work, name=f"{choice}-{click.user.id}")
 
         listener.__name__ = f"on_{choice}"
         return listener

@@ -14,7 +14,7 @@ from pydantic import BaseModel
 from slack_sdk.errors import SlackApiError
 
 import bot.slack._messages as msg
-from agents import PendingToolCall
+from agents import Approve, Decision, Decline, PendingToolCall, Resume
 from bot.slack._decisions import Attempt, attempt_from_click, check, decide, tell
 from bot.slack._forms import VALUE_ACTION, FormField, form_fields, read_form, validate
 from bot.slack._ids import REASON_BLOCK, thread_id
@@ -27,9 +27,18 @@ from bot.slack._services import Services
 logger = logging.getLogger(__name__)
 
 
+def proposed(choice: Choice) -> Decision:
+    """The decision a modal leads to, before its form is filled (what the policy checks)."""
+    if choice == "edit":
+        return Approve(args={})
+    if choice == "provide":
+        return Resume(data={})
+    return Decline() if choice == "decline" else Approve()
+
+
 async def open_modal(services: Services, click: BlockActions, choice: Choice) -> None:
     """After the click's ack: authorize, then ``views.open`` with its ``trigger_id``."""
-    attempt = attempt_from_click(click, choice)
+    attempt = attempt_from_click(click, proposed(choice))
     if attempt is None or click.trigger_id is None:
         logger.warning("ignoring a %s click without a reference or trigger_id", choice)
         return
@@ -104,10 +113,10 @@ async def find_pending(services: Services, meta: ModalRef) -> PendingToolCall | 
     return None
 
 
-def _attempt(sub: ViewSubmission, meta: ModalRef, choice: Choice, **extra: Any) -> Attempt:
+def _attempt(sub: ViewSubmission, meta: ModalRef, decision: Decision, **extra: Any) -> Attempt:
     return Attempt(
         ref=meta.ref,
-        choice=choice,
+        decision=decision,
         user=sub.user.id,
         user_team=sub.user.team_id,
         team=meta.team,
@@ -141,10 +150,10 @@ async def submitted(services: Services, sub: ViewSubmission, choice: Choice) -> 
     if choice == "decline":
         entry = sub.values.get(REASON_BLOCK, {}).get(VALUE_ACTION, {})
         reason = str(entry.get("value") or "").strip() or None
-        return Submission(attempt=_attempt(sub, meta, "decline", reason=reason))
+        return Submission(attempt=_attempt(sub, meta, Decline(reason=reason)))
     form = await pending_form(services, meta, choice)
     if isinstance(form, str):
-        return Submission(attempt=_attempt(sub, meta, choice), note=form)
+        return Submission(attempt=_attempt(sub, meta, proposed(choice)), note=form)
     pending, model, fields = form
     data, errors = read_form(fields, sub.values)
     if choice == "edit":
@@ -153,8 +162,10 @@ async def submitted(services: Services, sub: ViewSubmission, choice: Choice) -> 
     errors = errors or validate(model, fields, data)
     if errors:
         return Submission(errors=errors)
-    question = (pending.tool_name, pending.suspend_payload) if choice == "provide" else None
-    return Submission(attempt=_attempt(sub, meta, choice, data=data, question=question))
+    if choice == "edit":
+        return Submission(attempt=_attempt(sub, meta, Approve(args=data)))
+    question = (pending.tool_name, pending.suspend_payload)
+    return Submission(attempt=_attempt(sub, meta, Resume(data=data), question=question))
 
 
 async def finish_submission(services: Services, submission: Submission) -> None:

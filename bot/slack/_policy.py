@@ -22,6 +22,7 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 import bot.slack._messages as msg
+from agents import Decision
 from bot._settings import Settings
 from bot.slack._cards import PostedCard
 from bot.slack._usergroups import UserGroups
@@ -30,6 +31,17 @@ logger = logging.getLogger(__name__)
 
 Choice = Literal["approve", "decline", "edit", "provide"]
 """What the user is trying to do: approve, decline, approve with edits, answer a question."""
+
+
+def choice_of(decision: Decision) -> Choice:
+    """The policy's view of a decision: approving with edited arguments is ``edit``, resuming is
+    ``provide``; an expiry is a decline (nobody asks the policy about it)."""
+    if decision.kind == "approve":
+        return "approve" if decision.args is None else "edit"
+    if decision.kind == "resume":
+        return "provide"
+    return "decline"
+
 
 Rule = Literal["other-workspace", "self-approval", "not-approver"]
 """Which rule refused a decision (recorded in the audit log)."""

@@ -6,13 +6,11 @@ import contextlib
 import logging
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
 from slack_sdk.errors import SlackApiError
 
 import bot.slack._messages as msg
-from agents import AgentStream, fingerprint
+from agents import AgentStream, ToolCallApprovalChunk, ToolCallSuspendedChunk, fingerprint
 from agents.errors import AgentError
 from bot.slack._blocks import (
     CardView,
@@ -54,31 +52,6 @@ class SlackThread:
         return resource_id(self.team, self.channel)
 
 
-class _Chunk(BaseModel):
-    model_config = ConfigDict(extra="ignore", frozen=True)
-
-
-class ApprovalChunk(_Chunk):
-    """Payload of ``tool-call-approval``."""
-
-    tool_call_id: str
-    tool_name: str
-    args: dict[str, Any] = Field(default_factory=dict)
-    fingerprint: str
-    agent_path: list[str] = Field(default_factory=list)
-
-
-class SuspendedChunk(_Chunk):
-    """Payload of ``tool-call-suspended``."""
-
-    tool_call_id: str
-    tool_name: str
-    args: dict[str, Any] = Field(default_factory=dict)
-    suspend_payload: dict[str, Any] | None = None
-    resume_schema: dict[str, Any] | None = None
-    agent_path: list[str] = Field(default_factory=list)
-
-
 async def post_run(
     services: Services,
     stream: AgentStream,
@@ -100,32 +73,15 @@ async def post_run(
     )
     async for chunk in stream.full_stream:
         if chunk.type == "text-delta":
-            await streamer.append(str(chunk.payload.get("text") or ""))
+            await streamer.append(chunk.text)
         elif chunk.type == "tool-call-approval":
             await streamer.finish()
-            approval = ApprovalChunk.model_validate(dict(chunk.payload))
-            await post_card(services, thread, chunk.run_id, approval)
-        elif chunk.type == "tool-call-resumed" and answered_by is not None:
-            if chunk.payload.get("kind") == "suspension":
-                await _mark_answered(
-                    services, chunk.run_id, str(chunk.payload["tool_call_id"]), answered_by
-                )
+            await post_card(services, thread, chunk)
         elif chunk.type == "tool-call-suspended":
             await streamer.finish()
-            question = SuspendedChunk.model_validate(dict(chunk.payload))
-            posted = await client.chat_postMessage(
-                channel=thread.channel,
-                thread_ts=thread.thread_ts,
-                text=question_fallback(question.tool_name, question.suspend_payload),
-                blocks=as_dicts(
-                    question_blocks(
-                        question.tool_name,
-                        question.suspend_payload,
-                        _provide_ref(chunk.run_id, question),
-                    )
-                ),
-            )
-            await _record_question(services, thread, chunk.run_id, question, posted)
+            await _post_question(services, thread, chunk)
+        elif chunk.type == "tool-call-resumed" and chunk.kind == "suspension" and answered_by:
+            await _mark_answered(services, chunk.run_id, chunk.tool_call_id, answered_by)
     await streamer.finish()
     result = await stream.result()
     if result.finish_reason == "error":
@@ -134,13 +90,21 @@ async def post_run(
         await _post_failure(services, thread, code)
 
 
-async def _record_question(
-    services: Services, thread: SlackThread, run_id: str, question: SuspendedChunk, posted: Any
+async def _post_question(
+    services: Services, thread: SlackThread, question: ToolCallSuspendedChunk
 ) -> None:
-    """Remember where a question was shown (a ``presented`` audit event, like a card)."""
+    """Post a tool's question in the thread and remember where (a ``presented`` audit event)."""
+    posted = await services.client.chat_postMessage(
+        channel=thread.channel,
+        thread_ts=thread.thread_ts,
+        text=question_fallback(question.tool_name, question.suspend_payload),
+        blocks=as_dicts(
+            question_blocks(question.tool_name, question.suspend_payload, _provide_ref(question))
+        ),
+    )
     view = CardView(
         ref=ApprovalRef(
-            run_id=run_id,
+            run_id=question.run_id,
             tool_call_id=question.tool_call_id,
             fingerprint=fingerprint(question.tool_name, question.args),
         ),
@@ -180,12 +144,12 @@ async def _mark_answered(services: Services, run_id: str, tool_call_id: str, by:
         logger.warning("could not update question %s: %s", shown.ts, exc.response.get("error"))
 
 
-def _provide_ref(run_id: str, question: SuspendedChunk) -> ApprovalRef | None:
+def _provide_ref(question: ToolCallSuspendedChunk) -> ApprovalRef | None:
     """What the "Provide details" button carries; None when there is no form to show."""
     if not question.resume_schema:
         return None
     return ApprovalRef(
-        run_id=run_id,
+        run_id=question.run_id,
         tool_call_id=question.tool_call_id,
         fingerprint=fingerprint(question.tool_name, question.args),
     )
@@ -215,12 +179,14 @@ async def _post_failure(services: Services, thread: SlackThread, code: str) -> N
 
 
 async def post_card(
-    services: Services, thread: SlackThread, run_id: str, approval: ApprovalChunk
+    services: Services, thread: SlackThread, approval: ToolCallApprovalChunk
 ) -> None:
     """Post an approval card in the thread and record where it is."""
     view = CardView(
         ref=ApprovalRef(
-            run_id=run_id, tool_call_id=approval.tool_call_id, fingerprint=approval.fingerprint
+            run_id=approval.run_id,
+            tool_call_id=approval.tool_call_id,
+            fingerprint=approval.fingerprint,
         ),
         tool_name=approval.tool_name,
         args=approval.args,

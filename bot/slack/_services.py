@@ -6,8 +6,7 @@ from dataclasses import dataclass
 
 from slack_sdk.web.async_client import AsyncWebClient
 
-from agents import Agent
-from bot._runner import Runner
+from agents import Agent, Runner
 from bot._settings import Settings
 from bot.slack._cards import CardStore
 from bot.slack._dedupe import Deduper
@@ -28,8 +27,6 @@ class Services:
     """Slack Web API client (retries 429s and connection errors)."""
     settings: Settings
     """The configuration."""
-    runner: Runner
-    """Background work (answers, decisions)."""
     locks: ThreadLocks
     """One Slack thread at a time."""
     dedupe: Deduper
@@ -41,6 +38,12 @@ class Services:
     stream_interval: float = 1.0
     """Seconds between two updates of a streamed answer."""
 
+    @property
+    def runner(self) -> Runner:
+        """The one background runner: the served agent's. Listeners hand their work to it, the
+        agent starts its runs on it; it is bounded and closed (drained) when the app stops."""
+        return self.agent.runner
+
 
 def create_services(
     *,
@@ -49,7 +52,6 @@ def create_services(
     settings: Settings,
     storage: Storage | None = None,
     locks: ThreadLocks | None = None,
-    runner: Runner | None = None,
     policy: DecisionPolicy | None = None,
     dedupe: Deduper | None = None,
     stream_interval: float = 1.0,
@@ -66,7 +68,6 @@ def create_services(
         storage=store,
         client=client,
         settings=settings,
-        runner=runner or Runner(),
         locks=locks or LocalThreadLocks(),
         dedupe=dedupe or Deduper(store),
         cards=CardStore(store),

@@ -23,7 +23,6 @@ TOP_LEVEL = {
     "_serve.py",
     "_settings.py",
     "client.py",
-    "_runner.py",  # until the runner in ``agents`` replaces it
 }
 MAY_IMPORT = {
     "api": set(),
@@ -32,7 +31,7 @@ MAY_IMPORT = {
     "slack": set(),
 }
 """The other parts each part may import."""
-WIRING_A_PART_MAY_USE = {"bot._settings", "bot._errors", "bot._logs", "bot._runner"}
+WIRING_A_PART_MAY_USE = {"bot._settings", "bot._errors", "bot._logs"}
 DYNAMIC_IMPORT_ALLOWED = {"_agent_loader.py"}  # loads BOT_AGENT by design
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -9,6 +10,7 @@ from pathlib import Path
 import aiohttp
 import pytest
 
+from agents import RunnerClosed
 from agents.models import reply
 from bot import BotConfigError, load_settings
 from bot.__main__ import main
@@ -65,6 +67,40 @@ async def test_http_mode_checks_the_token_and_serves_events_and_health(
                 assert response.status == 200
         await services.runner.drain()
         assert [m.text for m in slack.thread("C1", "5.0")] == ["Up and running."]
+
+
+async def test_the_bot_works_on_its_agents_runner_and_finishes_that_work_at_shutdown(
+    slack: FakeSlackAPI,
+) -> None:
+    agent, _ = make_agent([reply("Answered before stopping.")], Executions())
+    async with running_bot(load_settings(_env(slack)), agent=agent) as (services, runner):
+        assert services.runner is agent.runner
+        [address] = runner.addresses
+        envelope = {
+            "type": "event_callback",
+            "team_id": "T1",
+            "event_id": "EvStop",
+            "event": {
+                "type": "app_mention",
+                "user": "U1",
+                "text": "<@UBOT> hi",
+                "ts": "6.0",
+                "channel": "C1",
+            },
+        }
+        body, headers = event_request(envelope, SECRET)
+        async with (
+            aiohttp.ClientSession() as http,
+            http.post(
+                f"http://127.0.0.1:{address[1]}/slack/events", data=body, headers=headers
+            ) as response,
+        ):
+            assert response.status == 200
+    # stopped without waiting: shutdown drained the one runner, then closed it
+    assert [m.text for m in slack.thread("C1", "6.0")] == ["Answered before stopping."]
+    idle = asyncio.sleep(0)
+    with pytest.raises(RunnerClosed):
+        agent.runner.submit(idle)
 
 
 async def test_a_rejected_token_stops_the_start(slack: FakeSlackAPI) -> None:

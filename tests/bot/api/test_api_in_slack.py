@@ -60,3 +60,32 @@ async def test_an_api_decline_updates_the_card_with_the_reason(
         [updated] = bot.cards(ts)
         assert "Declined by api" in str(updated.blocks) and "wrong one" in str(updated.blocks)
         assert bot.texts(ts)[-1] == "Kept 7."
+
+
+async def test_an_api_resume_answers_the_question_and_posts_the_answer_in_the_thread(
+    slack: FakeSlackAPI, store: Storage, executions: Executions
+) -> None:
+    ask = call("open_ticket", {"title": "Printer on fire"})
+    agent, _ = make_agent([ask, reply("Opened T-1.")], executions)
+    async with start_bot(slack, agent, store, env={"API_TOKEN": TOKEN}) as bot:
+        ts = await bot.mention("open a ticket: printer on fire", user="U1")
+        await bot.settle()
+        [question] = bot.slack.thread("C1", ts)
+        run_id, call_id = await _pending(bot)
+        response = await bot.http.post(
+            "/api/agents/ops/resume",
+            json={
+                "runId": run_id,
+                "toolCallId": call_id,
+                "resumeData": {"priority": "high"},
+                "decidedBy": "U3",
+            },
+            headers=AUTH,
+        )
+        assert response.status == 200, await response.text()
+        await bot.settle()
+        assert executions.of("open_ticket") == [{"title": "Printer on fire", "priority": "high"}]
+        answered = bot.slack.messages[question.ts]
+        assert not any(b["type"] == "actions" for b in answered.blocks)
+        assert "Details provided by <@U3>" in str(answered.blocks)
+        assert bot.texts(ts)[-1] == "Opened T-1."

@@ -9,12 +9,20 @@ import pytest
 import bot.demo._text as text
 from agents import Agent
 from agents.memory import Memory
-from agents.models import Model, ModelRequest, ObjectOutput, TextDelta, ToolCallRequest
+from agents.models import (
+    Model,
+    ModelRequest,
+    ObjectOutput,
+    OpenAIModel,
+    TextDelta,
+    ToolCallRequest,
+)
 from agents.models._base import ModelEvent
 from bot import load_settings
 from bot.demo._model import DemoModel, extract, route
-from bot.demo._ops_agent import agent_model, ops_agent
+from bot.demo._ops_agent import agent_model, openai_client, ops_agent
 from storage import InMemoryStorage
+from tests.fakes.openai_server import FakeOpenAIServer
 from tools._demo_db import records
 from tools.examples import SEEDED_RECORDS, DemoDB, demo_database_url
 
@@ -118,9 +126,42 @@ def test_the_demo_tables_follow_sql_storage_else_live_in_process() -> None:
     assert demo_database_url("redis://127.0.0.1:6379/0") is None
 
 
-def test_openai_is_used_when_a_key_is_set() -> None:
-    assert agent_model(load_settings({"OPENAI_API_KEY": "sk-1", "OPENAI_MODEL": "m"})) == "openai/m"
+async def test_openai_is_used_when_a_key_is_set() -> None:
+    settings = load_settings({"OPENAI_API_KEY": "sk-1", "OPENAI_MODEL": "m"})
+    async with openai_client(settings) as client:
+        model = agent_model(settings, client)
+        assert isinstance(model, OpenAIModel) and model.model_id == "openai/m"
     assert isinstance(agent_model(load_settings({})), DemoModel)
+    assert openai_client(load_settings({})) is None
+
+
+async def test_the_built_in_agent_talks_to_the_openai_server_and_key_of_its_settings(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_MODEL"):
+        monkeypatch.delenv(name, raising=False)
+    async with FakeOpenAIServer() as server:
+        server.reply("Hello from the configured server.")
+        settings = load_settings(
+            {
+                "OPENAI_API_KEY": "sk-from-settings",
+                "OPENAI_BASE_URL": server.base_url,
+                "OPENAI_MODEL": "gpt-configured",
+            }
+        )
+        db = DemoDB()
+        client = openai_client(settings)
+        assert client is not None
+        try:
+            agent = ops_agent(settings, db, InMemoryStorage(), client=client)
+            result = await agent.generate("hi", thread_id="t", resource_id="r")
+        finally:
+            await client.close()
+            await db.close()
+        assert result.text == "Hello from the configured server."
+        [request] = server.requests
+        assert request.headers["authorization"] == "Bearer sk-from-settings"
+        assert request.body["model"] == "gpt-configured"
 
 
 @pytest.fixture

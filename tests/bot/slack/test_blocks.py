@@ -8,10 +8,11 @@ from datetime import UTC, datetime
 
 import pytest
 
+from agents import Approve, Decline, Expire
 from bot import APPROVE_ACTION, DECLINE_ACTION
 from bot.slack._blocks import (
     CardView,
-    Decision,
+    Decided,
     already_decided_text,
     answer_text,
     approval_card,
@@ -95,7 +96,7 @@ def test_requester_is_mentioned_only_when_it_is_a_user_id() -> None:
 
 def test_decided_card_says_who_and_when_without_buttons() -> None:
     at = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
-    blocks = as_dicts(decided_card(_card(), Decision(kind="declined", by="U2", at=at)))
+    blocks = as_dicts(decided_card(_card(), Decided(decision=Decline(), by="U2", at=at)))
     assert all(b["type"] != "actions" for b in blocks)
     text = _texts(blocks)
     assert "Declined by <@U2>" in text
@@ -133,8 +134,8 @@ def test_oversized_reference_is_refused() -> None:
 
 
 def test_a_card_approved_with_edits_shows_original_and_approved_arguments() -> None:
-    decision = Decision(
-        kind="approved", by="U2", at=datetime(2026, 1, 1, tzinfo=UTC), approved_args={"id": "b"}
+    decision = Decided(
+        decision=Approve(args={"id": "b"}), by="U2", at=datetime(2026, 1, 1, tzinfo=UTC)
     )
     text = _texts(as_dicts(decided_card(_card(args={"id": "a"}), decision)))
     assert "Original arguments" in text and "Approved arguments" in text
@@ -143,7 +144,7 @@ def test_a_card_approved_with_edits_shows_original_and_approved_arguments() -> N
 
 
 def test_an_expired_card_says_so_without_buttons() -> None:
-    decision = Decision(kind="expired", by=None, at=datetime(2026, 1, 1, tzinfo=UTC))
+    decision = Decided(decision=Expire(), by=None, at=datetime(2026, 1, 1, tzinfo=UTC))
     blocks = as_dicts(decided_card(_card(), decision))
     assert "Expired" in _texts(blocks)
     assert not any(b["type"] == "actions" for b in blocks)

@@ -1,0 +1,87 @@
+"""A decided call shown in Slack: its card (or question) updated in place, then the run's
+continuation posted in its thread, holding the thread's lock; a failure is told in the thread.
+
+Every edge that decides goes through ``show_decided``: a button click or a modal (``_decisions``),
+a decision taken through the HTTP API and a run recovered at start-up (``_publish``), the
+expiry sweep (``_expiry``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from datetime import datetime
+
+from slack_sdk.errors import SlackApiError
+
+from agents import AgentStream, Decision
+from bot.slack._blocks import (
+    Decided,
+    answered_question,
+    as_dicts,
+    decided_card,
+    decided_fallback,
+    question_fallback,
+)
+from bot.slack._cards import PostedCard
+from bot.slack._render import SlackThread, post_run, reporting_failures
+from bot.slack._services import Services
+
+logger = logging.getLogger(__name__)
+
+
+async def show_decided(
+    services: Services,
+    decision: Decision | None,
+    *,
+    run_id: str,
+    tool_call_id: str,
+    by: str | None,
+    at: datetime,
+    stream: AgentStream,
+    card: PostedCard | None = None,
+    lock_held: bool = False,
+) -> None:
+    """Show ``decision`` (taken by ``by`` at ``at``) on its card and post ``stream`` in the thread.
+
+    ``card`` is looked up when the caller does not have it; a call never shown in Slack is left
+    alone (its run goes on by itself). An approval card shows who decided, how and when, without
+    buttons; a question answered by ``Resume`` loses its "Provide details" button and says who
+    answered; ``decision`` None (a run recovered after a crash) leaves the card as it is.
+    ``lock_held``: the caller already holds the thread's lock (a click claims under it).
+    """
+    card = card or await services.cards.find(run_id, tool_call_id)
+    if card is None:
+        return
+    thread = SlackThread(
+        team=card.team,
+        channel=card.channel,
+        thread_ts=card.thread_ts,
+        requester=card.view.requester,
+    )
+    lock = contextlib.nullcontext() if lock_held else services.locks.hold(thread.thread_id)
+    async with lock, reporting_failures(services, thread):
+        if decision is not None:
+            await _update(services, card, Decided(decision=decision, by=by, at=at))
+        await post_run(services, stream, thread)
+
+
+async def _update(services: Services, card: PostedCard, decided: Decided) -> None:
+    """Replace the card (or question) by its decided form; a failure leaves it stale (logged)."""
+    if not card.ts:
+        return
+    if decided.decision.kind == "resume":
+        if card.question is None:
+            return
+        tool, question = card.view.tool_name, card.question
+        text = question_fallback(tool, question)
+        blocks = answered_question(tool, question, decided.by or "someone", decided.at)
+    else:
+        text = decided_fallback(card.view, decided)
+        blocks = decided_card(card.view, decided)
+    try:
+        await services.client.chat_update(
+            channel=card.channel, ts=card.ts, text=text, blocks=as_dicts(blocks)
+        )
+    except SlackApiError as exc:
+        logger.warning("could not update card %s: %s", card.ts, exc.response.get("error"))
