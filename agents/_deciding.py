@@ -62,7 +62,7 @@ async def decide(
         decided_by=decided_by,
         source=source,
     )
-    rt.runner.submit(taken.drive(), name=f"run-{run_id}")
+    rt.runner.submit(taken.drive(), name=f"run-{run_id}", bounded=False)
     return taken.stream
 
 
@@ -208,7 +208,7 @@ async def retry(rt: Runtime, *, run_id: str, decided_by: str | None) -> AgentStr
     await claim_retry(rt, state, decided_by)
     state.error = None
     run = Run(rt, state, AgentStream(run_id), version=record.version)
-    rt.runner.submit(run.retry(), name=f"run-{run_id}")
+    rt.runner.submit(run.retry(), name=f"run-{run_id}", bounded=False)
     return run.stream
 
 

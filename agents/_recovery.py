@@ -32,7 +32,7 @@ async def recover_interrupted_runs(rt: Runtime, older_than_seconds: float) -> li
     handled = {c.stream.run_id for c in found}
     found.extend(await _apply_finished_claims(rt, skip=handled))
     for c in found:
-        rt.runner.submit(c.drive(), name=f"run-{c.stream.run_id}")
+        rt.runner.submit(c.drive(), name=f"run-{c.stream.run_id}", bounded=False)
     return [c.stream for c in found]
 
 

@@ -44,24 +44,38 @@ class Runner:
         """True once ``close()`` was called: ``submit`` raises ``RunnerClosed``."""
         return self._closed
 
-    def submit(self, work: Coroutine[Any, Any, object], *, name: str = "job") -> None:
-        """Run ``work`` in the background (waits for a free slot; never blocks the caller)."""
+    def submit(
+        self, work: Coroutine[Any, Any, object], *, name: str = "job", bounded: bool = True
+    ) -> None:
+        """Run ``work`` in the background (waits for a free slot; never blocks the caller).
+
+        ``bounded=False`` is for work that someone holding a slot may be waiting for (an
+        agent's run, whose stream a job consumes): it is tracked, drained and closed like any
+        job but never waits for a slot, so a full runner cannot deadlock on its own jobs.
+        """
         if self._closed:
             work.close()
             raise RunnerClosed(name)
-        task = asyncio.get_running_loop().create_task(self._run(work, name), name=name)
+        task = asyncio.get_running_loop().create_task(self._run(work, name, bounded), name=name)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    async def _run(self, work: Coroutine[Any, Any, object], name: str) -> None:
+    async def _run(self, work: Coroutine[Any, Any, object], name: str, bounded: bool) -> None:
+        if not bounded:
+            await self._guarded(work, name)
+            return
         async with self._slots:
-            try:
-                await work
-            except asyncio.CancelledError:
-                logger.warning("background job %s was cancelled", name)
-                raise
-            except Exception:
-                logger.exception("background job %s failed", name)
+            await self._guarded(work, name)
+
+    @staticmethod
+    async def _guarded(work: Coroutine[Any, Any, object], name: str) -> None:
+        try:
+            await work
+        except asyncio.CancelledError:
+            logger.warning("background job %s was cancelled", name)
+            raise
+        except Exception:
+            logger.exception("background job %s failed", name)
 
     async def drain(self) -> None:
         """Wait until every job (including jobs started by jobs) has finished."""

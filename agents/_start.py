@@ -49,5 +49,5 @@ async def start(
         approval_ttl_seconds=approval_ttl_seconds,
     )
     run = Run(rt, state, AgentStream(state.run_id), approval_predicate=approval)
-    rt.runner.submit(run.start(message), name=f"run-{state.run_id}")
+    rt.runner.submit(run.start(message), name=f"run-{state.run_id}", bounded=False)
     return run.stream

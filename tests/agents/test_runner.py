@@ -112,3 +112,28 @@ async def test_close_waits_for_work_that_finishes_within_the_grace_period() -> N
     runner.submit(quick())
     await runner.close(grace_seconds=5)
     assert done == ["quick"]
+
+
+async def test_jobs_filling_every_slot_still_get_the_agent_runs_they_wait_for() -> None:
+    from agents import Agent
+    from agents.models import ScriptedModel, reply
+    from storage import InMemoryStorage
+
+    runner = Runner(max_concurrency=2)
+    agent = Agent(
+        id="ops",
+        model=ScriptedModel([reply(f"answer {n}") for n in range(6)]),
+        storage=InMemoryStorage(),
+        runner=runner,
+    )
+    answers: list[str] = []
+
+    async def job(n: int) -> None:  # like a Slack listener: starts a run, waits for its answer
+        stream = await agent.stream(f"question {n}")
+        answers.append((await stream.result()).text)
+
+    for n in range(6):
+        runner.submit(job(n), name=f"job-{n}")
+    async with asyncio.timeout(30):
+        await runner.drain()
+    assert sorted(answers) == [f"answer {n}" for n in range(6)]
