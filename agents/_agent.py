@@ -98,6 +98,7 @@ class Agent:
             raise AgentConfigError("Agent needs a non-empty id")
         self.agents: dict[str, Agent] = dict(agents or {})
         """Sub-agents, each offered to the model as the tool ``agent-<key>``."""
+        self._recovered_once = False
         self._runtime: Runtime = Runtime.build(
             id=id,
             name=name or id,
@@ -363,16 +364,17 @@ class Agent:
         """
         return await retry(self._runtime, run_id=run_id, decided_by=decided_by)
 
-    async def recover_interrupted_runs(
-        self, *, older_than_seconds: float = 300.0
-    ) -> list[AgentStream]:
-        """Finish calls claimed more than ``older_than_seconds`` ago whose work never ended.
+    async def recover_interrupted_runs(self) -> list[AgentStream]:
+        """Finish calls whose claim's owner died: any claim whose lease lapsed is taken over.
 
-        Run it at start-up (the bot does): after a crash an ``idempotent=True`` tool is retried
-        with the same ``idempotency_key``; any other is reported ``interrupted`` to the model,
-        never silently re-run. Choose a cutoff longer than your slowest tool.
+        Call it periodically on every instance (the bot does, every half lease): after a crash
+        an ``idempotent=True`` tool is retried with the same ``idempotency_key``; any other is
+        reported ``interrupted`` to the model, never silently re-run. Each claim is taken over
+        by one instance only. Returns the streams of the runs it continued.
         """
-        return await recover_interrupted_runs(self._runtime, older_than_seconds)
+        first = not self._recovered_once
+        self._recovered_once = True
+        return await recover_interrupted_runs(self._runtime, first=first)
 
     async def drain(self) -> None:
         """Wait for every run started in the background on this agent's runner."""

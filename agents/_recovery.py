@@ -1,6 +1,8 @@
 """Crash recovery: calls that were claimed but whose work never finished.
 
-A claimed call is never silently run twice. When the process that claimed it died:
+A claimed call is never silently run twice. A claim's owner renews its lease while the tool
+runs (``agents._lease``); when the owner died, any instance calling ``recover_interrupted_runs``
+after the lease lapsed takes the claim over (atomically: one instance gets it) and then:
 an ``idempotent=True`` tool is run again with the same ``idempotency_key``; any other is
 reported ``interrupted`` (the model and the humans are told the outcome is unknown);
 a decline or a resume of a call that was never started is simply applied.
@@ -20,17 +22,31 @@ from agents._state import PendingCallState, RunState
 from agents._stream import AgentStream
 from storage import ClaimRecord, utcnow
 
+_BATCH = 100
 
-async def recover_interrupted_runs(rt: Runtime, older_than_seconds: float) -> list[AgentStream]:
-    """Finish every claimed-but-unfinished call of this agent claimed before the cutoff."""
-    cutoff = utcnow() - timedelta(seconds=older_than_seconds)
+
+async def recover_interrupted_runs(rt: Runtime, *, first: bool) -> list[AgentStream]:
+    """Take over every claim whose lease lapsed (its owner died) and finish its call.
+
+    ``first``: also look, once, for runs whose claim completed but whose snapshot was never
+    updated (possible only with data written before one transaction covered both).
+    """
+    now = utcnow()
+    lease_until = now + timedelta(seconds=rt.claim_lease_seconds)
     found: list[Continuation] = []
-    for claim in await rt.storage.list_unfinished_claims(cutoff):
-        recovered = await recover_claim(rt, claim)
-        if recovered is not None:
-            found.append(recovered)
-    handled = {c.stream.run_id for c in found}
-    found.extend(await _apply_finished_claims(rt, skip=handled))
+    while True:
+        taken = await rt.storage.take_over_expired_claims(
+            rt.owner, now=now, lease_until=lease_until, limit=_BATCH
+        )
+        for claim in taken:
+            recovered = await recover_claim(rt, claim)
+            if recovered is not None:
+                found.append(recovered)
+        if len(taken) < _BATCH:
+            break
+    if first:
+        handled = {c.stream.run_id for c in found}
+        found.extend(await _apply_finished_claims(rt, skip=handled))
     for c in found:
         rt.runner.submit(c.drive(), name=f"run-{c.stream.run_id}", bounded=False)
     return [c.stream for c in found]

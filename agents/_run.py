@@ -26,6 +26,7 @@ from agents._chunks import (
 )
 from agents._config import strict_json_args
 from agents._executor import Executor, outcome_of_sub_run
+from agents._lease import held
 from agents._messages import Message, ToolCallPart
 from agents._outcome import Outcome
 from agents._results import FinishReason, RunResult, ToolResultRecord
@@ -93,7 +94,7 @@ class Run:
                 kind=pending.kind,
             )
         )
-        outcome = await outcome_of(self)
+        outcome = await held(self.rt, self.state.run_id, pending.claim_key, outcome_of(self))
         self.writer.complete(self.state, pending, outcome)
         fresh = await self._apply_outcome(pending, outcome)
         if self.state.pending:

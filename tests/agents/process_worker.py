@@ -9,7 +9,11 @@ parent test can count them across processes.
     approve URL RUN_ID CALL_ID WHO  approve (waits for ``$GO_FILE`` first when set)
     decline URL RUN_ID CALL_ID      decline with a reason
     hang URL RUN_ID                 approve a call whose tool hangs after it started (to be killed)
-    recover URL                     recover_interrupted_runs(older_than_seconds=0)
+    recover URL                     recover_interrupted_runs(), retried until it finds a run
+                                    whose claim's lease lapsed when ``$WAIT`` is set
+
+Every agent's claims use a lease of ``$LEASE`` seconds (default 30): the claim of a killed
+process can be taken over once it lapses.
 """
 
 from __future__ import annotations
@@ -61,6 +65,7 @@ def build(
 ) -> Agent:
     """The ops agent; with ``inner`` it is a supervisor over a ``records`` sub-agent."""
     store = create_storage(url)
+    lease = float(os.environ.get("LEASE", "30"))
     tool = create_tool(
         id="delete-record",
         description="Delete a record",
@@ -70,11 +75,23 @@ def build(
         idempotent=idempotent,
     )
     if inner is None:
-        return Agent(id="ops", model=ScriptedModel(script), tools=[tool], storage=store)
+        return Agent(
+            id="ops",
+            model=ScriptedModel(script),
+            tools=[tool],
+            storage=store,
+            claim_lease_seconds=lease,
+        )
     records = Agent(
         id="records", description="Deletes records", model=ScriptedModel(inner), tools=[tool]
     )
-    return Agent(id="ops", model=ScriptedModel(script), agents={"records": records}, storage=store)
+    return Agent(
+        id="ops",
+        model=ScriptedModel(script),
+        agents={"records": records},
+        storage=store,
+        claim_lease_seconds=lease,
+    )
 
 
 async def main(argv: list[str]) -> dict[str, Any]:
@@ -137,7 +154,11 @@ async def main(argv: list[str]) -> dict[str, Any]:
         return {"error": "not killed"}
     if command == "recover":
         agent = build(url, [reply("Recovered.")], idempotent=idempotent)
-        streams = await agent.recover_interrupted_runs(older_than_seconds=0)
+        streams = await agent.recover_interrupted_runs()
+        async with asyncio.timeout(60):  # a running bot calls it every half lease
+            while not streams and os.environ.get("WAIT"):
+                await asyncio.sleep(0.1)
+                streams = await agent.recover_interrupted_runs()
         results = [await s.result() for s in streams]
         return {
             "results": [

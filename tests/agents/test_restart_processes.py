@@ -116,8 +116,8 @@ async def test_two_processes_racing_on_one_call_execute_it_exactly_once(
 async def test_a_process_killed_mid_execution_never_silently_runs_the_tool_twice(
     worker: Worker, idempotent: str
 ) -> None:
-    started = await worker.run("start")
-    proc = await worker.spawn("hang", started["run_id"], IDEMPOTENT=idempotent)
+    started = await worker.run("start", LEASE="1")
+    proc = await worker.spawn("hang", started["run_id"], IDEMPOTENT=idempotent, LEASE="1")
     for _ in range(2000):
         if worker.events("started"):
             break
@@ -126,7 +126,8 @@ async def test_a_process_killed_mid_execution_never_silently_runs_the_tool_twice
     proc.send_signal(signal.SIGKILL)
     await proc.wait()
 
-    recovered = await worker.run("recover", IDEMPOTENT=idempotent)
+    # Restarted at once: the claim is taken over as soon as its 1 s lease lapses.
+    recovered = await worker.run("recover", IDEMPOTENT=idempotent, LEASE="1", WAIT="1")
     [result] = recovered["results"]
     assert result["text"] == "Recovered."
     if idempotent == "1":
@@ -136,4 +137,4 @@ async def test_a_process_killed_mid_execution_never_silently_runs_the_tool_twice
     else:
         assert worker.events("executed") == []
         assert result["tool_results"][0]["status"] == "interrupted"
-    assert (await worker.run("recover"))["results"] == []  # nothing left to recover
+    assert (await worker.run("recover", LEASE="1"))["results"] == []  # nothing left
