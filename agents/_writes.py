@@ -4,11 +4,14 @@ A stretch of a run produces memory messages, audit events and the outcome of a d
 they wait in the ``Outbox`` and go to storage together with the change of state they belong
 to: the snapshot written on suspension, the completion of a decided call, the end of the run.
 So one approval cycle costs one transaction to suspend, one to decide (``agents._claims``),
-one to complete, and one to finish.
+one to complete, and one to finish. A tool that ran has an outcome that must not be lost: its
+completion is retried through a storage outage until storage answers again.
 """
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import uuid
 from dataclasses import dataclass, field
 from typing import Any
@@ -23,9 +26,15 @@ from storage import (
     MessageRecord,
     SnapshotRecord,
     StateChange,
+    StorageUnavailable,
     ThreadRecord,
     utcnow,
 )
+
+logger = logging.getLogger(__name__)
+
+_MAX_RETRY_DELAY = 5.0
+"""The longest wait between two attempts to store an outcome during an outage."""
 
 
 @dataclass
@@ -149,14 +158,42 @@ class RunWriter:
         self, *, snapshot: SnapshotRecord | None = None, delete_snapshot: str | None = None
     ) -> None:
         box = self.outbox
-        await self.rt.storage.commit(
-            StateChange(
-                snapshot=snapshot,
-                delete_snapshot=delete_snapshot,
-                completions=list(box.completions),
-                thread=box.thread,
-                messages=list(box.messages),
-                audit=list(box.audit),
-            )
+        change = StateChange(
+            snapshot=snapshot,
+            delete_snapshot=delete_snapshot,
+            completions=list(box.completions),
+            thread=box.thread,
+            messages=list(box.messages),
+            audit=list(box.audit),
         )
+        if box.completions:  # a tool ran: its outcome must not be lost to an outage
+            await _until_stored(self.rt, change)
+        else:
+            await self.rt.storage.commit(change)
         self.outbox = Outbox()
+
+
+async def _until_stored(rt: Runtime, change: StateChange) -> None:
+    """Commit ``change``, waiting out a storage outage (the outcome is kept meanwhile)."""
+    delay = 0.1
+    reported = False
+    while True:
+        try:
+            await rt.storage.commit(change)
+        except StorageUnavailable as exc:
+            if not reported:
+                logger.warning(
+                    "%s; the outcome of run %s is kept and written as soon as storage answers",
+                    exc,
+                    change.completions[0].run_id,
+                )
+                reported = True
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, _MAX_RETRY_DELAY)
+            continue
+        if reported:
+            logger.info(
+                "storage answers again: the outcome of run %s is stored",
+                change.completions[0].run_id,
+            )
+        return

@@ -8,7 +8,12 @@ Example:
 from typing import TYPE_CHECKING, Any
 
 from storage._change import ApprovalTally, Completion, StateChange
-from storage._errors import SnapshotVersionConflict, StorageConfigError, StorageError
+from storage._errors import (
+    SnapshotVersionConflict,
+    StorageConfigError,
+    StorageError,
+    StorageUnavailable,
+)
 from storage._factory import DEFAULT_STORAGE_URL, create_storage
 from storage._memory import InMemoryStorage
 from storage._protocol import Storage
@@ -43,6 +48,7 @@ __all__ = [
     "Storage",
     "StorageConfigError",
     "StorageError",
+    "StorageUnavailable",
     "ThreadRecord",
     "create_storage",
     "utcnow",

@@ -2,6 +2,7 @@
 
 StorageError
 ├── StorageConfigError      the storage URL cannot be used
+├── StorageUnavailable      the database / Redis server does not answer (try again later)
 └── SnapshotVersionConflict another process changed a snapshot first
 """
 
@@ -14,6 +15,20 @@ class StorageError(Exception):
 
 class StorageConfigError(StorageError):
     """The storage URL names no backend or cannot be opened."""
+
+
+class StorageUnavailable(StorageError):
+    """The storage server could not be reached, or the connection broke: nothing was written
+    (for a write, the transaction did not commit, unless the server committed it just before
+    the connection broke). Retry once the server answers again."""
+
+    def __init__(self, where: str, cause: BaseException) -> None:
+        self.where = where
+        """The server, as its URL without password."""
+        super().__init__(
+            f"storage at {where} is unreachable ({type(cause).__name__}: {cause}); check that "
+            "the server is running and STORAGE_URL points at it"
+        )
 
 
 class SnapshotVersionConflict(StorageError):

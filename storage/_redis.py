@@ -28,6 +28,7 @@ Claims, leases and approvals live in ``storage._redis_claims``.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import uuid
@@ -37,11 +38,12 @@ from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import redis.asyncio as aioredis
+from redis import exceptions as redis_errors
 
 from storage import _redis_change as change_args
 from storage import _redis_codec as codec
 from storage._change import StateChange
-from storage._errors import SnapshotVersionConflict, StorageConfigError
+from storage._errors import SnapshotVersionConflict, StorageConfigError, StorageUnavailable
 from storage._records import (
     ApprovalRecord,
     AuditEvent,
@@ -61,6 +63,34 @@ from storage._redis_scripts import (
 
 DEFAULT_KEY_PREFIX = "countersign:"
 """Prefix of every key ``RedisStorage`` writes."""
+
+_PROTOCOL_METHODS = (
+    "commit",
+    "load_run",
+    "save_snapshot",
+    "load_snapshot",
+    "delete_snapshot",
+    "list_snapshots",
+    "claim",
+    "complete_claim",
+    "list_claims",
+    "list_claims_of_runs",
+    "list_unfinished_claims",
+    "renew_lease",
+    "take_over_expired_claims",
+    "add_approval",
+    "list_approvals",
+    "save_thread",
+    "get_thread",
+    "append_messages",
+    "list_messages",
+    "append_audit",
+    "query_audit",
+    "add_if_absent",
+    "get_value",
+    "delete_value",
+)
+"""Every protocol method: each reports an unreachable server as ``StorageUnavailable``."""
 
 _TEMP_KEY_SECONDS = 30
 _MESSAGE_CHUNK = 200
@@ -111,6 +141,12 @@ class RedisStorage(RedisClaims):
         prefix = key_prefix if key_prefix is not None else (prefixes or [DEFAULT_KEY_PREFIX])[-1]
         client = aioredis.Redis.from_url(url, decode_responses=True)
         return cls(client, owns_client=True, key_prefix=prefix)
+
+    @property
+    def where(self) -> str:
+        """The server, for error messages (no password)."""
+        kwargs = self._r.connection_pool.connection_kwargs
+        return f"redis://{kwargs.get('host', '?')}:{kwargs.get('port', '?')}/{kwargs.get('db', 0)}"
 
     @property
     def key_prefix(self) -> str:
@@ -341,3 +377,19 @@ class RedisStorage(RedisClaims):
 
 def _text(value: Any) -> str:
     return value.decode() if isinstance(value, bytes) else value
+
+
+def _unavailable_when_unreachable(method: Any) -> Any:
+    """Wrap a public method: Redis connection failures become ``StorageUnavailable``."""
+
+    async def wrapper(self: RedisStorage, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return await method(self, *args, **kwargs)
+        except (redis_errors.ConnectionError, redis_errors.TimeoutError, OSError) as exc:
+            raise StorageUnavailable(self.where, exc) from exc
+
+    return functools.update_wrapper(wrapper, method)
+
+
+for _name in _PROTOCOL_METHODS:
+    setattr(RedisStorage, _name, _unavailable_when_unreachable(getattr(RedisStorage, _name)))

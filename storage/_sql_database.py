@@ -22,7 +22,7 @@ from sqlalchemy.exc import OperationalError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from storage import _migrate
-from storage._errors import StorageConfigError
+from storage._errors import StorageConfigError, StorageUnavailable
 from storage._sql_engine import WRITE_OPTION, create_engine, is_locked
 
 logger = logging.getLogger(__name__)
@@ -86,8 +86,12 @@ class SQLDatabase:
     async def read(self, work: Callable[[AsyncConnection], Awaitable[T]]) -> T:
         """Run ``work`` on a connection (it may open its own transaction)."""
         await self._ready()
-        async with self.engine.connect() as conn:
-            return await work(conn)
+        try:
+            async with self.engine.connect() as conn:
+                return await work(conn)
+        except (OSError, sa.exc.DBAPIError) as exc:
+            self._raise_unavailable(exc)
+            raise
 
     async def write(self, work: Callable[[AsyncConnection], Awaitable[T]]) -> T:
         """Run ``work`` in one write transaction, retrying while SQLite reports a lock."""
@@ -97,9 +101,14 @@ class SQLDatabase:
             try:
                 async with self._sqlite_writer or nullcontext(), self._writer.begin() as conn:
                     return await work(conn)
-            except OperationalError as exc:
+            except OSError as exc:
+                self._raise_unavailable(exc)
+                raise
+            except sa.exc.DBAPIError as exc:
                 attempt += 1
-                if self.dialect != "sqlite" or not is_locked(exc) or attempt > LOCK_RETRIES:
+                locked = isinstance(exc, OperationalError) and is_locked(exc)
+                if self.dialect != "sqlite" or not locked or attempt > LOCK_RETRIES:
+                    self._raise_unavailable(exc)
                     raise
                 logger.debug("SQLite database busy, retry %d of %d", attempt, LOCK_RETRIES)
                 await asyncio.sleep(random.uniform(0, min(0.01 * 2**attempt, 0.5)))
@@ -107,6 +116,19 @@ class SQLDatabase:
     def insert(self, table: sa.Table) -> Any:
         """A dialect-specific INSERT (both offer ``on_conflict_do_*``)."""
         return (postgresql.insert if self.dialect == "postgresql" else sqlite.insert)(table)
+
+    def _raise_unavailable(self, exc: BaseException) -> None:
+        """Raise ``StorageUnavailable`` when ``exc`` says the server is unreachable."""
+        if isinstance(exc, sa.exc.DBAPIError):
+            lost = exc.connection_invalidated or isinstance(exc.orig, OSError)
+            if not lost and self.dialect == "postgresql":
+                lost = isinstance(exc, sa.exc.OperationalError | sa.exc.InterfaceError)
+            if not lost:
+                return
+        elif not isinstance(exc, OSError):
+            return
+        where = self.engine.url.render_as_string(hide_password=True)
+        raise StorageUnavailable(where, exc) from exc
 
     async def _ready(self) -> None:
         if not self._migrated:

@@ -12,7 +12,7 @@ from bench.__main__ import _report, main
 from bench._cycle import run_concurrent, run_cycles
 from bench._floor import open_floor
 from bench.peers._peer_timing import floor_once, time_cycles
-from storage import InMemoryStorage, SnapshotRecord
+from storage import ClaimRecord, InMemoryStorage, StateChange
 from tests.backends import SHARED_BACKENDS, unique_url
 
 SQL_FIELDS = {"statements_per_cycle", "transactions_per_cycle", "commits_per_cycle"}
@@ -59,15 +59,16 @@ async def test_concurrent_cycles_all_finish_and_are_reported_with_how_many_in_fl
 
 
 class EverySecondSuspendFails(InMemoryStorage):
-    """Storage whose every second snapshot save fails, as a full disk would (a fake backend)."""
+    """Storage whose every second snapshot write fails, as a full disk would (a fake backend)."""
 
     saves = 0
 
-    async def save_snapshot(self, record: SnapshotRecord) -> None:
-        self.saves += 1
-        if self.saves % 2 == 0:
-            raise OSError("disk full")
-        await super().save_snapshot(record)
+    async def commit(self, change: StateChange) -> ClaimRecord | None:
+        if change.snapshot is not None and change.snapshot.version == 1:
+            self.saves += 1
+            if self.saves % 2 == 0:
+                raise OSError("disk full")
+        return await super().commit(change)
 
 
 async def test_failed_concurrent_cycles_are_counted_and_the_first_error_is_shown() -> None:

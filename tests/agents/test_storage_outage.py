@@ -1,0 +1,152 @@
+"""A storage outage while a tool runs loses nothing: the outcome is written once storage is back.
+
+The test runs its OWN redis-server (append-only file, so a restart keeps the data) on a free
+loopback port and stops it by its pid from inside the tool; the shared services are untouched.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import socket
+import subprocess
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pydantic import BaseModel
+
+from agents import Agent
+from agents.models import ScriptedModel, call, reply
+from storage import RedisStorage, StorageUnavailable
+from tools import ToolContext, create_tool
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(shutil.which("redis-server") is None, reason="needs redis-server"),
+]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class OwnRedis:
+    """A redis-server of this test only; ``stop`` and ``start`` it like an outage."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        self.port = _free_port()
+        self.process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    async def start(self) -> None:
+        self.process = subprocess.Popen(  # noqa: ASYNC220 (returns at once)
+            [
+                "redis-server",
+                "--bind", "127.0.0.1",
+                "--port", str(self.port),
+                "--dir", str(self.directory),
+                "--appendonly", "yes",
+                "--appendfsync", "always",
+                "--save", "",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+        async with asyncio.timeout(30):
+            while True:
+                try:
+                    _, writer = await asyncio.open_connection("127.0.0.1", self.port)
+                    writer.close()
+                    return
+                except OSError:
+                    await asyncio.sleep(0.05)
+
+    def stop(self) -> None:
+        if self.process is not None:
+            self.process.terminate()
+            self.process.wait(timeout=30)
+            self.process = None
+
+
+@pytest.fixture
+async def own_redis(tmp_path: Path) -> AsyncIterator[OwnRedis]:
+    server = OwnRedis(tmp_path)
+    await server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+class Target(BaseModel):
+    id: str
+
+
+async def test_an_unreachable_server_is_reported_as_storage_unavailable(
+    own_redis: OwnRedis,
+) -> None:
+    store = RedisStorage.from_url(own_redis.url)
+    try:
+        assert await store.add_if_absent("k", "v", 60)
+        own_redis.stop()
+        with pytest.raises(StorageUnavailable) as info:
+            await store.get_value("k")
+        assert f"127.0.0.1:{own_redis.port}" in str(info.value)
+    finally:
+        await store.close()
+
+
+async def test_a_tool_that_finishes_during_an_outage_keeps_its_outcome(
+    own_redis: OwnRedis,
+) -> None:
+    ran: list[str] = []
+    restarted: list[asyncio.Task[None]] = []
+
+    async def delete(input: Target, ctx: ToolContext) -> dict[str, Any]:
+        own_redis.stop()  # storage goes down while the tool runs ...
+        ran.append(input.id)
+
+        async def back_later() -> None:
+            await asyncio.sleep(0.5)
+            await own_redis.start()  # ... and comes back after it finished
+
+        restarted.append(asyncio.create_task(back_later()))
+        return {"deleted": input.id}
+
+    tool = create_tool(
+        id="delete-record",
+        description="Delete",
+        input_schema=Target,
+        execute=delete,
+        require_approval=True,
+    )
+    store = RedisStorage.from_url(own_redis.url)
+    make: Callable[[list[Any]], Agent] = lambda script: Agent(  # noqa: E731
+        id="ops", model=ScriptedModel(script), tools=[tool], storage=store
+    )
+    try:
+        first = await make([call("delete-record", {"id": "42"}, id="c1")]).generate("delete 42")
+        done = await make([reply("Deleted 42.")]).approve_tool_call_generate(
+            run_id=first.run_id, decided_by="U2"
+        )
+        assert done.finish_reason == "stop" and done.text == "Deleted 42."
+        assert ran == ["42"]
+        snapshot, claims, _ = await store.load_run(first.run_id)
+        assert snapshot is None
+        [claim] = claims
+        assert claim.status == "completed" and claim.outcome is not None
+        assert claim.outcome.get("result") == {"deleted": "42"}
+        executed = [e for e in await store.query_audit(run_id=first.run_id) if e.kind == "executed"]
+        assert len(executed) == 1
+    finally:
+        for task in restarted:
+            await task
+        await store.close()
