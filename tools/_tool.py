@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import inspect
+import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
@@ -20,6 +22,17 @@ Execute = Callable[[Any, ToolContext], Any]
 """``async def (input, ctx)`` (or a plain def, run in a worker thread)."""
 
 _JSON = TypeAdapter(Any)
+
+
+@functools.lru_cache(maxsize=512)
+def _schema_text(model: type[BaseModel]) -> str:
+    # Generating a schema takes ~1 ms; a run asks for every tool's at every model turn.
+    return json.dumps(model.model_json_schema())
+
+
+def _json_schema_of(model: type[BaseModel]) -> dict[str, Any]:
+    result: dict[str, Any] = json.loads(_schema_text(model))
+    return result
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -50,12 +63,12 @@ class Tool:
     """Distinct approvers a gated call needs before it runs (2 = the two-person rule)."""
 
     def parameters_schema(self) -> dict[str, Any]:
-        """The JSON schema of the input, as sent to the model."""
-        return self.input_schema.model_json_schema()
+        """The JSON schema of the input, as sent to the model (a fresh copy each time)."""
+        return _json_schema_of(self.input_schema)
 
     def resume_json_schema(self) -> dict[str, Any] | None:
         """The JSON schema of the resume data, or None."""
-        return None if self.resume_schema is None else self.resume_schema.model_json_schema()
+        return None if self.resume_schema is None else _json_schema_of(self.resume_schema)
 
     def parse_input(self, args: dict[str, Any]) -> BaseModel:
         """Validate arguments against the input schema (``ToolInputError`` when invalid)."""
