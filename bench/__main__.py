@@ -1,4 +1,4 @@
-"""``python -m bench [all|cycle|list|clicks|peers]``: one JSON line per figure (SPEC 9).
+"""``python -m bench [all|cycle|list|clicks|memory|peers]``: one JSON line per figure (SPEC 9).
 
 Figures:
   cycle   per storage URL: suspend → persist → new Agent → approve → finish with a scripted
@@ -8,6 +8,8 @@ Figures:
           concurrent_cycles_per_s with --in-flight cycles (default 100) at once, and failures
   list    list_suspended_runs with --runs stored runs (one page, one thread)
   clicks  p50/p99 Slack click-to-ack time under concurrent clicks against the real bot
+  memory  process memory (RSS) with --pending-small then --pending-large runs waiting for
+          approval on one store: rss_small_mb, rss_large_mb, growth (should stay near 0)
   peers   the cycle for LangGraph, the OpenAI Agents SDK and Pydantic AI (own venv), each with
           median_ms, floor_median_ms, ratio_to_floor (own floor, own process) and
           ratio_vs_countersign, per storage class (memory, SQLite file)
@@ -18,6 +20,7 @@ python -m bench cycle --storage 'postgresql+asyncpg://postgres@127.0.0.1/test?sc
 python -m bench cycle --storage 'redis://127.0.0.1:6379/14?key_prefix=bench:'
 python -m bench list --storage postgresql+asyncpg://postgres@127.0.0.1/test --runs 100000
 python -m bench clicks --cards 50 --per-card 3 --concurrency 50
+python -m bench memory --storage sqlite+aiosqlite:///./data/bench-memory.db
 python -m bench peers --cycles 200
 """
 
@@ -36,14 +39,17 @@ from typing import Any
 from bench._clicks import run_clicks
 from bench._cycle import run_cycles
 from bench._listing import run_listing
+from bench._memory import run_memory
 from bench._peers import run_peers
 
 SQLITE = "sqlite+aiosqlite:///./data/bench.db"
 CYCLE_STORAGES = ["memory://", SQLITE]
 """``cycle`` (and ``all``) without ``--storage``."""
+MEMORY_STORAGE = "sqlite+aiosqlite:///./data/bench-memory.db"
+"""``memory`` without ``--storage``: the pending runs pile up in this file."""
 LIST_STORAGES = [SQLITE]
 """``list`` (and ``all``) without ``--list-storage``: one backend, 100k runs kept in the file."""
-FIGURES = ("all", "cycle", "list", "clicks", "peers")
+FIGURES = ("all", "cycle", "list", "clicks", "memory", "peers")
 
 
 def _once(figure: Coroutine[Any, Any, dict[str, Any]]) -> list[dict[str, Any]]:
@@ -80,6 +86,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     listing = sub.add_parser("list", help="list_suspended_runs with many stored runs")
     clicks = sub.add_parser("clicks", help="Slack click-to-ack time under concurrent clicks")
+    memory = sub.add_parser("memory", help="process memory as pending runs pile up")
+    memory.add_argument("--storage", default=MEMORY_STORAGE, help="storage URL")
+    every.add_argument("--memory-storage", default=MEMORY_STORAGE, help="storage URL for memory")
+    for command in (every, memory):
+        command.add_argument("--pending-small", type=int, default=1_000)
+        command.add_argument("--pending-large", type=int, default=10_000)
     peers = sub.add_parser(
         "peers", help="the cycle for LangGraph, the OpenAI Agents SDK and Pydantic AI"
     )
@@ -128,6 +140,10 @@ def main(argv: list[str] | None = None) -> int:
         url = args.storage if chosen == "clicks" else args.clicks_storage
         options = {"cards": args.cards, "per_card": args.per_card, "concurrency": args.concurrency}
         ok &= _report("clicks", partial(_once, run_clicks(url, **options)))
+    if chosen in ("all", "memory"):
+        url = args.storage if chosen == "memory" else args.memory_storage
+        figure = run_memory(url, args.pending_small, args.pending_large)
+        ok &= _report("memory", partial(_once, figure))
     if chosen in ("all", "peers"):
         ok &= _report("peers", partial(run_peers, cycles=args.cycles, data_dir=args.data_dir))
     return 0 if ok else 1

@@ -165,3 +165,14 @@ def test_a_printed_line_with_an_error_field_fails_the_run(
     lines: list[dict[str, Any]] = [{"figure": "cycle", "error": "2/100 concurrent cycles failed"}]
     assert _report("cycle", lambda: lines) is False
     assert "2/100" in capsys.readouterr().out
+
+
+async def test_memory_figure_reports_rss_before_and_after_more_pending_runs(
+    tmp_path: Path,
+) -> None:
+    from bench._memory import run_memory
+
+    figure = await run_memory(f"sqlite+aiosqlite:///{tmp_path / 'm.db'}", small=5, large=15)
+    assert figure["figure"] == "memory" and figure["pending_large"] == 15
+    assert figure["rss_small_mb"] > 0 and figure["rss_large_mb"] > 0
+    assert isinstance(figure["growth"], float)

@@ -95,7 +95,9 @@ async def test_with_memory_the_thread_is_written_with_the_state_changes(
         )
         with counting(store) as suspend:
             first = await agent.generate("delete 1", thread_id="t1")
-        assert suspend.write_transactions == 1  # snapshot + audit + thread + user and assistant messages
+        assert (
+            suspend.write_transactions == 1
+        )  # snapshot + audit + thread + user and assistant messages
         with counting(store) as rest:
             await agent.approve_tool_call_generate(run_id=first.run_id, decided_by="U2")
         assert rest.write_transactions == 3  # claim; outcome + tool message; the final answer
