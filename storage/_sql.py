@@ -33,6 +33,7 @@ from storage._records import (
 from storage._sql_database import SQLDatabase
 from storage._sql_schema import (
     CLAIM_ORDER,
+    approvals,
     approvals_query,
     audit,
     claims,
@@ -46,6 +47,14 @@ from storage._sql_schema import (
 )
 from storage._sql_writes import add_approval
 
+_RUN: sa.BindParameter[str] = sa.bindparam("b_run_id")
+_SNAPSHOT_OF_RUN = snapshots.select().where(snapshots.c.run_id == _RUN)
+_CLAIMS_OF_RUN = claims.select().where(claims.c.run_id == _RUN).order_by(*CLAIM_ORDER)
+_APPROVALS_OF_RUN = (
+    approvals.select()
+    .where(approvals.c.run_id == _RUN)
+    .order_by(approvals.c.approved_at, approvals.c.key, approvals.c.approver)
+)
 _KV_PURGE_EVERY_SECONDS = 60.0
 
 
@@ -87,18 +96,19 @@ class SQLStorage:
     async def load_run(
         self, run_id: str
     ) -> tuple[SnapshotRecord | None, list[ClaimRecord], list[ApprovalRecord]]:
-        snapshot = snapshots.select().where(snapshots.c.run_id == run_id)
-        its_claims = claims.select().where(claims.c.run_id == run_id).order_by(*CLAIM_ORDER)
-        its_approvals = approvals_query([run_id])
+        params = {"b_run_id": run_id}
 
         async def work(
             conn: AsyncConnection,
         ) -> tuple[SnapshotRecord | None, list[ClaimRecord], list[ApprovalRecord]]:
             conn = await self._consistent(conn)
             async with conn.begin():
-                row = (await conn.execute(snapshot)).first()
-                found = await self._claims(conn, its_claims)
-                rows = (await conn.execute(its_approvals)).all()
+                row = (await conn.execute(_SNAPSHOT_OF_RUN, params)).first()
+                found = [
+                    record_from_row(ClaimRecord, r)
+                    for r in (await conn.execute(_CLAIMS_OF_RUN, params)).all()
+                ]
+                rows = (await conn.execute(_APPROVALS_OF_RUN, params)).all()
             record = None if row is None else record_from_row(SnapshotRecord, row)
             return record, found, [record_from_row(ApprovalRecord, r) for r in rows]
 

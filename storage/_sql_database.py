@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
+import time
 from collections.abc import Awaitable, Callable
 from contextlib import nullcontext
 from typing import Any, TypeVar
@@ -29,8 +30,8 @@ logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
-LOCK_RETRIES = 8
-"""How often a write is retried while SQLite reports another process's lock."""
+LOCK_WAIT_SECONDS = 30.0
+"""How long a write keeps retrying while SQLite reports another process's lock."""
 
 
 class SQLDatabase:
@@ -44,6 +45,7 @@ class SQLDatabase:
         else:
             self.engine, self._schema = create_engine(url_or_engine)
             self._owns_engine = True
+        self._url = url_or_engine if not isinstance(url_or_engine, AsyncEngine) else None
         self.dialect = self.engine.dialect.name
         """``sqlite`` or ``postgresql``."""
         if self.dialect not in ("sqlite", "postgresql"):
@@ -61,22 +63,43 @@ class SQLDatabase:
     async def migrate(self) -> str | None:
         """Apply pending migrations now; return the revision.
 
-        Raises ``StorageConfigError`` when the database cannot be reached.
+        Raises ``StorageConfigError`` when the database cannot be reached. Another process
+        migrating the same SQLite file at the same moment is waited for.
         """
         async with self._migrate_lock:
-            try:
-                revision = await _migrate.upgrade(self.engine, schema=self._schema)
-            except (OSError, sa.exc.DBAPIError) as exc:
-                if isinstance(exc, OperationalError) and is_locked(exc):
-                    raise
-                shown = self.engine.url.render_as_string(hide_password=True)
-                reason = exc.orig if isinstance(exc, sa.exc.DBAPIError) else exc
-                raise StorageConfigError(
-                    f"cannot open the storage database {shown} ({type(reason).__name__}: "
-                    f"{reason}): check STORAGE_URL and that the database server is running"
-                ) from exc
+            deadline = time.monotonic() + LOCK_WAIT_SECONDS
+            attempt = 0
+            while True:
+                try:
+                    revision = await self._upgrade()
+                    break
+                except (OSError, sa.exc.DBAPIError) as exc:
+                    locked = isinstance(exc, OperationalError) and is_locked(exc)
+                    if locked and time.monotonic() < deadline:
+                        attempt += 1
+                        await asyncio.sleep(random.uniform(0, min(0.01 * 2**attempt, 0.2)))
+                        continue
+                    if locked:
+                        raise
+                    shown = self.engine.url.render_as_string(hide_password=True)
+                    reason = exc.orig if isinstance(exc, sa.exc.DBAPIError) else exc
+                    raise StorageConfigError(
+                        f"cannot open the storage database {shown} ({type(reason).__name__}: "
+                        f"{reason}): check STORAGE_URL and that the database server is running"
+                    ) from exc
             self._migrated = True
             return revision
+
+    async def _upgrade(self) -> str | None:
+        """Alembic's upgrade. A SQLite file we opened is migrated over a connection that waits
+        in its own thread for another process's lock (ours run in the loop, briefly)."""
+        if self.dialect != "sqlite" or self._url is None:
+            return await _migrate.upgrade(self.engine, schema=self._schema)
+        patient, _ = create_engine(self._url, inline=False)
+        try:
+            return await _migrate.upgrade(patient, schema=None)
+        finally:
+            await patient.dispose()
 
     async def close(self) -> None:
         """Dispose the engine if it was made here."""
@@ -86,17 +109,25 @@ class SQLDatabase:
     async def read(self, work: Callable[[AsyncConnection], Awaitable[T]]) -> T:
         """Run ``work`` on a connection (it may open its own transaction)."""
         await self._ready()
-        try:
-            async with self.engine.connect() as conn:
-                return await work(conn)
-        except (OSError, sa.exc.DBAPIError) as exc:
-            self._raise_unavailable(exc)
-            raise
+        deadline = time.monotonic() + LOCK_WAIT_SECONDS
+        attempt = 0
+        while True:
+            try:
+                async with self.engine.connect() as conn:
+                    return await work(conn)
+            except (OSError, sa.exc.DBAPIError) as exc:
+                attempt += 1
+                locked = isinstance(exc, OperationalError) and is_locked(exc)
+                if self.dialect != "sqlite" or not locked or time.monotonic() > deadline:
+                    self._raise_unavailable(exc)
+                    raise
+                await asyncio.sleep(random.uniform(0, min(0.002 * 2**attempt, 0.1)))
 
     async def write(self, work: Callable[[AsyncConnection], Awaitable[T]]) -> T:
         """Run ``work`` in one write transaction, retrying while SQLite reports a lock."""
         await self._ready()
         attempt = 0
+        deadline = time.monotonic() + LOCK_WAIT_SECONDS
         while True:
             try:
                 async with self._sqlite_writer or nullcontext(), self._writer.begin() as conn:
@@ -107,11 +138,11 @@ class SQLDatabase:
             except sa.exc.DBAPIError as exc:
                 attempt += 1
                 locked = isinstance(exc, OperationalError) and is_locked(exc)
-                if self.dialect != "sqlite" or not locked or attempt > LOCK_RETRIES:
+                if self.dialect != "sqlite" or not locked or time.monotonic() > deadline:
                     self._raise_unavailable(exc)
                     raise
-                logger.debug("SQLite database busy, retry %d of %d", attempt, LOCK_RETRIES)
-                await asyncio.sleep(random.uniform(0, min(0.01 * 2**attempt, 0.5)))
+                logger.debug("SQLite database busy, retry %d", attempt)
+                await asyncio.sleep(random.uniform(0, min(0.002 * 2**attempt, 0.1)))
 
     def insert(self, table: sa.Table) -> Any:
         """A dialect-specific INSERT (both offer ``on_conflict_do_*``)."""

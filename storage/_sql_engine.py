@@ -2,7 +2,9 @@
 
 SQLite gets WAL, a busy timeout and explicit ``BEGIN`` statements so that several processes can
 share one file: writes run in ``BEGIN IMMEDIATE`` transactions (they queue for the write lock up
-front instead of failing half-way), reads in plain deferred ones.
+front instead of failing half-way), reads in plain deferred ones. A SQLite file is driven in the
+event loop's thread (``storage._sqlite_inline``) with a short busy timeout; waiting for another
+process's lock is ``SQLDatabase``'s asynchronous retry.
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ from sqlalchemy.exc import ArgumentError, OperationalError
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
 from storage._errors import StorageConfigError
+from storage._sqlite_inline import BUSY_TIMEOUT_MS as INLINE_BUSY_TIMEOUT_MS
+from storage._sqlite_inline import inline_creator
 
 WRITE_OPTION = "countersign_write"
 """Execution option marking a connection whose transaction will write (SQLite: BEGIN IMMEDIATE)."""
@@ -62,14 +66,25 @@ def parse_url(url: str | URL) -> tuple[URL, str | None]:
     return parsed, schema
 
 
-def create_engine(url: str | URL) -> tuple[AsyncEngine, str | None]:
-    """An engine for ``url`` with our SQLite settings, and the PostgreSQL schema to use."""
+def create_engine(url: str | URL, *, inline: bool = True) -> tuple[AsyncEngine, str | None]:
+    """An engine for ``url`` with our SQLite settings, and the PostgreSQL schema to use.
+
+    ``inline=False``: a SQLite file through aiosqlite's worker thread with the long busy
+    timeout (for migrations, which may wait for another process's).
+    """
     parsed, schema = parse_url(url)
     connect_args: dict[str, Any] = {}
     if parsed.get_backend_name() == "sqlite":
         database = parsed.database or ""
         if database and database != ":memory:" and not database.startswith("file:"):
-            Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+            database = str(Path(database).expanduser())
+            Path(database).parent.mkdir(parents=True, exist_ok=True)
+        if inline and database and database != ":memory:" and not database.startswith("file:"):
+            # A file: calls run in the loop's thread (see storage._sqlite_inline).
+            creator = inline_creator(database, uri=False)
+            engine = create_async_engine(parsed, async_creator=creator)
+            configure_sqlite(engine, busy_timeout_ms=INLINE_BUSY_TIMEOUT_MS)
+            return engine, schema
         connect_args["timeout"] = SQLITE_BUSY_TIMEOUT_MS / 1000
         engine = create_async_engine(parsed, connect_args=connect_args)
         configure_sqlite(engine)
@@ -82,7 +97,7 @@ def create_engine(url: str | URL) -> tuple[AsyncEngine, str | None]:
     return engine, schema
 
 
-def configure_sqlite(engine: AsyncEngine) -> None:
+def configure_sqlite(engine: AsyncEngine, *, busy_timeout_ms: int = SQLITE_BUSY_TIMEOUT_MS) -> None:
     """WAL, busy timeout, and our own BEGIN / BEGIN IMMEDIATE on every connection of ``engine``."""
 
     @event.listens_for(engine.sync_engine, "connect")
@@ -90,7 +105,7 @@ def configure_sqlite(engine: AsyncEngine) -> None:
         # Stop the driver from issuing its own BEGIN; _on_begin issues the right one.
         dbapi_connection.isolation_level = None
         cursor = dbapi_connection.cursor()
-        cursor.execute(f"PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_MS}")
+        cursor.execute(f"PRAGMA busy_timeout = {busy_timeout_ms}")
         cursor.execute("PRAGMA journal_mode = WAL")
         cursor.execute("PRAGMA synchronous = NORMAL")
         cursor.close()

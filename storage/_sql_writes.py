@@ -7,8 +7,12 @@ run costs one ``COMMIT``.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
+from typing import Any
 
+import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from storage._change import ApprovalTally, StateChange
@@ -34,6 +38,50 @@ from storage._sql_schema import (
     snapshots,
     threads,
 )
+
+# The hot statements are built once (per dialect) with bound parameters: building and hashing
+# a new statement object for every write cost more than SQLite's own work.
+_RUN: sa.BindParameter[str] = sa.bindparam("b_run_id")
+_KEY: sa.BindParameter[str] = sa.bindparam("b_key")
+_COMPLETE = (
+    claims.update()
+    .where(claims.c.run_id == _RUN, claims.c.key == _KEY)
+    .values(
+        status="completed",
+        outcome=sa.bindparam("b_outcome", type_=claims.c.outcome.type),
+        completed_at=sa.bindparam("b_at", type_=claims.c.completed_at.type),
+    )
+)
+_UPDATE_SNAPSHOT = (
+    snapshots.update()
+    .where(snapshots.c.run_id == _RUN)
+    .where(snapshots.c.version == sa.bindparam("b_previous"))
+)
+_DELETE_SNAPSHOT = snapshots.delete().where(snapshots.c.run_id == _RUN)
+_DELETE_APPROVALS = approvals.delete().where(approvals.c.run_id == _RUN)
+_CLAIM_OF_KEY = claims.select().where(claims.c.run_id == _RUN, claims.c.key == _KEY)
+
+
+@functools.cache
+def _insert_claim(dialect: str) -> Any:
+    return (
+        _dialect_insert(dialect, claims)
+        .on_conflict_do_nothing(index_elements=[claims.c.run_id, claims.c.key])
+        .returning(claims.c.run_id)
+    )
+
+
+@functools.cache
+def _insert_snapshot(dialect: str) -> Any:
+    return (
+        _dialect_insert(dialect, snapshots)
+        .on_conflict_do_nothing(index_elements=[snapshots.c.run_id])
+        .returning(snapshots.c.run_id)
+    )
+
+
+def _dialect_insert(dialect: str, table: sa.Table) -> Any:
+    return (postgresql.insert if dialect == "postgresql" else sqlite.insert)(table)
 
 
 async def apply(db: SQLDatabase, conn: AsyncConnection, change: StateChange) -> ClaimRecord | None:
@@ -61,28 +109,19 @@ async def apply(db: SQLDatabase, conn: AsyncConnection, change: StateChange) -> 
 
 async def claim(db: SQLDatabase, conn: AsyncConnection, record: ClaimRecord) -> ClaimRecord | None:
     """Insert the claim unless its key is taken; None when inserted, else the stored one."""
-    stmt = (
-        db.insert(claims)
-        .values(**record_values(record))
-        .on_conflict_do_nothing(index_elements=[claims.c.run_id, claims.c.key])
-        .returning(claims.c.run_id)
-    )
-    if (await conn.execute(stmt)).first() is not None:
+    inserted = await conn.execute(_insert_claim(db.dialect), record_values(record))
+    if inserted.first() is not None:
         return None
-    existing = claims.select().where(claims.c.run_id == record.run_id, claims.c.key == record.key)
-    return record_from_row(ClaimRecord, (await conn.execute(existing)).one())
+    existing = await conn.execute(_CLAIM_OF_KEY, {"b_run_id": record.run_id, "b_key": record.key})
+    return record_from_row(ClaimRecord, existing.one())
 
 
 async def complete(
     conn: AsyncConnection, run_id: str, key: str, outcome: dict[str, object]
 ) -> None:
     """Mark a claim completed; ``KeyError`` when there is none."""
-    stmt = (
-        claims.update()
-        .where(claims.c.run_id == run_id, claims.c.key == key)
-        .values(status="completed", outcome=dict(outcome), completed_at=utcnow())
-    )
-    if (await conn.execute(stmt)).rowcount != 1:
+    params = {"b_run_id": run_id, "b_key": key, "b_outcome": dict(outcome), "b_at": utcnow()}
+    if (await conn.execute(_COMPLETE, params)).rowcount != 1:
         raise KeyError(
             f"no claim {key!r} on run {run_id!r} to complete: claim() it before completing it"
         )
@@ -92,21 +131,11 @@ async def save_snapshot(db: SQLDatabase, conn: AsyncConnection, record: Snapshot
     """Insert (version 1) or replace (the next version); ``SnapshotVersionConflict`` otherwise."""
     values = record_values(record)
     if record.version == 1:
-        stmt = (
-            db.insert(snapshots)
-            .values(**values)
-            .on_conflict_do_nothing(index_elements=[snapshots.c.run_id])
-            .returning(snapshots.c.run_id)
-        )
-        saved = (await conn.execute(stmt)).first() is not None
+        inserted = await conn.execute(_insert_snapshot(db.dialect), values)
+        saved = inserted.first() is not None
     elif record.version > 1:
-        result = await conn.execute(
-            snapshots.update()
-            .where(snapshots.c.run_id == record.run_id)
-            .where(snapshots.c.version == record.version - 1)
-            .values(**values)
-        )
-        saved = result.rowcount == 1
+        params = {**values, "b_run_id": record.run_id, "b_previous": record.version - 1}
+        saved = (await conn.execute(_UPDATE_SNAPSHOT, params)).rowcount == 1
     else:
         saved = False
     if not saved:
@@ -115,8 +144,8 @@ async def save_snapshot(db: SQLDatabase, conn: AsyncConnection, record: Snapshot
 
 async def delete_snapshot(conn: AsyncConnection, run_id: str) -> None:
     """Delete a run's snapshot and its approvals (claims stay: decisions are remembered)."""
-    await conn.execute(snapshots.delete().where(snapshots.c.run_id == run_id))
-    await conn.execute(approvals.delete().where(approvals.c.run_id == run_id))
+    await conn.execute(_DELETE_SNAPSHOT, {"b_run_id": run_id})
+    await conn.execute(_DELETE_APPROVALS, {"b_run_id": run_id})
 
 
 async def save_thread(db: SQLDatabase, conn: AsyncConnection, record: ThreadRecord) -> None:
