@@ -92,6 +92,8 @@ class Settings(BaseModel):
     """``ALLOW_SELF_APPROVAL``: whether the requester may approve their own request."""
     approval_ttl_seconds: int = 86400
     """``APPROVAL_TTL_SECONDS``: pending approvals expire after this long."""
+    claim_lease_seconds: int = 30
+    """``CLAIM_LEASE_SECONDS``: seconds a claim is held unrenewed; lapsed ones are taken over"""
     api_token: SecretStr | None = None
     """``API_TOKEN``: the Bearer token that enables /api (unset: the API is off)."""
     log_level: str = "INFO"
@@ -182,6 +184,7 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
         approvers=_approvers(problems, text("APPROVERS")),
         allow_self_approval=flag("ALLOW_SELF_APPROVAL"),
         approval_ttl_seconds=number("APPROVAL_TTL_SECONDS", 86400, 60, 365 * 86400),
+        claim_lease_seconds=number("CLAIM_LEASE_SECONDS", 30, 1, 365 * 86400),
         api_token=secret("API_TOKEN"),
         log_level=log_level,
     )

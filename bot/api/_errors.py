@@ -9,10 +9,11 @@ client raises the same class again. Errors that only exist at the HTTP edge:
         ├── AgentNotFound        404: no agent with that id is served
         └── ApiRequestError      400: malformed JSON, wrong body shape, bad query parameters
 
-Statuses: 400 bad input; 401 auth; 404 unknown agent or run (``SnapshotNotFound``); 409 the
-call is not in a state to take this decision (``ToolCallNotSuspended``, ``AlreadyDecided``,
-``ApprovalExpired``, ``FingerprintMismatch``); 422 data that fails the tool's schema
-(``InvalidResumeData``, ``InvalidToolArgs``).
+Statuses: 400 bad input; 401 auth; 403 the decision policy refuses ``decidedBy``
+(``NotAllowedToDecide``, with the ``rule``); 404 unknown agent or run (``SnapshotNotFound``);
+409 the call is not in a state to take this decision (``ToolCallNotSuspended``,
+``AlreadyDecided``, ``ApprovalExpired``, ``FingerprintMismatch``, ``DuplicateApproval``);
+422 data that fails the tool's schema (``InvalidResumeData``, ``InvalidToolArgs``).
 """
 
 from __future__ import annotations
@@ -25,9 +26,11 @@ from agents.errors import (
     AlreadyDecided,
     AmbiguousToolCall,
     ApprovalExpired,
+    DuplicateApproval,
     FingerprintMismatch,
     InvalidResumeData,
     InvalidToolArgs,
+    NotAllowedToDecide,
     SnapshotNotFound,
     ToolCallNotSuspended,
 )
@@ -71,9 +74,13 @@ class ApiRequestError(ApiError):
 # -- server side ---------------------------------------------------------------------------
 def status_of(error: AgentError) -> int:
     """The HTTP status of a runtime error."""
+    if isinstance(error, NotAllowedToDecide):
+        return 403
     if isinstance(error, SnapshotNotFound):
         return 404
-    if isinstance(error, ToolCallNotSuspended | AlreadyDecided | FingerprintMismatch):
+    if isinstance(
+        error, ToolCallNotSuspended | AlreadyDecided | FingerprintMismatch | DuplicateApproval
+    ):
         return 409
     if isinstance(error, InvalidResumeData | InvalidToolArgs):
         return 422
@@ -92,6 +99,7 @@ def body_of(error: AgentError) -> dict[str, Any]:
         ("given", "given"),
         ("candidates", "candidates"),
         ("errors", "errors"),
+        ("rule", "rule"),
     ):
         value = getattr(error, attr, None)
         if value is not None and value != "":
@@ -160,6 +168,14 @@ def _runtime_error(code: str, message: str, body: dict[str, Any]) -> AgentError 
             tool_call_id or "",
             str(body.get("expected") or ""),
             str(body.get("given") or ""),
+        )
+    if code == NotAllowedToDecide.code:
+        by = body.get("decidedBy")
+        return NotAllowedToDecide(
+            run_id,
+            tool_call_id or "",
+            decided_by=None if by is None else str(by),
+            rule=str(body.get("rule") or ""),
         )
     if code == InvalidResumeData.code:
         return InvalidResumeData(tool_call_id or "", errors)

@@ -38,10 +38,13 @@ _STATUS_TEXT = {
     "400": "Malformed JSON, wrong body shape or bad query parameters (code INVALID_REQUEST or "
     "MALFORMED_JSON)",
     "401": "Missing or wrong API token (code UNAUTHORIZED)",
+    "403": "The decision policy refuses decidedBy (APPROVAL_NOT_ALLOWED, with the rule: e.g. "
+    "self-approval, not-approver); nothing was claimed",
     "404": "Unknown agent (AGENT_NOT_FOUND) or run (AGENT_RESUME_NO_SNAPSHOT_FOUND)",
     "409": "The call cannot take this decision: already decided (APPROVAL_ALREADY_DECIDED, "
     "with decidedBy/decidedAt/decision), expired (APPROVAL_EXPIRED), fingerprint mismatch "
-    "(APPROVAL_FINGERPRINT_MISMATCH), or not suspended / waiting for another kind of decision "
+    "(APPROVAL_FINGERPRINT_MISMATCH), the same approver twice (APPROVAL_DUPLICATE_APPROVER), "
+    "or not suspended / waiting for another kind of decision "
     "(AGENT_RESUME_TOOL_CALL_NOT_SUSPENDED)",
     "413": "The body is larger than the server accepts (code PAYLOAD_TOO_LARGE)",
     "422": "Data that fails the tool's schema (AGENT_RESUME_INVALID_DATA, APPROVAL_INVALID_ARGS);"
@@ -76,7 +79,7 @@ def openapi_document() -> dict[str, Any]:
         "schema": {"type": "string", "minLength": 1, "pattern": "^[^/]+$"},
     }
     wait = _query_parameters(DecisionQuery)
-    decide_errors = ("400", "401", "404", "409", "413", "422")
+    decide_errors = ("400", "401", "403", "404", "409", "413", "422")
 
     def post(summary: str, body: type[BaseModel], description: str) -> dict[str, Any]:
         return {

@@ -3,7 +3,9 @@
 Mounted on the bot's aiohttp app as a sub-application, only when an API token is configured.
 Every route needs ``Authorization: Bearer <token>`` (compared in constant time). Decisions are
 claimed before the answer goes out (single-use, like a Slack click) and recorded in the audit
-log with source ``api`` and actor ``decidedBy`` (default ``api``); the run then continues in
+log with source ``api`` and actor ``decidedBy``. With ``decidedBy`` the agent's decision policy
+decides whether that person may decide (403 ``APPROVAL_NOT_ALLOWED`` when not); without it the
+API token is the only authority (no actor is recorded). The run then continues in
 the agent's own background tasks. Errors are JSON ``{"code", "message", ...}``; bad input is
 always a 4xx (see ``bot.api._errors`` for the status of each code).
 
@@ -199,7 +201,7 @@ async def _decide(
         run_id=body.run_id,
         tool_call_id=body.tool_call_id,
         fingerprint=fingerprint,
-        decided_by=by,
+        decided_by=body.decided_by,  # None: the token's holder, whom no policy names
         source=API_SOURCE,
     )
     wait = parse(DecisionQuery, dict(request.query)).wait

@@ -70,7 +70,9 @@ def ops_agent(
     """The ``ops`` supervisor with its ``billing`` sub-agent, on ``db``'s demo tables.
 
     Without ``storage`` the agents start on an in-memory store until the bot gives them one.
-    ``client`` (default ``openai_client(settings)``) serves both agents' OpenAI model.
+    ``client`` (default ``openai_client(settings)``) serves both agents' OpenAI model. Claims
+    are leased for ``CLAIM_LEASE_SECONDS``; who may decide comes from the bot (``create_services``
+    gives the agent its rules, which need the Slack client).
     """
     client = client or openai_client(settings)
     billing = Agent(
@@ -90,5 +92,9 @@ def ops_agent(
         tools=[*record_tools(db), *ticket_tools(db)],
         agents={"billing": billing},
         storage=storage,
-        default_options={"auto_resume_suspended_tools": True},
+        default_options={
+            "auto_resume_suspended_tools": True,
+            "approval_ttl_seconds": settings.approval_ttl_seconds,
+        },
+        claim_lease_seconds=settings.claim_lease_seconds,
     )

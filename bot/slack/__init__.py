@@ -17,8 +17,9 @@ from bot.slack._app import (
 )
 from bot.slack._expiry import Background
 from bot.slack._ids import APPROVE_ACTION, DECLINE_ACTION
-from bot.slack._policy import AnyoneMayDecide, DecisionPolicy, Refusal, SettingsPolicy
+from bot.slack._policy import AnyoneMayDecide, EdgePolicy, Refusal, SettingsPolicy
 from bot.slack._publish import OutsideDecision, publish
+from bot.slack._rules import ApprovalRules
 from bot.slack._services import Services, create_services
 from bot.slack._shared import shared_coordination
 from bot.slack._webclient import create_web_client
@@ -31,8 +32,9 @@ __all__ = [
     "HEALTH_CHECKS",
     "SERVICES",
     "AnyoneMayDecide",
+    "ApprovalRules",
     "Background",
-    "DecisionPolicy",
+    "EdgePolicy",
     "OutsideDecision",
     "Refusal",
     "Services",

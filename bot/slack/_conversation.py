@@ -70,6 +70,7 @@ async def handle_message(
             request_context=slack_context(thread),
             auto_resume_suspended_tools=True,
             decided_by=event.user,
+            requested_by=event.user,
         )
         await post_run(services, stream, thread, answered_by=event.user)
 

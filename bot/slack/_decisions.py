@@ -1,5 +1,6 @@
-"""A decision on a pending call, from a button or a modal: authorization → the atomic claim →
-shown in Slack (``show_decided``). Losers and refused users get an ephemeral.
+"""A decision on a pending call, from a button or a modal: the edge's workspace check → the
+runtime's decision (who may decide and expiry are checked there, inside the claim) → shown in
+Slack (``show_decided``). Losers and refused users get an ephemeral; refusals are audited.
 
 ``Attempt`` is what every entry point (button click, decline / edit / provide modal) reduces
 to: who, where, and the runtime's ``Decision``; ``decide`` does the rest, holding the Slack
@@ -20,9 +21,11 @@ from agents import AgentStream, Approve, Decision
 from agents.errors import (
     AlreadyDecided,
     ApprovalExpired,
+    DuplicateApproval,
     FingerprintMismatch,
     InvalidResumeData,
     InvalidToolArgs,
+    NotAllowedToDecide,
     SnapshotNotFound,
     ToolCallNotSuspended,
 )
@@ -33,6 +36,7 @@ from bot.slack._payloads import BlockActions
 from bot.slack._policy import Choice, Refusal, choice_of
 from bot.slack._refs import ApprovalRef
 from bot.slack._render import SlackThread, reporting_failures
+from bot.slack._rules import rule_of
 from bot.slack._services import Services
 from bot.slack._shown import show_decided
 from storage import utcnow
@@ -113,7 +117,7 @@ async def decide(services: Services, attempt: Attempt) -> None:
         if refusal is not None:
             await tell(services, attempt, refusal.text, thread_ts)
             return
-        outcome = await _decide(services, attempt)
+        outcome = await _decide(services, attempt, thread_ts)
         if isinstance(outcome, str):
             await tell(services, attempt, outcome, thread_ts)
             return
@@ -131,13 +135,30 @@ async def decide(services: Services, attempt: Attempt) -> None:
 
 
 async def check(services: Services, attempt: Attempt, card: PostedCard | None) -> Refusal | None:
-    """The policy's refusal, recorded in the audit log (``kind="refused"``), or None."""
+    """The edge's refusal (the clicking user's workspace), audited, or None."""
     refusal = await services.policy.refusal(
         user=attempt.user, team=attempt.user_team, card=card, choice=attempt.choice
     )
-    if refusal is None:
-        return None
-    where = card.thread_ts if card else attempt.thread_ts
+    if refusal is not None:
+        await record_refusal(services, attempt, refusal.rule, card.thread_ts if card else None)
+    return refusal
+
+
+def refusal_of(sentence: str) -> Refusal:
+    """The ephemeral for a decision policy's refusal (``NotAllowedToDecide.rule``)."""
+    rule = rule_of(sentence)
+    if rule == "self-approval":
+        return Refusal(rule=rule, text=msg.REFUSED_SELF_APPROVAL)
+    if rule == "not-approver":
+        return Refusal(rule=rule, text=msg.REFUSED_NOT_APPROVER)
+    return Refusal(rule=rule, text=msg.REFUSED_BY_POLICY.format(why=sentence))
+
+
+async def record_refusal(
+    services: Services, attempt: Attempt, rule: str, thread_ts: str | None
+) -> None:
+    """Audit a refused attempt (``kind="refused"``, with the rule)."""
+    where = thread_ts or attempt.thread_ts
     await _audit.record(
         services.storage,
         _audit.REFUSED,
@@ -148,15 +169,14 @@ async def check(services: Services, attempt: Attempt, card: PostedCard | None) -
         thread_id=thread_id(attempt.team, attempt.channel, where) if where else None,
         agent_id=services.agent.id,
         data={
-            "rule": refusal.rule,
+            "rule": rule,
             "choice": attempt.choice,
             "channel": attempt.channel,
             "message_ts": attempt.message_ts,
             "user_team": attempt.user_team,
         },
     )
-    logger.info("refused %s by %s: %s", attempt.choice, attempt.user, refusal.rule)
-    return refusal
+    logger.info("refused %s by %s: %s", attempt.choice, attempt.user, rule)
 
 
 async def tell(services: Services, attempt: Attempt, text: str, thread_ts: str | None) -> None:
@@ -169,10 +189,16 @@ async def tell(services: Services, attempt: Attempt, text: str, thread_ts: str |
         logger.warning("could not tell %s: %s", attempt.user, exc.response.get("error"))
 
 
-async def _decide(services: Services, attempt: Attempt) -> AgentStream | str:
+async def _decide(services: Services, attempt: Attempt, thread_ts: str) -> AgentStream | str:
     """The continuation stream, or the ephemeral text explaining why nothing happened."""
     try:
         return await _claim(services, attempt)
+    except NotAllowedToDecide as exc:
+        refusal = refusal_of(exc.rule)
+        await record_refusal(services, attempt, refusal.rule, thread_ts)
+        return refusal.text
+    except DuplicateApproval:
+        return msg.DUPLICATE_APPROVAL
     except ApprovalExpired:
         return msg.EXPIRED
     except AlreadyDecided as exc:

@@ -1,18 +1,24 @@
-"""Expiry: pending approvals older than ``APPROVAL_TTL_SECONDS`` are declined with reason
-"expired" (the model is told the action did not run), their card shows "Expired" and an
-``expired`` audit event is written; at 80% of the TTL a reminder is posted in the thread, once.
+"""Expiry tidying and crash recovery, the server's periodic work.
+
+A decision after a call's stored ``expires_at`` is refused by the runtime itself
+(``ApprovalExpired``), whether or not a sweep ran. The sweep only tidies: a call past its
+``expires_at`` is expired (``Expire``: the model is told the action did not run), its card
+shows "Expired" and an ``expired`` audit event is written; at 80% of the call's own window
+(``suspended_at`` → ``expires_at``) a reminder is posted in the thread, once.
 
 ``sweep_expired(services, now=...)`` is one pass (tests call it with an injected clock);
-``Background`` runs it periodically through the runner, with ``recover_interrupted_runs`` at
-start-up. Several instances may sweep at once: the decline is the same atomic claim as a click,
-so only one of them expires a call, and the reminder mark is ``add_if_absent``.
+``Background`` runs it periodically through the runner, and ``recover_interrupted_runs`` every
+half ``CLAIM_LEASE_SECONDS`` on every instance. Several instances may sweep at once: the expiry
+is the same atomic claim as a click, so only one of them expires a call, and the reminder mark
+is ``add_if_absent``; each lapsed claim is taken over by one instance.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from datetime import datetime, timedelta
+from collections.abc import Awaitable, Callable
+from datetime import datetime
 
 import bot.slack._audit as _audit
 import bot.slack._messages as msg
@@ -28,7 +34,7 @@ from storage import utcnow
 logger = logging.getLogger(__name__)
 
 REMINDER_AT = 0.8
-"""Fraction of the TTL after which the reminder is posted."""
+"""Fraction of a call's window (``suspended_at`` → ``expires_at``) after which it is reminded."""
 _PAGE = 100
 
 
@@ -40,14 +46,15 @@ def sweep_interval(ttl_seconds: float) -> float:
 async def sweep_expired(services: Services, *, now: datetime | None = None) -> int:
     """Expire what is due and remind what is close; returns how many calls this pass expired."""
     now = now or utcnow()
-    ttl = timedelta(seconds=services.settings.approval_ttl_seconds)
     expired = 0
     for run, call in await _pending_approvals(services):
+        if call.expires_at is None:
+            continue  # stored without a TTL: never expires
         since = call.suspended_at or run.suspended_at
-        if now - since >= ttl:
+        if now >= call.expires_at:
             expired += await _expire(services, run, call, since, now)
-        elif now - since >= ttl * REMINDER_AT:
-            await _remind(services, run, call, since + ttl)
+        elif now >= since + (call.expires_at - since) * REMINDER_AT:
+            await _remind(services, run, call, call.expires_at)
     return expired
 
 
@@ -88,7 +95,8 @@ async def _expire(
         agent_id=services.agent.id,
         data={
             "pending_since": since.isoformat(),
-            "ttl_seconds": services.settings.approval_ttl_seconds,
+            "expires_at": call.expires_at.isoformat() if call.expires_at else None,
+            "ttl_seconds": (call.expires_at - since).total_seconds() if call.expires_at else None,
             "channel": card.channel if card else None,
             "message_ts": card.ts if card else None,
         },
@@ -117,7 +125,7 @@ async def _remind(
     if card is None:
         return
     key = f"slack:reminded:{run.run_id}:{call.tool_call_id}"
-    ttl = max(60.0, services.settings.approval_ttl_seconds * 2.0)
+    ttl = max(60.0, (expires_at - utcnow()).total_seconds() * 2.0)
     if not await services.storage.add_if_absent(key, "1", ttl):
         return
     tool = escape_truncated(call.tool_name, 80).replace("`", "'")
@@ -129,48 +137,91 @@ async def _remind(
 
 
 class Background:
-    """The server's periodic work: crash recovery once at start-up, then an expiry sweep every
-    ``sweep_interval`` seconds. Each piece of work is a runner job (tracked, drained on
-    shutdown); only the timer lives outside the runner, so ``runner.drain()`` still returns.
+    """The server's periodic work, on every instance: crash recovery every half
+    ``CLAIM_LEASE_SECONDS`` (a claim whose owner died is taken over within about one lease) and
+    an expiry sweep every ``sweep_interval`` seconds. Each piece of work is a runner job
+    (tracked, drained on shutdown); only the timers live outside the runner, so
+    ``runner.drain()`` still returns. A slow pass is never doubled up.
     """
 
-    def __init__(self, services: Services, *, interval: float | None = None) -> None:
+    def __init__(
+        self,
+        services: Services,
+        *,
+        interval: float | None = None,
+        recovery_interval: float | None = None,
+    ) -> None:
         self._services = services
         self._interval = interval or sweep_interval(services.settings.approval_ttl_seconds)
-        self._timer: asyncio.Task[None] | None = None
-        self._sweeping = False
+        self._recovery_interval = recovery_interval or services.settings.claim_lease_seconds / 2
+        self._timers: list[asyncio.Task[None]] = []
+        self._busy: set[str] = set()
 
     def start(self) -> Background:
-        """Submit recovery and a first sweep; start the timer."""
-        self._services.runner.submit(self._recover(), name="recover-interrupted-runs")
-        self._timer = asyncio.get_running_loop().create_task(self._tick(), name="expiry-timer")
+        """Submit a first recovery; start the timers (the first sweep follows at once)."""
+        self._submit("recover-interrupted-runs", self._recover)
+        loop = asyncio.get_running_loop()
+        self._timers = [
+            loop.create_task(
+                self._every(self._recovery_interval, "recover-interrupted-runs", self._recover),
+                name="recovery-timer",
+            ),
+            loop.create_task(
+                self._every(self._interval, "expiry-sweep", self._sweep, first=True),
+                name="expiry-timer",
+            ),
+        ]
         return self
 
     async def stop(self) -> None:
-        """Stop the timer (a sweep already submitted finishes in the runner)."""
-        if self._timer is not None:
-            self._timer.cancel()
-            await asyncio.gather(self._timer, return_exceptions=True)
-            self._timer = None
+        """Stop the timers (work already submitted finishes in the runner)."""
+        for timer in self._timers:
+            timer.cancel()
+        await asyncio.gather(*self._timers, return_exceptions=True)
+        self._timers = []
+
+    async def _every(
+        self,
+        interval: float,
+        name: str,
+        work: Callable[[], Awaitable[None]],
+        *,
+        first: bool = False,
+    ) -> None:
+        if not first:
+            await asyncio.sleep(interval)
+        while True:
+            if not self._submit(name, work):
+                return
+            await asyncio.sleep(interval)
+
+    def _submit(self, name: str, work: Callable[[], Awaitable[None]]) -> bool:
+        """Submit ``work`` unless its last pass is still running; False once the runner closed."""
+        if name in self._busy:
+            return True
+        self._busy.add(name)
+        try:
+            self._services.runner.submit(self._once(name, work), name=name)
+        except RunnerClosed:
+            self._busy.discard(name)
+            return False
+        return True
+
+    async def _once(self, name: str, work: Callable[[], Awaitable[None]]) -> None:
+        try:
+            await work()
+        except Exception:  # logged; the next tick tries again
+            logger.exception("%s failed", name)
+        finally:
+            self._busy.discard(name)
 
     async def _recover(self) -> None:
         for stream in await self._services.agent.recover_interrupted_runs():
-            await post_recovered(self._services, stream)
-
-    async def _tick(self) -> None:
-        while True:
-            if not self._sweeping:  # a slow pass is never doubled up
-                self._sweeping = True
-                try:
-                    self._services.runner.submit(self._sweep(), name="expiry-sweep")
-                except RunnerClosed:
-                    return
-            await asyncio.sleep(self._interval)
+            self._services.runner.submit(
+                post_recovered(self._services, stream), name=f"recovered-{stream.run_id}"
+            )
 
     async def _sweep(self) -> None:
-        try:
-            expired = await sweep_expired(self._services)
-            if expired:
-                logger.info("expired %d pending approvals", expired)
-        finally:
-            self._sweeping = False
+        expired = await sweep_expired(self._services)
+        if expired:
+            logger.info("expired %d pending approvals", expired)

@@ -31,6 +31,8 @@ REFUSED_SELF_APPROVAL = (
     "You asked for this action, so someone else has to approve it (ALLOW_SELF_APPROVAL is off); "
     "nothing was changed. You may still decline it."
 )
+REFUSED_BY_POLICY = "You may not decide this request ({why}); nothing was changed."
+DUPLICATE_APPROVAL = "You already approved this request; it needs another approver before it runs."
 REFUSED_OTHER_WORKSPACE = "Only members of this workspace can decide requests; nothing was changed."
 FORM_CHOOSE = "Choose…"
 FORM_YES = "Yes"

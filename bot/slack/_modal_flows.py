@@ -1,11 +1,13 @@
 """The modals' two halves: a button opens one (Decline, Edit, Provide details), its Submit
-decides. Opening checks authorization first; submitting checks authorization and state again
-(``decide`` does, someone may have decided while the modal was open) and shows validation
-errors inside the modal (``response_action: errors``) before anything is claimed.
+decides. Opening asks the rules early, for a nicer answer than a form that cannot be sent;
+correctness comes from submitting: the runtime checks who may decide and the state inside the
+claim (``decide``; someone may have decided while the modal was open). Validation errors show
+inside the modal (``response_action: errors``) before anything is claimed.
 """
 
 from __future__ import annotations
 
+import inspect
 import logging
 from dataclasses import dataclass, field
 from typing import Any
@@ -15,7 +17,15 @@ from slack_sdk.errors import SlackApiError
 
 import bot.slack._messages as msg
 from agents import Approve, Decision, Decline, PendingToolCall, Resume
-from bot.slack._decisions import Attempt, attempt_from_click, check, decide, tell
+from bot.slack._decisions import (
+    Attempt,
+    attempt_from_click,
+    check,
+    decide,
+    record_refusal,
+    refusal_of,
+    tell,
+)
 from bot.slack._forms import VALUE_ACTION, FormField, form_fields, read_form, validate
 from bot.slack._ids import REASON_BLOCK, thread_id
 from bot.slack._modal_views import decline_modal, edit_modal, provide_modal
@@ -59,6 +69,8 @@ async def open_modal(services: Services, click: BlockActions, choice: Choice) ->
         message_ts=attempt.message_ts,
         thread_ts=thread_ts,
     )
+    if await _refused_early(services, attempt, meta):
+        return
     view = await _view(services, meta, choice, card.view.tool_name if card else None)
     if isinstance(view, str):
         await tell(services, attempt, view, thread_ts)
@@ -67,6 +79,22 @@ async def open_modal(services: Services, click: BlockActions, choice: Choice) ->
         await services.client.views_open(trigger_id=click.trigger_id, view=view)
     except SlackApiError as exc:
         logger.warning("could not open the %s modal: %s", choice, exc.response.get("error"))
+
+
+async def _refused_early(services: Services, attempt: Attempt, meta: ModalRef) -> bool:
+    """Ask the rules before opening (the runtime asks again, inside the claim, on submit)."""
+    pending = await find_pending(services, meta)
+    if pending is None or attempt.decision.kind == "expire":
+        return False
+    verdict = services.rules(pending, attempt.user, attempt.decision.kind)
+    if inspect.isawaitable(verdict):
+        verdict = await verdict
+    if verdict is None:
+        return False
+    refusal = refusal_of(str(verdict))
+    await record_refusal(services, attempt, refusal.rule, meta.thread_ts)
+    await tell(services, attempt, refusal.text, meta.thread_ts)
+    return True
 
 
 async def _view(

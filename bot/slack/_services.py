@@ -6,12 +6,14 @@ from dataclasses import dataclass
 
 from slack_sdk.web.async_client import AsyncWebClient
 
-from agents import Agent, Runner
+from agents import Agent, DecisionPolicy, Runner
 from bot._settings import Settings
 from bot.slack._cards import CardStore
 from bot.slack._dedupe import Deduper
 from bot.slack._locks import LocalThreadLocks, ThreadLocks
-from bot.slack._policy import DecisionPolicy, SettingsPolicy
+from bot.slack._policy import EdgePolicy, SettingsPolicy
+from bot.slack._rules import ApprovalRules, serve_with_rules
+from bot.slack._usergroups import UserGroups
 from storage import Storage
 
 
@@ -33,8 +35,12 @@ class Services:
     """Each delivery once."""
     cards: CardStore
     """Where approval cards were posted."""
-    policy: DecisionPolicy
-    """Who may decide a card."""
+    policy: EdgePolicy
+    """What only the edge knows about the clicking user (their workspace)."""
+    rules: DecisionPolicy
+    """Who may decide: the served agent's decision policy, checked by the runtime inside every
+    decision (the bot's ``ApprovalRules`` unless the agent brought its own). The edge calls it
+    too, only to answer early (opening a modal)."""
     stream_interval: float = 1.0
     """Seconds between two updates of a streamed answer."""
 
@@ -52,17 +58,21 @@ def create_services(
     settings: Settings,
     storage: Storage | None = None,
     locks: ThreadLocks | None = None,
-    policy: DecisionPolicy | None = None,
+    policy: EdgePolicy | None = None,
     dedupe: Deduper | None = None,
     stream_interval: float = 1.0,
 ) -> Services:
     """Assemble ``Services`` around an agent (its storage is used unless one is given).
 
     ``locks`` and ``dedupe`` default to this process / the agent's storage; pass shared ones
-    (e.g. Redis-backed) to run several instances. ``policy`` defaults to the configured rules
-    (``APPROVERS``, ``ALLOW_SELF_APPROVAL``, same workspace).
+    (e.g. Redis-backed) to run several instances. ``policy`` defaults to the edge's own check
+    (same workspace). The agent is given the configured rules (``APPROVERS``,
+    ``ALLOW_SELF_APPROVAL``), ``CLAIM_LEASE_SECONDS`` and ``APPROVAL_TTL_SECONDS`` unless it was
+    built with its own (see ``serve_with_rules``).
     """
     store = storage if storage is not None else agent.storage
+    groups = UserGroups(client)
+    rules = serve_with_rules(agent, settings, ApprovalRules(settings, groups))
     return Services(
         agent=agent,
         storage=store,
@@ -71,6 +81,7 @@ def create_services(
         locks=locks or LocalThreadLocks(),
         dedupe=dedupe or Deduper(store),
         cards=CardStore(store),
-        policy=policy or SettingsPolicy(settings, client),
+        policy=policy or SettingsPolicy(client),
+        rules=rules,
         stream_interval=stream_interval,
     )

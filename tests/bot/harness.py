@@ -23,7 +23,7 @@ from agents.models import ScriptedModel, ScriptItem
 from bot import Services, create_bolt_app, create_services, create_web_app, load_settings
 from bot._agent_loader import attach_storage
 from bot._serve import install_api
-from bot.slack._policy import DecisionPolicy
+from bot.slack._policy import EdgePolicy
 from bot.slack._webclient import create_web_client
 from storage import Storage
 from tests.fakes.slack_api import ApiCall, FakeSlackAPI, PostedMessage
@@ -355,7 +355,7 @@ async def start_bot(
     agent: Agent,
     storage: Storage,
     *,
-    policy: DecisionPolicy | None = None,
+    policy: EdgePolicy | None = None,
     env: dict[str, str] | None = None,
 ) -> AsyncIterator[Bot]:
     """Serve ``agent`` over HTTP like ``python -m bot`` does, against the fake Slack.

@@ -312,7 +312,7 @@ async def test_decision_is_audited_with_source_api_and_the_decider_as_actor(stor
             params={"wait": "true"},
             json={"runId": anonymous.run_id, "toolCallId": "c2", "reason": "no"},
         )
-        for run_id, actor in ((named.run_id, "alice@example.com"), (anonymous.run_id, "api")):
+        for run_id, actor in ((named.run_id, "alice@example.com"), (anonymous.run_id, None)):
             decided = [e for e in await store.query_audit(run_id=run_id) if e.kind == "decided"]
             assert [(e.source, e.actor) for e in decided] == [("api", actor)]
 

@@ -98,7 +98,7 @@ async def test_approve_decline_and_resume_round_trip(store: Storage) -> None:
             for e in await store.query_audit(run_id=run.run_id)
             if e.kind == "decided"
         ]
-        assert actors == [("api", "alice"), ("api", "bob"), ("api", "api")]
+        assert actors == [("api", "alice"), ("api", "bob"), ("api", None)]
 
 
 async def test_approve_with_edited_args_and_pending_after_wait(store: Storage) -> None:

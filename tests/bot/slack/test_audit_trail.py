@@ -96,7 +96,7 @@ async def test_presentations_and_every_way_of_deciding_are_audited(
         assert decided == [
             ("approved", "button", "U2"),
             ("declined", "modal", "U3"),
-            ("approved", "api", "api"),
+            ("approved", "api", None),  # no decidedBy: the token holder, no actor
             ("resumed", "thread-reply", "U4"),
             ("expired", "expiry", "system"),
         ]

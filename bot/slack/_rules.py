@@ -1,0 +1,103 @@
+"""Who may decide, checked by the runtime inside every decision (``Agent(decision_policy=…)``).
+
+``ApprovalRules`` is the served agent's decision policy, built from ``APPROVERS`` and
+``ALLOW_SELF_APPROVAL``. The runtime calls it with the STORED pending call (its
+``requested_by`` was written with the snapshot) after the call is found and before it is
+claimed, on every surface: button, modals, thread replies, the HTTP API with ``decidedBy``.
+No timing of clicks, and no missing card record, can get around it. Rules, in this order:
+
+1. A requester may always decline (withdraw) their own request, and answer their own call's
+   question (resume): nothing runs that they did not ask for.
+2. ``self-approval``: with ``ALLOW_SELF_APPROVAL=false`` the requester may not approve (or edit
+   and approve) their own request.
+3. ``not-approver``: with ``APPROVERS`` set, only those users and members of those user groups
+   decide (user groups resolved through Slack, cached; a failed lookup refuses).
+
+A refusal is a sentence starting with the rule's name (``"self-approval: …"``);
+``rule_of`` reads the name back for the audit log and the ephemeral.
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Literal
+
+from agents import Agent, DecisionPolicy, PendingToolCall
+from agents.decisions import PolicyKind
+from bot._settings import Settings
+from bot.slack._usergroups import UserGroups
+
+Rule = Literal["other-workspace", "self-approval", "not-approver", "policy"]
+"""Which rule refused a decision (recorded in the audit log); ``policy``: the agent's own."""
+
+SELF_APPROVAL = (
+    "self-approval: the requester may not approve their own call (ALLOW_SELF_APPROVAL is off)"
+)
+NOT_APPROVER = "not-approver: only the users and user groups in APPROVERS may decide this call"
+
+
+def rule_of(sentence: str) -> Rule:
+    """The rule a refusal sentence names (``policy`` for one an agent's own policy wrote)."""
+    name = sentence.split(":", 1)[0].strip()
+    if name in ("self-approval", "not-approver", "other-workspace"):
+        return name  # type: ignore[return-value]
+    return "policy"
+
+
+class ApprovalRules:
+    """``APPROVERS`` and ``ALLOW_SELF_APPROVAL`` as the runtime's decision policy."""
+
+    def __init__(self, settings: Settings, groups: UserGroups) -> None:
+        self._users = frozenset(a for a in settings.approvers if not a.startswith("S"))
+        self._groups = tuple(a for a in settings.approvers if a.startswith("S"))
+        self._self_ok = settings.allow_self_approval
+        self._user_groups = groups
+
+    async def __call__(
+        self, call: PendingToolCall, decided_by: str | None, kind: PolicyKind
+    ) -> str | None:
+        """None when ``decided_by`` may ``kind`` the stored ``call``; else why not."""
+        if decided_by is None:
+            return None  # the runtime asks only when a person is named
+        own = call.requested_by is not None and call.requested_by == decided_by
+        if own and kind in ("decline", "resume"):
+            return None
+        if own and not self._self_ok:
+            return SELF_APPROVAL
+        if (self._users or self._groups) and not await self._is_approver(decided_by):
+            return NOT_APPROVER
+        return None
+
+    async def _is_approver(self, user: str) -> bool:
+        if user in self._users:
+            return True
+        for group in self._groups:
+            if user in await self._user_groups.members(group):
+                return True
+        return False
+
+
+_DEFAULT_LEASE = inspect.signature(Agent.__init__).parameters["claim_lease_seconds"].default
+
+
+def serve_with_rules(agent: Agent, settings: Settings, rules: DecisionPolicy) -> DecisionPolicy:
+    """Give the served agent the bot's rules; returns the policy in effect.
+
+    An agent built with its own ``decision_policy`` keeps it; one built with the default
+    ``claim_lease_seconds`` gets ``CLAIM_LEASE_SECONDS``; one without an
+    ``approval_ttl_seconds`` default option gets ``APPROVAL_TTL_SECONDS``. Sub-agents follow.
+    """
+    # The Agent offers these only as constructor arguments; the bot serves agents it did not
+    # build (BOT_AGENT), so it sets them on the runtime, here and nowhere else.
+    runtime = agent._runtime
+    policy = runtime.decision_policy or rules
+    lease = runtime.claim_lease_seconds
+    if lease == _DEFAULT_LEASE:
+        lease = float(settings.claim_lease_seconds)
+    runtime.use_supervisor_rules(policy, lease)
+    if "approval_ttl_seconds" not in agent.default_options:
+        agent.default_options = {
+            **agent.default_options,
+            "approval_ttl_seconds": settings.approval_ttl_seconds,
+        }
+    return policy
