@@ -14,7 +14,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 
-server = MCPServer("ops")
+server = MCPServer("ops", log_level="ERROR")
 CALL_LOG = os.environ.get("OPS_CALL_LOG")
 
 
@@ -48,7 +48,9 @@ def plain_write(value: int) -> str:
     return f"wrote {value}"
 
 
-@server.tool(annotations=ToolAnnotations(readOnlyHint=False, idempotentHint=True, destructiveHint=False))
+@server.tool(
+    annotations=ToolAnnotations(readOnlyHint=False, idempotentHint=True, destructiveHint=False)
+)
 def set_label(ticket_id: str, label: str) -> str:
     """Set a ticket's label (idempotent)."""
     _log(f"set_label {ticket_id} {label}")
@@ -58,7 +60,13 @@ def set_label(ticket_id: str, label: str) -> str:
 @server.tool()
 def fail(message: str) -> str:
     """Always fails."""
-    raise ValueError(message)
+    raise ToolError(message)
+
+
+@server.tool(annotations=ToolAnnotations(readOnlyHint=True))
+def greeting() -> str:
+    """The OPS_GREETING the server was started with."""
+    return os.environ.get("OPS_GREETING", "")
 
 
 @server.tool(annotations=ToolAnnotations(readOnlyHint=True))
