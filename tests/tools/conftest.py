@@ -14,6 +14,11 @@ import pytest
 OPS = str(Path(__file__).parent / "mcp_servers" / "ops.py")
 
 
+def calls(call_log: Path) -> list[str]:
+    """The calls ``ops.py`` executed, one line each."""
+    return call_log.read_text().splitlines() if call_log.exists() else []
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 import tools.mcp
+from tests.tools.conftest import OPS, calls
 from tools import ToolContext, ToolError
 from tools.mcp import (
     MCPServer,
@@ -20,7 +21,6 @@ from tools.mcp import (
     MissingEnvironmentVariable,
     mcp_tool_name,
 )
-from tests.tools.conftest import OPS
 
 SAFE = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 
@@ -101,7 +101,7 @@ async def test_executing_a_tool_calls_the_server_with_the_arguments(
     }
     assert await tools["ops_plain_write"].run({"value": 3}, _ctx()) == {"result": "wrote 3"}
     assert await tools["ops_greeting"].run({}, _ctx()) == {"result": "hello world!"}
-    assert call_log.read_text().splitlines() == ["read_ticket T-1", "plain_write 3"]
+    assert calls(call_log) == ["read_ticket T-1", "plain_write 3"]
 
 
 async def test_a_server_side_error_is_a_tool_error_the_model_sees(ops: MCPServer) -> None:
@@ -152,7 +152,7 @@ def test_a_missing_environment_variable_is_named() -> None:
 
 async def test_a_server_that_cannot_start_is_a_clear_tool_error() -> None:
     server = MCPServer.stdio("gone", ["/nonexistent/mcp-server"], connect_timeout=5)
-    with pytest.raises(MCPServerUnavailable, match="'gone'.*could not be started"):
+    with pytest.raises(MCPServerUnavailable, match=r"'gone'.*could not be started"):
         await server.connect()
     with pytest.raises(MCPServerUnavailable, match="next reconnection attempt"):
         await server.list_tools()
