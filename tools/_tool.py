@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import copy
 import functools
 import inspect
 import json
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
@@ -61,9 +62,14 @@ class Tool:
     """The human name approval cards show ("Delete a record"); None: cards use the description."""
     approvals: int = 1
     """Distinct approvers a gated call needs before it runs (2 = the two-person rule)."""
+    json_schema: dict[str, Any] | None = field(default=None, hash=False)
+    """A JSON schema the model sees instead of ``input_schema``'s, for tools whose schema comes
+    from elsewhere (an MCP server's ``inputSchema``); None: the schema of ``input_schema``."""
 
     def parameters_schema(self) -> dict[str, Any]:
         """The JSON schema of the input, as sent to the model (a fresh copy each time)."""
+        if self.json_schema is not None:
+            return copy.deepcopy(self.json_schema)
         return _json_schema_of(self.input_schema)
 
     def resume_json_schema(self) -> dict[str, Any] | None:

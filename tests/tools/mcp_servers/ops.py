@@ -1,0 +1,103 @@
+"""A small MCP server for the tests: one tool per annotation case.
+
+Run as ``python ops.py [stdio|http PORT] [CALL_LOG]``; every executed call appends one line to
+CALL_LOG (when given) so tests can count what ran on the server side.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import ToolAnnotations
+
+server = MCPServer("ops", log_level="ERROR")
+CALL_LOG = os.environ.get("OPS_CALL_LOG")
+
+
+def _log(line: str) -> None:
+    if CALL_LOG:
+        with open(CALL_LOG, "a", encoding="utf-8") as handle:
+            handle.write(line + "\n")
+
+
+@server.tool(
+    title="Read a ticket",
+    annotations=ToolAnnotations(readOnlyHint=True, title="Read a ticket"),
+)
+def read_ticket(ticket_id: str) -> dict[str, Any]:
+    """Read one ticket by id."""
+    _log(f"read_ticket {ticket_id}")
+    return {"id": ticket_id, "status": "open"}
+
+
+@server.tool(annotations=ToolAnnotations(destructiveHint=True, readOnlyHint=False))
+def delete_ticket(ticket_id: str, reason: str = "") -> str:
+    """Delete one ticket."""
+    _log(f"delete_ticket {ticket_id}")
+    return f"deleted {ticket_id}"
+
+
+@server.tool()
+def plain_write(value: int) -> str:
+    """Declares nothing: a write by the defaults."""
+    _log(f"plain_write {value}")
+    return f"wrote {value}"
+
+
+@server.tool(
+    annotations=ToolAnnotations(readOnlyHint=False, idempotentHint=True, destructiveHint=False)
+)
+def set_label(ticket_id: str, label: str) -> str:
+    """Set a ticket's label (idempotent)."""
+    _log(f"set_label {ticket_id} {label}")
+    return f"{ticket_id}:{label}"
+
+
+@server.tool()
+def fail(message: str) -> str:
+    """Always fails."""
+    raise ToolError(message)
+
+
+@server.tool(annotations=ToolAnnotations(readOnlyHint=True))
+def greeting() -> str:
+    """The OPS_GREETING the server was started with."""
+    return os.environ.get("OPS_GREETING", "")
+
+
+@server.tool(annotations=ToolAnnotations(readOnlyHint=True))
+def pid() -> int:
+    """The server's process id."""
+    return os.getpid()
+
+
+@server.tool(
+    name="a.very/long tool name that will not fit in sixty-four characters at all!!",
+    annotations=ToolAnnotations(readOnlyHint=True),
+)
+def long_name() -> str:
+    """A tool whose name is long and unsafe."""
+    return "long"
+
+
+@server.tool(annotations=ToolAnnotations(readOnlyHint=False))
+async def add_tool(name: str, ctx: Context) -> str:
+    """Add a read-only tool called ``name`` and announce that the list changed."""
+
+    def added() -> str:
+        return "added"
+
+    server.add_tool(added, name=name, annotations=ToolAnnotations(readOnlyHint=True))
+    await ctx.session.send_tool_list_changed()
+    return f"added {name}"
+
+
+if __name__ == "__main__":
+    if len(sys.argv) > 1 and sys.argv[1] == "http":
+        server.run("streamable-http", host="127.0.0.1", port=int(sys.argv[2]))
+    else:
+        server.run("stdio")

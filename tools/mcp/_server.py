@@ -1,0 +1,257 @@
+"""``MCPServer``: connects to one MCP server and offers its tools as countersign ``Tool``s."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import AsyncIterator, Mapping, Sequence
+from contextlib import AbstractAsyncContextManager
+from types import TracebackType
+from typing import Any
+
+import httpx2
+import mcp.types as mcp_types
+from mcp import StdioServerParameters
+from mcp.client._transport import TransportStreams
+from mcp.client.session import IncomingMessage
+from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.exceptions import MCPError
+from mcp_types import CONNECTION_CLOSED
+
+from tools._errors import ToolDefinitionError
+from tools.mcp._connection import Connection, Transport
+from tools.mcp._errors import MCPServerUnavailable, MCPToolFailed
+from tools.mcp._names import expand, is_safe_server_name
+from tools.mcp._tools import MCPTool, build_tool
+
+logger = logging.getLogger(__name__)
+
+FIRST_RETRY_DELAY = 0.5
+"""Seconds before the first reconnection attempt after a failed one; doubles up to the max."""
+MAX_RETRY_DELAY = 30.0
+_MAX_PAGES = 100
+
+
+class MCPServer:
+    """One MCP server, over stdio or streamable HTTP; its tools become countersign ``Tool``s.
+
+    Example:
+        >>> async def main() -> None:
+        ...     server = MCPServer.stdio("github", ["github-mcp-server", "stdio"],
+        ...                              env={"GITHUB_TOKEN": "${GITHUB_TOKEN}"},
+        ...                              environ={"GITHUB_TOKEN": "ghp_..."})
+        ...     async with server:
+        ...         tools = await server.list_tools()   # github_create_issue, ...
+
+    Tools keep working across a server restart: a call after the connection dropped
+    reconnects first (attempts back off from 0.5 s up to 30 s while it stays down, and each
+    call meanwhile fails with ``MCPServerUnavailable``, which the model sees).
+    """
+
+    def __init__(self, name: str, transport: Transport, *, connect_timeout: float = 10.0) -> None:
+        """Prefer ``MCPServer.stdio`` or ``MCPServer.http``."""
+        if not is_safe_server_name(name):
+            raise ToolDefinitionError(
+                f"MCP server name {name!r} must be 1-32 letters, digits, '_' or '-' "
+                "(it prefixes the tool names the model sees)"
+            )
+        self.name = name
+        """The server's name; it prefixes its tools' names (``github_create_issue``)."""
+        self._transport = transport
+        self._connect_timeout = connect_timeout
+        self._connection: Connection | None = None
+        self._lock = asyncio.Lock()
+        self._tools: list[MCPTool] | None = None
+        self._retry_at = 0.0
+        self._retry_delay = FIRST_RETRY_DELAY
+        self._outage_reported = False
+        self._closed = False
+
+    @classmethod
+    def stdio(
+        cls,
+        name: str,
+        command: Sequence[str],
+        env: Mapping[str, str] | None = None,
+        *,
+        environ: Mapping[str, str] | None = None,
+        cwd: str | None = None,
+        connect_timeout: float = 10.0,
+    ) -> MCPServer:
+        """A server run as a subprocess speaking MCP on stdin/stdout.
+
+        ``env`` values may name variables (``"${GITHUB_TOKEN}"``), replaced from ``environ``
+        (the caller's configuration; tools never read ``os.environ``). A name that ``environ``
+        lacks raises ``MissingEnvironmentVariable``.
+        """
+        if not command:
+            raise ToolDefinitionError(f"MCP server {name!r}: command must not be empty")
+        params = StdioServerParameters(
+            command=command[0],
+            args=list(command[1:]),
+            env=expand(name, env, environ or {}, "env") if env else None,
+            cwd=cwd,
+        )
+
+        def transport() -> AbstractAsyncContextManager[TransportStreams]:
+            return stdio_client(params)
+
+        return cls(name, transport, connect_timeout=connect_timeout)
+
+    @classmethod
+    def http(
+        cls,
+        name: str,
+        url: str,
+        headers: Mapping[str, str] | None = None,
+        *,
+        environ: Mapping[str, str] | None = None,
+        connect_timeout: float = 10.0,
+    ) -> MCPServer:
+        """A server reached over streamable HTTP at ``url``; header values may name variables."""
+        resolved = expand(name, headers, environ or {}, "header")
+
+        @contextlib.asynccontextmanager
+        async def transport() -> AsyncIterator[TransportStreams]:
+            timeout = httpx2.Timeout(30.0, read=300.0)
+            async with (
+                httpx2.AsyncClient(headers=resolved, timeout=timeout) as http,
+                streamable_http_client(url, http_client=http) as streams,
+            ):
+                yield streams
+
+        return cls(name, transport, connect_timeout=connect_timeout)
+
+    async def __aenter__(self) -> MCPServer:
+        await self.connect()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+    async def connect(self) -> None:
+        """Connect now (``async with`` does it); raises ``MCPServerUnavailable`` when it cannot."""
+        self._closed = False
+        self._retry_at = 0.0
+        await self._live()
+
+    async def close(self) -> None:
+        """Disconnect (a stdio server process is stopped). Calls after this reconnect."""
+        async with self._lock:
+            connection, self._connection = self._connection, None
+            self._tools = None
+        if connection is not None:
+            await connection.close()
+
+    async def list_tools(self) -> list[MCPTool]:
+        """The server's tools as ``Tool``s (cached until the server says they changed)."""
+        if self._tools is not None:
+            return list(self._tools)
+        connection = await self._live()
+        listed: list[mcp_types.Tool] = []
+        cursor: str | None = None
+        for _ in range(_MAX_PAGES):
+            page = await self._request(
+                connection, lambda c=cursor: connection.client.list_tools(cursor=c)
+            )
+            listed.extend(page.tools)
+            cursor = page.next_cursor
+            if cursor is None:
+                break
+        tools = [build_tool(self.name, remote, self.call_tool) for remote in listed]
+        if connection is self._connection:
+            self._tools = tools
+        return list(tools)
+
+    async def call_tool(self, tool: str, arguments: dict[str, Any]) -> mcp_types.CallToolResult:
+        """Call ``tool`` (the server's own name); reconnects first when the server restarted."""
+        connection = await self._live()
+        try:
+            result: mcp_types.CallToolResult = await self._request(
+                connection, lambda: connection.client.call_tool(tool, arguments)
+            )
+            return result
+        except MCPError as exc:
+            raise MCPToolFailed(self.name, tool, exc.error.message) from None
+
+    async def _request(self, connection: Connection, send: Any) -> Any:
+        try:
+            return await send()
+        except MCPError as exc:
+            if exc.code != CONNECTION_CLOSED and not connection.ended.is_set():
+                raise
+            await self._drop(connection, "the connection was lost during the request")
+            raise MCPServerUnavailable(
+                self.name,
+                "the connection was lost during the request (it may have reached the server); "
+                "it reconnects on the next call",
+            ) from None
+        except (OSError, httpx2.HTTPError) as exc:
+            await self._drop(connection, str(exc))
+            raise MCPServerUnavailable(self.name, f"{type(exc).__name__}: {exc}") from None
+
+    async def _live(self) -> Connection:
+        async with self._lock:
+            if self._connection is not None and not self._connection.ended.is_set():
+                return self._connection
+            if self._connection is not None:
+                self._report_outage("the connection ended (the server stopped?)")
+                stale, self._connection = self._connection, None
+                await stale.close()
+            wait = self._retry_at - time.monotonic()
+            if wait > 0:
+                raise MCPServerUnavailable(
+                    self.name, f"it could not be reached; next reconnection attempt in {wait:.1f}s"
+                )
+            try:
+                self._connection = await Connection.open(
+                    self._transport, self._on_message, self._connect_timeout
+                )
+            except Exception as exc:
+                reason = _describe(exc)
+                self._report_outage(reason)
+                self._retry_at = time.monotonic() + self._retry_delay
+                self._retry_delay = min(self._retry_delay * 2, MAX_RETRY_DELAY)
+                raise MCPServerUnavailable(
+                    self.name, f"it could not be started or reached: {reason}"
+                ) from None
+            if self._outage_reported:
+                logger.info("MCP server %s: reconnected", self.name)
+            self._tools = None
+            self._outage_reported = False
+            self._retry_delay = FIRST_RETRY_DELAY
+            return self._connection
+
+    async def _drop(self, connection: Connection, reason: str) -> None:
+        async with self._lock:
+            if self._connection is connection:
+                self._connection = None
+                self._report_outage(reason)
+        await connection.close()
+
+    def _report_outage(self, reason: str) -> None:
+        if not self._outage_reported:
+            self._outage_reported = True
+            logger.warning(
+                "MCP server %s is down (%s); reconnecting on the next call", self.name, reason
+            )
+
+    def _on_message(self, message: IncomingMessage) -> None:
+        if isinstance(message, mcp_types.ToolListChangedNotification):
+            self._tools = None
+
+
+def _describe(exc: BaseException) -> str:
+    if isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        return _describe(exc.exceptions[0])
+    if isinstance(exc, TimeoutError):
+        return "no answer to the MCP handshake in time"
+    return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__

@@ -1,0 +1,83 @@
+"""``MCPTool``: a countersign ``Tool`` backed by one tool of an MCP server."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import mcp.types as mcp_types
+from pydantic import BaseModel, ConfigDict
+
+from tools._context import ToolContext
+from tools._tool import Tool
+from tools.mcp._errors import MCPToolFailed
+from tools.mcp._names import mcp_tool_name
+
+CallTool = Callable[[str, dict[str, Any]], Awaitable[mcp_types.CallToolResult]]
+"""``(server tool name, arguments) -> result``: how a tool reaches its server."""
+
+
+class MCPArguments(BaseModel):
+    """Accepts any JSON object: the server validates against its own ``inputSchema``."""
+
+    model_config = ConfigDict(extra="allow")
+
+
+@dataclass(frozen=True, kw_only=True)
+class MCPTool(Tool):
+    """A ``Tool`` whose calls go to an MCP server; ``parameters_schema()`` is the server's."""
+
+    server: str = ""
+    """The name of the MCP server it belongs to (``github``)."""
+    remote_name: str = ""
+    """The tool's own name on the server (``create_issue``)."""
+    annotations: Mapping[str, Any] = field(default_factory=dict, hash=False)
+    """The server's annotations as sent (``{"readOnlyHint": true, ...}``); empty when none."""
+
+
+def build_tool(server: str, remote: mcp_types.Tool, call: CallTool) -> MCPTool:
+    """Turn a listed MCP tool into an ``MCPTool`` gated by its annotations.
+
+    ``readOnlyHint: true`` needs no approval; anything else (destructive, or no annotations)
+    does. ``idempotentHint: true`` makes it ``idempotent``.
+    """
+    hints = remote.annotations
+    annotations = {} if hints is None else hints.model_dump(by_alias=True, exclude_none=True)
+    read_only = hints is not None and hints.read_only_hint is True
+    title = (hints.title if hints is not None else None) or remote.title
+    remote_name = remote.name
+
+    async def execute(input: MCPArguments, ctx: ToolContext) -> Any:
+        return to_tool_result(server, remote_name, await call(remote_name, input.model_dump()))
+
+    return MCPTool(
+        id=mcp_tool_name(server, remote.name),
+        description=remote.description or title or remote.name,
+        input_schema=MCPArguments,
+        json_schema=dict(remote.input_schema),
+        execute=execute,
+        require_approval=not read_only,
+        idempotent=hints is not None and hints.idempotent_hint is True,
+        title=title,
+        server=server,
+        remote_name=remote.name,
+        annotations=annotations,
+    )
+
+
+def to_tool_result(server: str, tool: str, result: mcp_types.CallToolResult) -> Any:
+    """Structured content when there is some, else the text (or the content blocks as JSON)."""
+    if result.is_error:
+        raise MCPToolFailed(server, tool, _text(result.content) or "the server reported an error")
+    if result.structured_content is not None:
+        return result.structured_content
+    if all(isinstance(block, mcp_types.TextContent) for block in result.content):
+        return _text(result.content)
+    return [
+        block.model_dump(mode="json", by_alias=True, exclude_none=True) for block in result.content
+    ]
+
+
+def _text(content: list[mcp_types.ContentBlock]) -> str:
+    return "\n".join(block.text for block in content if isinstance(block, mcp_types.TextContent))
