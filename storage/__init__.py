@@ -17,6 +17,7 @@ from storage._errors import (
 from storage._factory import DEFAULT_STORAGE_URL, create_storage
 from storage._memory import InMemoryStorage
 from storage._protocol import Storage
+from storage._prune import PruneReport
 from storage._records import (
     ApprovalRecord,
     AuditEvent,
@@ -40,6 +41,7 @@ __all__ = [
     "Completion",
     "InMemoryStorage",
     "MessageRecord",
+    "PruneReport",
     "RedisStorage",
     "SQLStorage",
     "SnapshotRecord",

@@ -10,6 +10,7 @@ from datetime import datetime
 
 from storage._change import ApprovalTally, StateChange
 from storage._errors import SnapshotVersionConflict
+from storage._prune import PruneReport
 from storage._records import (
     ApprovalRecord,
     AuditEvent,
@@ -267,6 +268,53 @@ class InMemoryStorage:
             del self._values[key]
             return None
         return value
+
+    # -- retention -------------------------------------------------------------------------
+    async def prune(self, *, before: datetime, audit: bool = False) -> PruneReport:
+        async with self._lock:
+            in_flight = {run_id for (run_id, _), c in self._claims.items() if c.status == "claimed"}
+            failed = [
+                s.run_id
+                for s in self._snapshots.values()
+                if not s.decidable and s.suspended_at < before and s.run_id not in in_flight
+            ]
+            approvals = sum(len(self._approvals.get(run_id, [])) for run_id in failed)
+            for run_id in failed:
+                self._delete(run_id)
+            for run_id, found in list(self._approvals.items()):
+                if run_id not in self._snapshots:
+                    kept = [a for a in found if a.approved_at >= before]
+                    approvals += len(found) - len(kept)
+                    if kept:
+                        self._approvals[run_id] = kept
+                    else:
+                        del self._approvals[run_id]
+            old_claims = [
+                ids
+                for ids, c in self._claims.items()
+                if c.status == "completed"
+                and (c.completed_at or c.decided_at) < before
+                and c.run_id not in self._snapshots
+            ]
+            for ids in old_claims:
+                del self._claims[ids]
+            events = 0
+            if audit:
+                pending = {s.run_id for s in self._snapshots.values() if s.decidable}
+                kept_events = [e for e in self._audit if e.at >= before or e.run_id in pending]
+                events = len(self._audit) - len(kept_events)
+                self._audit = kept_events
+            now = time.monotonic()
+            expired = [key for key, (_, expires) in self._values.items() if expires <= now]
+            for key in expired:
+                del self._values[key]
+            return PruneReport(
+                snapshots=len(failed),
+                claims=len(old_claims),
+                approvals=approvals,
+                audit_events=events,
+                values=len(expired),
+            )
 
     async def close(self) -> None:
         return None

@@ -7,6 +7,7 @@ from datetime import datetime
 from typing import Protocol, runtime_checkable
 
 from storage._change import ApprovalTally, StateChange
+from storage._prune import PruneReport
 from storage._records import (
     ApprovalRecord,
     AuditEvent,
@@ -183,6 +184,22 @@ class Storage(Protocol):
 
     async def delete_value(self, key: str) -> None:
         """Remove ``key`` (no error when absent)."""
+        ...
+
+    # -- retention -------------------------------------------------------------------------
+    async def prune(self, *, before: datetime, audit: bool = False) -> PruneReport:
+        """Delete what finished runs left behind before ``before``; return the counts.
+
+        Completed claims and approvals of runs without a snapshot, failed (not decidable)
+        runs last written before ``before`` that hold no ``claimed`` claim, expired key→value
+        entries, and with ``audit`` the audit events before ``before``. Never anything of a
+        pending (decidable) run, a claim still ``claimed``, nor memory threads and messages.
+        The rules in full: ``storage._prune``.
+
+        Example:
+            >>> await store.prune(before=utcnow() - timedelta(days=30))  # doctest: +SKIP
+            PruneReport(snapshots=0, claims=12, approvals=0, audit_events=0, values=3)
+        """
         ...
 
     async def close(self) -> None:

@@ -23,7 +23,7 @@ Layout under the key prefix (default ``countersign:``)::
 
 Multi-key writes are Lua scripts (``storage._redis_scripts``), hence atomic; ``commit`` is one
 script call for a whole state change (plus one read first when it completes claims).
-Claims, leases and approvals live in ``storage._redis_claims``.
+Claims, leases and approvals live in ``storage._redis_claims``, ``prune`` in ``_redis_prune``.
 """
 
 from __future__ import annotations
@@ -53,6 +53,7 @@ from storage._records import (
     ThreadRecord,
 )
 from storage._redis_claims import RedisClaims, sorted_approvals, sorted_claims
+from storage._redis_prune import RedisPrune
 from storage._redis_scripts import (
     APPEND_AUDIT,
     BACKFILL_DECIDABLE,
@@ -89,6 +90,7 @@ _PROTOCOL_METHODS = (
     "add_if_absent",
     "get_value",
     "delete_value",
+    "prune",
 )
 """Every protocol method: each reports an unreachable server as ``StorageUnavailable``."""
 
@@ -96,7 +98,7 @@ _TEMP_KEY_SECONDS = 30
 _MESSAGE_CHUNK = 200
 
 
-class RedisStorage(RedisClaims):
+class RedisStorage(RedisClaims, RedisPrune):
     """Storage in Redis; ``redis://host:6379/0`` (``rediss://`` for TLS) URLs.
 
     Give it a ``redis.asyncio.Redis`` you own (never closed here unless ``owns_client``), or use

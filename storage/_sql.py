@@ -21,6 +21,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from storage import _sql_writes as _writes
 from storage._change import ApprovalTally, StateChange
 from storage._errors import SnapshotVersionConflict
+from storage._prune import PruneReport
 from storage._records import (
     ApprovalRecord,
     AuditEvent,
@@ -31,6 +32,7 @@ from storage._records import (
     utcnow,
 )
 from storage._sql_database import SQLDatabase
+from storage._sql_prune import prune
 from storage._sql_schema import (
     CLAIM_ORDER,
     approvals,
@@ -349,3 +351,7 @@ class SQLStorage:
             await conn.execute(kv.delete().where(kv.c.key == key))
 
         await self._db.write(work)
+
+    # -- retention -------------------------------------------------------------------------
+    async def prune(self, *, before: datetime, audit: bool = False) -> PruneReport:
+        return await self._db.write(lambda conn: prune(conn, before=before, audit_too=audit))

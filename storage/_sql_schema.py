@@ -106,6 +106,7 @@ claims = sa.Table(
     sa.Column("lease_until", UTCDateTime(), nullable=True),
     sa.Index(None, "status", "decided_at"),
     sa.Index(None, "status", "lease_until"),  # take_over_expired_claims
+    sa.Index(None, "status", "completed_at"),  # prune
 )
 
 approvals = sa.Table(
@@ -115,6 +116,7 @@ approvals = sa.Table(
     sa.Column("key", _ID, primary_key=True),
     sa.Column("approver", _ID, primary_key=True),
     sa.Column("approved_at", UTCDateTime(), nullable=False),
+    sa.Index(None, "approved_at"),  # prune
 )
 
 threads = sa.Table(

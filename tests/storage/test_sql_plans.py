@@ -49,3 +49,39 @@ async def test_count_and_page_use_an_index(
                 assert "TEMP B-TREE" not in details, details  # ordered by the index itself
     finally:
         await store.close()
+
+
+class _Planner:
+    """A connection stand-in that records SQLite's plan of each statement, then runs it."""
+
+    def __init__(self, conn: Any) -> None:
+        self.conn = conn
+        self.plans: list[str] = []
+
+    async def execute(self, stmt: Any) -> Any:
+        sql = str(stmt.compile(dialect=sqlite.dialect(), compile_kwargs={"literal_binds": True}))
+        rows = (await self.conn.exec_driver_sql(f"EXPLAIN QUERY PLAN {sql}")).all()
+        self.plans.append(" | ".join(str(row[-1]) for row in rows))
+        return await self.conn.execute(stmt)
+
+
+async def test_every_prune_statement_searches_an_index(tmp_path: Path) -> None:
+    from storage import utcnow
+    from storage._sql_prune import prune
+
+    store = SQLStorage(f"sqlite+aiosqlite:///{tmp_path / 'plans.db'}")
+    try:
+        await store.migrate()
+        planners: list[_Planner] = []
+
+        async def work(conn: Any) -> object:
+            planners.append(_Planner(conn))
+            return await prune(planners[0], before=utcnow(), audit_too=True)
+
+        await store._db.write(work)
+    finally:
+        await store.close()
+
+    plans = planners[0].plans
+    assert len(plans) == 6
+    assert [p for p in plans if "SCAN" in p] == []

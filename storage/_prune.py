@@ -1,0 +1,51 @@
+"""``PruneReport``: what ``Storage.prune`` removed, and the rules every backend follows.
+
+What goes (each backend applies the same rules, atomically per batch or transaction):
+
+- **Failed runs**: a snapshot that is not ``decidable`` (the run failed and waits for
+  ``retry_run``, or stopped between steps), last written before ``before``, whose run holds no
+  claim still ``claimed``: deleted as ``delete_snapshot`` does, with its approvals. An old
+  failed run is given up; a recent one stays retryable.
+- **Claims** of runs without a snapshot (finished, or failed and pruned just now) that are
+  ``completed`` before ``before`` (``decided_at`` when a completed claim has no
+  ``completed_at``). A claim still ``claimed`` belongs to work in flight: never deleted.
+- **Approvals** of runs without a snapshot approved before ``before`` (an approval that came
+  after its run ended).
+- **Audit events** before ``before``, only with ``audit=True``, except those of a pending run.
+- **Expired key→value entries** (Redis expires them by itself: always 0 there).
+
+What stays, whatever ``before`` says: everything of a pending (``decidable``) run (its
+snapshot, claims, approvals and audit events), every claim still ``claimed``, memory threads
+and their messages.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, kw_only=True)
+class PruneReport:
+    """How many records of each kind ``Storage.prune`` deleted.
+
+    Example:
+        >>> report = await store.prune(before=utcnow() - timedelta(days=30))  # doctest: +SKIP
+        >>> report.claims  # doctest: +SKIP
+        12
+    """
+
+    snapshots: int = 0
+    """Snapshots of failed (not decidable) runs older than the cutoff."""
+    claims: int = 0
+    """Completed claims of runs that have no snapshot (any more)."""
+    approvals: int = 0
+    """Approvals of runs that have no snapshot (any more)."""
+    audit_events: int = 0
+    """Audit events older than the cutoff (only with ``audit=True``)."""
+    values: int = 0
+    """Expired key→value entries."""
+
+    @property
+    def total(self) -> int:
+        """Every record deleted, of any kind."""
+        return self.snapshots + self.claims + self.approvals + self.audit_events + self.values
