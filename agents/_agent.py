@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Generic, TypeVar, cast, overload
+from typing import Any
 
-from agents._config import check_options, resolve_model, tool_map
+from agents._config import check_lease, check_options, resolve_model, tool_map
 from agents._deciding import decide, retry
+from agents._facade import OnRuntime
 from agents._hooks import Hooks
 from agents._listing import list_suspended_runs, send_tool_approval
 from agents._recovery import recover_interrupted_runs
@@ -21,27 +22,6 @@ from agents.memory import Memory
 from agents.models._base import Model
 from storage import Storage
 from tools import ApprovalPredicate, Tool
-
-T = TypeVar("T")
-
-
-class _OnRuntime(Generic[T]):
-    """An ``Agent`` attribute kept on its ``Runtime``, so running code sees changes at once."""
-
-    def __set_name__(self, owner: type[Agent], name: str) -> None:
-        self._name = name
-
-    @overload
-    def __get__(self, agent: None, owner: type[Agent]) -> _OnRuntime[T]: ...
-    @overload
-    def __get__(self, agent: Agent, owner: type[Agent]) -> T: ...
-    def __get__(self, agent: Agent | None, owner: type[Agent]) -> T | _OnRuntime[T]:
-        if agent is None:
-            return self
-        return cast(T, getattr(agent._runtime, self._name))
-
-    def __set__(self, agent: Agent, value: T) -> None:
-        setattr(agent._runtime, self._name, value)
 
 
 class Agent:
@@ -59,21 +39,21 @@ class Agent:
         >>> done = await agent.approve_tool_call_generate(run_id=result.run_id)
     """
 
-    id = _OnRuntime[str]()
+    id = OnRuntime[str]()
     """Stable id; stored with every run."""
-    name = _OnRuntime[str]()
+    name = OnRuntime[str]()
     """Display name."""
-    instructions = _OnRuntime[str]()
+    instructions = OnRuntime[str]()
     """The system prompt."""
-    description = _OnRuntime[str]()
+    description = OnRuntime[str]()
     """What this agent does (shown to a supervisor's model)."""
-    model = _OnRuntime[Model]()
+    model = OnRuntime[Model]()
     """The model behind the agent."""
-    hooks = _OnRuntime[Hooks]()
+    hooks = OnRuntime[Hooks]()
     """Callbacks around tool execution."""
-    memory = _OnRuntime[Memory | None]()
+    memory = OnRuntime[Memory | None]()
     """Where threads are kept (None: the model sees only the current run)."""
-    default_options = _OnRuntime[dict[str, Any]]()
+    default_options = OnRuntime[dict[str, Any]]()
     """Options applied to every run unless the call overrides them."""
 
     def __init__(
@@ -113,7 +93,7 @@ class Agent:
             runner=runner or Runner(),
             default_options=check_options(dict(default_options or {})),
             decision_policy=decision_policy,
-            claim_lease_seconds=_lease(claim_lease_seconds),
+            claim_lease_seconds=check_lease(claim_lease_seconds),
         )
 
     # -- configuration ---------------------------------------------------------------------
@@ -135,6 +115,31 @@ class Agent:
     def use_storage(self, storage: Storage, *, memory: Memory | None = None) -> None:
         """Adopt ``storage`` (and ``memory``) unless the agent was given its own."""
         self._runtime.use_storage(storage, memory=memory)
+
+    def use_decision_rules(
+        self,
+        *,
+        decision_policy: DecisionPolicy | None = None,
+        claim_lease_seconds: float | None = None,
+        approval_ttl_seconds: float | None = None,
+    ) -> DecisionPolicy | None:
+        """Fill in the decision rules this agent was not built with (a host serving an agent it
+        did not build, like the bot, calls it); returns the policy in effect.
+
+        A policy given to the constructor is kept, so is a lease other than the default and an
+        ``approval_ttl_seconds`` default option. Sub-agents follow the result.
+        """
+        rt = self._runtime
+        policy = rt.decision_policy or decision_policy
+        lease = rt.claim_lease_seconds
+        if claim_lease_seconds is not None and lease == DEFAULT_CLAIM_LEASE_SECONDS:
+            lease = check_lease(claim_lease_seconds)
+        rt.use_supervisor_rules(policy, lease)
+        if approval_ttl_seconds is not None and "approval_ttl_seconds" not in rt.default_options:
+            self.default_options = check_options(
+                {**rt.default_options, "approval_ttl_seconds": approval_ttl_seconds}
+            )
+        return policy
 
     def tool_for(self, pending: PendingToolCall) -> Tool | None:
         """The tool a pending call will run, in this agent or the sub-agent that owns it.
@@ -379,14 +384,6 @@ class Agent:
     async def drain(self) -> None:
         """Wait for every run started in the background on this agent's runner."""
         await self._runtime.runner.drain()
-
-
-def _lease(seconds: float) -> float:
-    if isinstance(seconds, bool) or not isinstance(seconds, int | float) or not seconds >= 1:
-        raise AgentConfigError(
-            f"claim_lease_seconds must be a number of seconds, at least 1, got {seconds!r}"
-        )
-    return float(seconds)
 
 
 async def _finished(stream: AgentStream) -> RunResult:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
+import uuid
 from typing import Any
 
 from pydantic import ValidationError
@@ -20,9 +21,9 @@ from agents._results import PendingToolCall
 from agents._runtime import Runtime
 from agents._stream import AgentStream
 from agents.decisions import Resume
-from agents.errors import AgentError
+from agents.errors import AgentError, NotAllowedToDecide
 from agents.models._base import ModelRequest, ObjectOutput, TextDelta
-from storage import utcnow
+from storage import AuditEvent, utcnow
 
 logger = logging.getLogger(__name__)
 
@@ -85,6 +86,22 @@ async def try_auto_resume(
                 decided_by=decided_by,
                 source="thread-reply",
             )
+        except NotAllowedToDecide as exc:  # the reply is a normal turn; the refusal is audited
+            await rt.storage.append_audit(
+                AuditEvent(
+                    id=uuid.uuid4().hex,
+                    at=utcnow(),
+                    kind="refused",
+                    run_id=run_id,
+                    tool_call_id=call.tool_call_id,
+                    thread_id=thread_id,
+                    agent_id=rt.id,
+                    actor=decided_by,
+                    source="thread-reply",
+                    data={"rule": exc.rule, "choice": "provide"},
+                )
+            )
+            continue
         except AgentError as exc:
             logger.info("auto-resume of %s/%s not applied: %s", run_id, call.tool_call_id, exc)
             continue

@@ -89,6 +89,15 @@ def validation_errors(exc: ValidationError) -> list[dict[str, Any]]:
     ]
 
 
+def check_lease(seconds: float) -> float:
+    """A claim lease in seconds (1 or more)."""
+    if isinstance(seconds, bool) or not isinstance(seconds, int | float) or not seconds >= 1:
+        raise AgentConfigError(
+            f"claim_lease_seconds must be a number of seconds, at least 1, got {seconds!r}"
+        )
+    return float(seconds)
+
+
 def strict_json_args(call: ToolCallPart) -> None:
     """Refuse a model's tool arguments that are not strict JSON (NaN, Infinity, a lone
     surrogate): they could not be stored, shown or fingerprinted faithfully."""

@@ -19,7 +19,6 @@ A refusal is a sentence starting with the rule's name (``"self-approval: …"``)
 
 from __future__ import annotations
 
-import inspect
 from typing import Literal
 
 from agents import Agent, DecisionPolicy, PendingToolCall
@@ -77,9 +76,6 @@ class ApprovalRules:
         return False
 
 
-_DEFAULT_LEASE = inspect.signature(Agent.__init__).parameters["claim_lease_seconds"].default
-
-
 def serve_with_rules(agent: Agent, settings: Settings, rules: DecisionPolicy) -> DecisionPolicy:
     """Give the served agent the bot's rules; returns the policy in effect.
 
@@ -87,17 +83,9 @@ def serve_with_rules(agent: Agent, settings: Settings, rules: DecisionPolicy) ->
     ``claim_lease_seconds`` gets ``CLAIM_LEASE_SECONDS``; one without an
     ``approval_ttl_seconds`` default option gets ``APPROVAL_TTL_SECONDS``. Sub-agents follow.
     """
-    # The Agent offers these only as constructor arguments; the bot serves agents it did not
-    # build (BOT_AGENT), so it sets them on the runtime, here and nowhere else.
-    runtime = agent._runtime
-    policy = runtime.decision_policy or rules
-    lease = runtime.claim_lease_seconds
-    if lease == _DEFAULT_LEASE:
-        lease = float(settings.claim_lease_seconds)
-    runtime.use_supervisor_rules(policy, lease)
-    if "approval_ttl_seconds" not in agent.default_options:
-        agent.default_options = {
-            **agent.default_options,
-            "approval_ttl_seconds": settings.approval_ttl_seconds,
-        }
-    return policy
+    policy = agent.use_decision_rules(
+        decision_policy=rules,
+        claim_lease_seconds=settings.claim_lease_seconds,
+        approval_ttl_seconds=settings.approval_ttl_seconds,
+    )
+    return policy or rules

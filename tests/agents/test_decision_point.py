@@ -258,3 +258,30 @@ from pydantic import BaseModel  # noqa: E402
 
 class _AnyInput(BaseModel):
     value: Any
+
+
+async def test_rules_filled_in_later_apply_to_sub_agents_and_never_replace_the_agents_own(
+    storage: Storage,  # noqa: F811
+    make_tool: Callable[..., Tool],
+) -> None:
+    def only_u9(call: PendingToolCall, decided_by: str | None, kind: str) -> str | None:
+        return None if decided_by == "U9" else "not-approver: only U9"
+
+    billing = Agent(
+        id="billing",
+        model=ScriptedModel([call("delete-record", {"id": "abc-123"}, id="i1"), reply("done")]),
+        tools=[make_tool(require_approval=True)],
+    )
+    ops = Agent(
+        id="ops",
+        model=ScriptedModel([call("agent-billing", {"prompt": "delete"}, id="o1"), reply("ok")]),
+        agents={"billing": billing},
+        storage=storage,
+    )
+    assert ops.use_decision_rules(decision_policy=only_u9, approval_ttl_seconds=60) is only_u9
+    first = await ops.generate("delete", requested_by="U1")
+    assert first.pending[0].expires_at is not None
+    with pytest.raises(NotAllowedToDecide):
+        await ops.approve_tool_call(run_id=first.run_id, decided_by="U2")
+    own = Agent(id="x", model=ScriptedModel([]), storage=storage, decision_policy=_no_self_approval)
+    assert own.use_decision_rules(decision_policy=only_u9) is _no_self_approval

@@ -106,6 +106,9 @@ async def test_a_reply_by_a_non_approver_does_not_resume_the_question(
         assert executions.of("open_ticket") == []
         pending = await agent.list_suspended_runs(thread_id=f"slack:{TEAM}:{CHANNEL}:{ts}")
         assert pending.total == 1
+        [refused] = [e for e in await store.query_audit() if e.kind == "refused"]
+        assert (refused.actor, refused.source) == ("U7", "thread-reply")
+        assert refused.data["rule"].startswith("not-approver")
 
 
 async def test_a_click_and_an_api_decision_after_expires_at_are_expired_without_a_sweep(
