@@ -72,7 +72,7 @@ async def handle_message(
             decided_by=event.user,
             requested_by=event.user,
         )
-        await post_run(services, stream, thread, answered_by=event.user)
+        await post_run(services, stream, thread, answered_by=event.user, answer=text)
 
 
 def slack_context(thread: SlackThread) -> dict[str, object]:
