@@ -107,3 +107,7 @@ REMINDER_EXPIRED = "~Reminder~ The request to run `{tool}` expired {when} and di
 REMINDER_INTERRUPTED = "~Reminder~ The request to run `{tool}` was interrupted {when}."
 ARGS_MODAL_INTRO = "Every argument `{tool}` will run with, in full:"
 FORM_KEPT = "_Too long to edit here ({length} characters): kept exactly as it is._"
+USE_THE_BUTTONS = (
+    ":point_up: A reply does not decide a request: use the *Approve*, *Edit* or *Decline* "
+    "buttons on the card above (they check who may decide and what exactly runs)."
+)
