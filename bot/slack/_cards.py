@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
-from bot.slack._blocks import CardView
+from bot.slack._card import CardView
+from bot.slack._card_rules import CardRules
 from bot.slack._refs import ApprovalRef
 from storage import AuditEvent, Storage, utcnow
 
@@ -72,6 +74,7 @@ class CardStore:
                     "fingerprint": view.ref.fingerprint,
                     "requester": view.requester,
                     "agent_path": list(view.agent_path),
+                    **_shown(view),
                     **({"question": question} if question is not None else {}),
                 },
             )
@@ -95,6 +98,18 @@ def _from_event(
         args=dict(data.get("args") or {}),
         requester=data.get("requester"),
         agent_path=tuple(data.get("agent_path") or ()),
+        title=data.get("title"),
+        server=data.get("server"),
+        remote_name=data.get("remote_name"),
+        destructive=bool(data.get("destructive")),
+        rules=CardRules(
+            approvers=tuple(data.get("approvers") or ()),
+            allow_self_approval=bool(data.get("allow_self_approval", True)),
+            approvals_required=int(data.get("approvals_required") or 1),
+            confirm=bool(data.get("confirm")),
+        ),
+        approved_by=tuple(data.get("approved_by") or ()),
+        expires_at=_when(data.get("expires_at")),
     )
     return PostedCard(
         view=view,
@@ -110,3 +125,23 @@ def _team_of(thread_id: str | None) -> str:
     """Cards recorded before they stored their workspace: the ``<team>`` of their thread id."""
     parts = (thread_id or "").split(":")
     return parts[1] if len(parts) == 4 and parts[0] == "slack" else "unknown"
+
+
+def _shown(view: CardView) -> dict[str, Any]:
+    """What else the card showed (cards recorded before these fields read the defaults)."""
+    return {
+        "title": view.title,
+        "server": view.server,
+        "remote_name": view.remote_name,
+        "destructive": view.destructive,
+        "approvers": list(view.rules.approvers),
+        "allow_self_approval": view.rules.allow_self_approval,
+        "approvals_required": view.rules.approvals_required,
+        "confirm": view.rules.confirm,
+        "approved_by": list(view.approved_by),
+        "expires_at": view.expires_at.isoformat() if view.expires_at else None,
+    }
+
+
+def _when(value: Any) -> datetime | None:
+    return datetime.fromisoformat(value) if isinstance(value, str) and value else None

@@ -5,6 +5,8 @@ from __future__ import annotations
 import logging
 import re
 
+import bot.slack._messages as msg
+from bot.slack._decision_words import looks_like_decision
 from bot.slack._payloads import MessageEvent
 from bot.slack._render import SlackThread, post_run, reporting_failures
 from bot.slack._services import Services
@@ -63,6 +65,11 @@ async def handle_message(
     await mark_active(services, thread.thread_id)
     text = strip_mention(event.text, bot_user_id)
     async with services.locks.hold(thread.thread_id), reporting_failures(services, thread):
+        if looks_like_decision(text) and await _approval_waits(services, thread.thread_id):
+            await services.client.chat_postMessage(
+                channel=thread.channel, thread_ts=thread.thread_ts, text=msg.USE_THE_BUTTONS
+            )
+            return
         stream = await services.agent.stream(
             text,
             thread_id=thread.thread_id,
@@ -72,7 +79,13 @@ async def handle_message(
             decided_by=event.user,
             requested_by=event.user,
         )
-        await post_run(services, stream, thread, answered_by=event.user)
+        await post_run(services, stream, thread, answered_by=event.user, answer=text)
+
+
+async def _approval_waits(services: Services, thread_id: str) -> bool:
+    """True when a call in this thread waits for approval."""
+    page = await services.agent.list_suspended_runs(thread_id=thread_id, per_page=100)
+    return any(c.requires_approval for run in page.runs for c in run.tool_calls)
 
 
 def slack_context(thread: SlackThread) -> dict[str, object]:

@@ -21,12 +21,11 @@ from collections.abc import Awaitable, Callable
 from datetime import datetime
 
 import bot.slack._audit as _audit
-import bot.slack._messages as msg
 from agents import Expire, PendingToolCall, RunnerClosed, SuspendedRun
 from agents.errors import AlreadyDecided, SnapshotNotFound, ToolCallNotSuspended
 from bot.slack._blocks import slack_date
-from bot.slack._mrkdwn import escape_truncated
 from bot.slack._publish import post_recovered
+from bot.slack._reminders import reminder_key, reminder_text
 from bot.slack._services import Services
 from bot.slack._shown import show_decided
 from storage import utcnow
@@ -128,12 +127,14 @@ async def _remind(
     ttl = max(60.0, (expires_at - utcnow()).total_seconds() * 2.0)
     if not await services.storage.add_if_absent(key, "1", ttl):
         return
-    tool = escape_truncated(call.tool_name, 80).replace("`", "'")
-    await services.client.chat_postMessage(
+    posted = await services.client.chat_postMessage(
         channel=card.channel,
         thread_ts=card.thread_ts,
-        text=msg.REMINDER.format(tool=tool, when=slack_date(expires_at)),
+        text=reminder_text(card.view, slack_date(expires_at)),
     )
+    if posted.get("ts"):
+        mark = reminder_key(run.run_id, call.tool_call_id)
+        await services.storage.add_if_absent(mark, str(posted["ts"]), ttl)
 
 
 class Background:

@@ -11,6 +11,7 @@ invalid JSON is reported under that field.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -18,14 +19,18 @@ from pydantic import BaseModel, ValidationError
 from slack_sdk.models.blocks import (
     Block,
     InputBlock,
+    MarkdownTextObject,
     NumberInputElement,
     Option,
     PlainTextInputElement,
     PlainTextObject,
+    SectionBlock,
     StaticSelectElement,
 )
 
 import bot.slack._messages as msg
+from bot.slack._args import as_json, same_value
+from bot.slack._mrkdwn import code_block, escape_truncated
 
 FIELD_PREFIX = "field:"
 """``block_id`` of a field's input: ``field:<name>``."""
@@ -33,6 +38,8 @@ VALUE_ACTION = "value"
 """``action_id`` of every input element."""
 MAX_FIELDS = 90
 """A modal holds 100 blocks; fields beyond this keep their current value."""
+PREFILL_LIMIT = 3000
+"""Slack's limit on a text input's ``initial_value``: a longer value is shown read-only."""
 
 Kind = Literal["text", "integer", "number", "boolean", "enum", "json"]
 
@@ -122,9 +129,12 @@ def _kind(prop: dict[str, Any]) -> Kind:
 
 
 def form_blocks(fields: list[FormField], values: dict[str, Any]) -> list[Block]:
-    """One input block per field, prefilled from ``values``."""
+    """One input block per field, prefilled from ``values``; a value too long to prefill is
+    shown read-only (a section, not an input) and kept as it is on submit."""
     return [
-        InputBlock(
+        _read_only(f, values[f.name])
+        if f.name in values and _too_long(f, values[f.name])
+        else InputBlock(
             block_id=f.block_id,
             label=PlainTextObject(text=_limit(f.label, 2000)),
             hint=PlainTextObject(text=f.hint) if f.hint else None,
@@ -133,6 +143,26 @@ def form_blocks(fields: list[FormField], values: dict[str, Any]) -> list[Block]:
         )
         for f in fields
     ]
+
+
+def _prefill(f: FormField, value: Any) -> str:
+    if f.kind == "json":
+        return json.dumps(value, indent=2, ensure_ascii=False)
+    return str(value)
+
+
+def _too_long(f: FormField, value: Any) -> bool:
+    return f.kind in ("text", "json") and len(_prefill(f, value)) > PREFILL_LIMIT
+
+
+def _read_only(f: FormField, value: Any) -> SectionBlock:
+    text = _prefill(f, value)
+    label = escape_truncated(f.label, 200)
+    note = msg.FORM_KEPT.format(length=len(text))
+    return SectionBlock(
+        block_id=f.block_id,
+        text=MarkdownTextObject(text=f"*{label}*\n{code_block(as_json(value), 2000)}\n{note}"),
+    )
 
 
 def _element(f: FormField, value: Any) -> Any:
@@ -156,7 +186,7 @@ def _element(f: FormField, value: Any) -> Any:
     if f.kind == "json":
         text = None if value is None else json.dumps(value, indent=2, ensure_ascii=False)
         return PlainTextInputElement(action_id=VALUE_ACTION, multiline=True, initial_value=text)
-    text = None if value is None else _limit(str(value), 3000)
+    text = None if value is None else str(value)
     return PlainTextInputElement(action_id=VALUE_ACTION, initial_value=text)
 
 
@@ -193,8 +223,33 @@ def _parse(f: FormField, raw: str) -> Any:
     if f.kind == "integer":
         return int(raw)
     if f.kind == "number":
-        return float(raw)
+        return int(raw) if re.fullmatch(r"-?\d+", raw.strip()) else float(raw)
     return raw
+
+
+def read_edit(
+    fields: list[FormField], state: dict[str, Any], original: dict[str, Any]
+) -> tuple[dict[str, Any], dict[str, str]]:
+    """The arguments an Edit form submits: ``original`` with only the values the approver
+    changed. A field not in the form (read-only, beyond ``MAX_FIELDS``) keeps its value, an
+    unchanged one keeps its exact JSON value (``250`` stays ``250``), a cleared one is removed.
+    """
+    data, errors = read_form(fields, state)
+    args = dict(original)
+    for f in fields:
+        if f.block_id not in state:
+            continue
+        if f.name not in data:
+            args.pop(f.name, None)
+        elif f.name not in original or not _unchanged(f, original[f.name], data[f.name]):
+            args[f.name] = data[f.name]
+    return args, errors
+
+
+def _unchanged(f: FormField, before: Any, after: Any) -> bool:
+    if f.kind == "text" and not isinstance(before, str):
+        return str(before) == str(after)
+    return same_value(before, after)
 
 
 def validate(

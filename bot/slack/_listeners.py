@@ -18,8 +18,9 @@ from bot.slack._ids import (
     EDIT_VIEW,
     PROVIDE_ACTION,
     PROVIDE_VIEW,
+    SHOW_ALL_ACTION,
 )
-from bot.slack._modal_flows import finish_submission, open_modal, submitted
+from bot.slack._modal_flows import finish_submission, open_modal, show_all_arguments, submitted
 from bot.slack._payloads import BlockActions, EventEnvelope, ViewSubmission
 from bot.slack._policy import Choice
 from bot.slack._services import Services
@@ -72,6 +73,15 @@ def register_listeners(app: AsyncApp, services: Services) -> None:
         listener.__name__ = f"on_{choice}"
         return listener
 
+    async def on_show_all(ack: AsyncAck, body: dict[str, Any]) -> None:
+        await ack()
+        try:
+            click = BlockActions.model_validate(body)
+        except ValidationError as exc:
+            logger.warning("ignoring a click that does not parse: %s", _where(exc))
+            return
+        services.runner.submit(show_all_arguments(services, click), name="show-all")
+
     def on_submit(choice: Choice) -> Any:
         async def listener(ack: AsyncAck, body: dict[str, Any]) -> None:
             try:
@@ -98,6 +108,7 @@ def register_listeners(app: AsyncApp, services: Services) -> None:
     app.action(DECLINE_ACTION)(on_click("decline"))
     app.action(EDIT_ACTION)(on_click("edit"))
     app.action(PROVIDE_ACTION)(on_click("provide"))
+    app.action(SHOW_ALL_ACTION)(on_show_all)
     app.view(DECLINE_VIEW)(on_submit("decline"))
     app.view(EDIT_VIEW)(on_submit("edit"))
     app.view(PROVIDE_VIEW)(on_submit("provide"))

@@ -17,6 +17,8 @@ from slack_sdk.errors import SlackApiError
 
 import bot.slack._messages as msg
 from agents import Approve, Decision, Decline, PendingToolCall, Resume
+from bot.slack._args import changed_keys
+from bot.slack._card import tool_label
 from bot.slack._decisions import (
     Attempt,
     attempt_from_click,
@@ -26,12 +28,19 @@ from bot.slack._decisions import (
     refusal_of,
     tell,
 )
-from bot.slack._forms import VALUE_ACTION, FormField, form_fields, read_form, validate
+from bot.slack._forms import (
+    VALUE_ACTION,
+    FormField,
+    form_fields,
+    read_edit,
+    read_form,
+    validate,
+)
 from bot.slack._ids import REASON_BLOCK, thread_id
-from bot.slack._modal_views import decline_modal, edit_modal, provide_modal
+from bot.slack._modal_views import arguments_modal, decline_modal, edit_modal, provide_modal
 from bot.slack._payloads import BlockActions, ViewSubmission
 from bot.slack._policy import Choice
-from bot.slack._refs import ModalRef
+from bot.slack._refs import ApprovalRef, ModalRef
 from bot.slack._services import Services
 
 logger = logging.getLogger(__name__)
@@ -183,15 +192,16 @@ async def submitted(services: Services, sub: ViewSubmission, choice: Choice) -> 
     if isinstance(form, str):
         return Submission(attempt=_attempt(sub, meta, proposed(choice)), note=form)
     pending, model, fields = form
-    data, errors = read_form(fields, sub.values)
     if choice == "edit":
-        named = {f.name for f in fields}
-        data = {**{k: v for k, v in pending.args.items() if k not in named}, **data}
+        data, errors = read_edit(fields, sub.values, pending.args)
+    else:
+        data, errors = read_form(fields, sub.values)
     errors = errors or validate(model, fields, data)
     if errors:
         return Submission(errors=errors)
     if choice == "edit":
-        return Submission(attempt=_attempt(sub, meta, Approve(args=data)))
+        edited = data if changed_keys(pending.args, data) else None  # untouched: as shown
+        return Submission(attempt=_attempt(sub, meta, Approve(args=edited)))
     question = (pending.tool_name, pending.suspend_payload)
     return Submission(attempt=_attempt(sub, meta, Resume(data=data), question=question))
 
@@ -205,3 +215,20 @@ async def finish_submission(services: Services, submission: Submission) -> None:
         await tell(services, attempt, submission.note, attempt.thread_ts)
         return
     await decide(services, attempt)
+
+
+async def show_all_arguments(services: Services, click: BlockActions) -> None:
+    """After the click's ack: a modal with every argument of the card, in full."""
+    ref = ApprovalRef.decode(click.actions[0].value if click.actions else None)
+    if ref is None or click.trigger_id is None:
+        logger.warning("ignoring a Show all click without a reference or trigger_id")
+        return
+    card = await services.cards.find(ref.run_id, ref.tool_call_id)
+    if card is None:
+        logger.warning("ignoring a Show all click on an unrecorded card")
+        return
+    view = arguments_modal(tool_label(card.view), card.view.args)
+    try:
+        await services.client.views_open(trigger_id=click.trigger_id, view=view)
+    except SlackApiError as exc:
+        logger.warning("could not open the arguments modal: %s", exc.response.get("error"))

@@ -19,6 +19,7 @@ from slack_sdk.models.blocks import (
 from slack_sdk.models.views import View
 
 import bot.slack._messages as msg
+from bot.slack._args import all_arguments_blocks
 from bot.slack._forms import VALUE_ACTION, FormField, form_blocks
 from bot.slack._ids import DECLINE_VIEW, EDIT_VIEW, PROVIDE_VIEW, REASON_BLOCK
 from bot.slack._mrkdwn import escape_truncated
@@ -73,3 +74,15 @@ def provide_modal(meta: ModalRef, tool: str, fields: list[FormField]) -> dict[st
     """The tool's resume form; Submit resumes the call."""
     blocks: list[Block] = [_intro(msg.PROVIDE_INTRO, tool), *form_blocks(fields, {})]
     return dict(_modal(PROVIDE_VIEW, msg.PROVIDE_TITLE, msg.PROVIDE_SUBMIT, meta, blocks))
+
+
+def arguments_modal(tool: str, args: dict[str, Any]) -> dict[str, Any]:
+    """Every argument in full ("Show all" under a card whose arguments were cut); no Submit."""
+    blocks: list[Block] = [_intro(msg.ARGS_MODAL_INTRO, tool), *all_arguments_blocks(args)]
+    view = View(
+        type="modal",
+        title=PlainTextObject(text=msg.ARGS_MODAL_TITLE),
+        close=PlainTextObject(text=msg.CLOSE),
+        blocks=blocks,
+    )
+    return dict(view.to_dict())

@@ -21,6 +21,7 @@ from bot.slack._blocks import (
     question_blocks,
     question_fallback,
 )
+from bot.slack._card_source import described, stored_call
 from bot.slack._cards import PostedCard
 from bot.slack._ids import resource_id, thread_id
 from bot.slack._refs import ApprovalRef
@@ -58,11 +59,12 @@ async def post_run(
     thread: SlackThread,
     *,
     answered_by: str | None = None,
+    answer: str | None = None,
 ) -> None:
     """Consume a run's ``full_stream`` and show it in ``thread``.
 
     ``answered_by``: the user whose thread reply this run answers; a question it resumes loses
-    its "Provide details" button and says who answered.
+    its "Provide details" button and says who answered and what (``answer``).
     """
     client = services.client
     streamer = ReplyStreamer(
@@ -81,7 +83,7 @@ async def post_run(
             await streamer.finish()
             await _post_question(services, thread, chunk)
         elif chunk.type == "tool-call-resumed" and chunk.kind == "suspension" and answered_by:
-            await _mark_answered(services, chunk.run_id, chunk.tool_call_id, answered_by)
+            await _mark_answered(services, chunk.run_id, chunk.tool_call_id, answered_by, answer)
     await streamer.finish()
     result = await stream.result()
     if result.finish_reason == "error":
@@ -128,7 +130,9 @@ async def _post_question(
     )
 
 
-async def _mark_answered(services: Services, run_id: str, tool_call_id: str, by: str) -> None:
+async def _mark_answered(
+    services: Services, run_id: str, tool_call_id: str, by: str, answer: str | None
+) -> None:
     """The question a thread reply answered: no button, who answered and when."""
     shown = await services.cards.find(run_id, tool_call_id)
     if shown is None or shown.question is None:
@@ -138,7 +142,9 @@ async def _mark_answered(services: Services, run_id: str, tool_call_id: str, by:
             channel=shown.channel,
             ts=shown.ts,
             text=question_fallback(shown.view.tool_name, shown.question),
-            blocks=as_dicts(answered_question(shown.view.tool_name, shown.question, by, utcnow())),
+            blocks=as_dicts(
+                answered_question(shown.view.tool_name, shown.question, by, utcnow(), answer)
+            ),
         )
     except SlackApiError as exc:
         logger.warning("could not update question %s: %s", shown.ts, exc.response.get("error"))
@@ -193,6 +199,10 @@ async def post_card(
         requester=thread.requester,
         agent_path=tuple(approval.agent_path),
     )
+    call = await stored_call(
+        services.agent, thread.thread_id, approval.run_id, approval.tool_call_id
+    )
+    view = described(services, view, call)
     response = await services.client.chat_postMessage(
         channel=thread.channel,
         thread_ts=thread.thread_ts,

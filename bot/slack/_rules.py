@@ -24,7 +24,9 @@ from typing import Literal
 from agents import Agent, DecisionPolicy, PendingToolCall
 from agents.decisions import PolicyKind
 from bot._settings import Settings
+from bot.slack._card_rules import CardRules, is_destructive
 from bot.slack._usergroups import UserGroups
+from tools import Tool
 
 Rule = Literal["other-workspace", "self-approval", "not-approver", "policy"]
 """Which rule refused a decision (recorded in the audit log); ``policy``: the agent's own."""
@@ -66,6 +68,15 @@ class ApprovalRules:
         if (self._users or self._groups) and not await self._is_approver(decided_by):
             return NOT_APPROVER
         return None
+
+    def for_card(self, call: PendingToolCall, tool: Tool | None) -> CardRules:
+        """Who may approve ``call`` and whether Approve asks for confirmation, for its card."""
+        return CardRules(
+            approvers=(*sorted(self._users), *self._groups),
+            allow_self_approval=self._self_ok,
+            approvals_required=call.approvals_required,
+            confirm=is_destructive(tool),
+        )
 
     async def _is_approver(self, user: str) -> bool:
         if user in self._users:

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from slack_sdk.web.async_client import AsyncWebClient
 
-from agents import Agent, DecisionPolicy, Runner
+from agents import Agent, DecisionPolicy, PendingToolCall, Runner
 from bot._settings import Settings
+from bot.slack._card_rules import CardRules
 from bot.slack._cards import CardStore
 from bot.slack._dedupe import Deduper
 from bot.slack._locks import LocalThreadLocks, ThreadLocks
@@ -15,6 +17,7 @@ from bot.slack._policy import EdgePolicy, SettingsPolicy
 from bot.slack._rules import ApprovalRules, serve_with_rules
 from bot.slack._usergroups import UserGroups
 from storage import Storage
+from tools import Tool
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -41,6 +44,9 @@ class Services:
     """Who may decide: the served agent's decision policy, checked by the runtime inside every
     decision (the bot's ``ApprovalRules`` unless the agent brought its own). The edge calls it
     too, only to answer early (opening a modal)."""
+    card_rules: Callable[[PendingToolCall, Tool | None], CardRules]
+    """Who may approve a call and whether Approve confirms, as its card shows it
+    (``ApprovalRules.for_card``)."""
     stream_interval: float = 1.0
     """Seconds between two updates of a streamed answer."""
 
@@ -72,7 +78,8 @@ def create_services(
     """
     store = storage if storage is not None else agent.storage
     groups = UserGroups(client)
-    rules = serve_with_rules(agent, settings, ApprovalRules(settings, groups))
+    approval_rules = ApprovalRules(settings, groups)
+    rules = serve_with_rules(agent, settings, approval_rules)
     return Services(
         agent=agent,
         storage=store,
@@ -83,5 +90,6 @@ def create_services(
         cards=CardStore(store),
         policy=policy or SettingsPolicy(client),
         rules=rules,
+        card_rules=approval_rules.for_card,
         stream_interval=stream_interval,
     )

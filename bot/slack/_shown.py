@@ -10,20 +10,24 @@ from __future__ import annotations
 
 import contextlib
 import logging
+from dataclasses import replace
 from datetime import datetime
 
 from slack_sdk.errors import SlackApiError
 
-from agents import AgentStream, Decision
+from agents import AgentStream, Decision, PendingToolCall, Resume
 from bot.slack._blocks import (
     Decided,
     answered_question,
+    approval_card,
+    approval_fallback,
     as_dicts,
     decided_card,
     decided_fallback,
     question_fallback,
 )
 from bot.slack._cards import PostedCard
+from bot.slack._reminders import reminder_done, reminder_key
 from bot.slack._render import SlackThread, post_run, reporting_failures
 from bot.slack._services import Services
 
@@ -62,20 +66,75 @@ async def show_decided(
     lock = contextlib.nullcontext() if lock_held else services.locks.hold(thread.thread_id)
     async with lock, reporting_failures(services, thread):
         if decision is not None:
+            waiting = await _still_waiting(stream, card) if decision.kind == "approve" else None
+            if waiting is not None:
+                await _show_progress(services, card, waiting)
+                return
             await _update(services, card, Decided(decision=decision, by=by, at=at))
+            await _update_reminder(services, card, decision, by, at)
         await post_run(services, stream, thread)
+
+
+async def _still_waiting(stream: AgentStream, card: PostedCard) -> PendingToolCall | None:
+    """For an approval short of its quorum: the call, with who has approved so far.
+
+    The runtime answers such an approval with a stream that ends ``suspended`` at once; a
+    deciding approval's stream goes on with the call (``tool-call-resumed``) first.
+    """
+    if card.view.rules.approvals_required <= 1:
+        return None
+    async for chunk in stream.full_stream:
+        if chunk.type == "start":
+            continue
+        if chunk.type != "finish":
+            return None
+        break
+    result = await stream.result()
+    ref = card.view.ref
+    return next((p for p in result.pending if p.tool_call_id == ref.tool_call_id), None)
+
+
+async def _show_progress(services: Services, card: PostedCard, call: PendingToolCall) -> None:
+    """The card still waiting, with the quorum progress ("1 of 2 approvals: <@U1>")."""
+    view = replace(card.view, approved_by=tuple(call.approved_by))
+    try:
+        await services.client.chat_update(
+            channel=card.channel,
+            ts=card.ts,
+            text=approval_fallback(view),
+            blocks=as_dicts(approval_card(view)),
+        )
+    except SlackApiError as exc:
+        logger.warning("could not update card %s: %s", card.ts, exc.response.get("error"))
+
+
+async def _update_reminder(
+    services: Services, card: PostedCard, decision: Decision, by: str | None, at: datetime
+) -> None:
+    """A reminder posted for this card says it was decided (no longer "still waiting")."""
+    ref = card.view.ref
+    ts = await services.storage.get_value(reminder_key(ref.run_id, ref.tool_call_id))
+    if not ts or decision.kind == "resume":
+        return
+    text = reminder_done(card.view, Decided(decision=decision, by=by, at=at))
+    try:
+        await services.client.chat_update(channel=card.channel, ts=ts, text=text)
+    except SlackApiError as exc:
+        logger.warning("could not update reminder %s: %s", ts, exc.response.get("error"))
 
 
 async def _update(services: Services, card: PostedCard, decided: Decided) -> None:
     """Replace the card (or question) by its decided form; a failure leaves it stale (logged)."""
     if not card.ts:
         return
-    if decided.decision.kind == "resume":
+    decision = decided.decision
+    if isinstance(decision, Resume):
         if card.question is None:
             return
         tool, question = card.view.tool_name, card.question
         text = question_fallback(tool, question)
-        blocks = answered_question(tool, question, decided.by or "someone", decided.at)
+        answer = decision.data
+        blocks = answered_question(tool, question, decided.by or "someone", decided.at, answer)
     else:
         text = decided_fallback(card.view, decided)
         blocks = decided_card(card.view, decided)

@@ -79,7 +79,7 @@ def test_untrusted_arguments_are_escaped_and_fit_the_limits() -> None:
     blocks = as_dicts(
         approval_card(_card(tool_name=NASTY * 10, args=args, agent_path=("a", NASTY)))
     )
-    text = _texts(blocks)
+    text = _texts([b for b in blocks if b["type"] != "header"])  # plain_text: never parsed
     for raw in ("<!channel>", "<@U999>", "<https://evil"):
         assert raw not in text
     for block in blocks:
@@ -138,9 +138,8 @@ def test_a_card_approved_with_edits_shows_original_and_approved_arguments() -> N
         decision=Approve(args={"id": "b"}), by="U2", at=datetime(2026, 1, 1, tzinfo=UTC)
     )
     text = _texts(as_dicts(decided_card(_card(args={"id": "a"}), decision)))
-    assert "Original arguments" in text and "Approved arguments" in text
-    assert text.index("Original") < text.index('\\"a\\"') < text.index("Approved arguments")
-    assert '\\"b\\"' in text
+    assert "Original arguments" in text
+    assert text.index("Original") < text.index("*id* (was)\\n`a`") < text.index("(approved)\\n`b`")
 
 
 def test_an_expired_card_says_so_without_buttons() -> None:
