@@ -215,12 +215,15 @@ async def retry(rt: Runtime, *, run_id: str, decided_by: str | None) -> AgentStr
 def _validated_args(
     tool: Tool | None, pending: PendingCallState, args: dict[str, Any]
 ) -> dict[str, Any]:
+    """The edited arguments, checked against the input schema and kept as the person gave them
+    (a dump of the parsed model would turn ``250`` into ``250.0`` for a float field)."""
     if tool is None:
         return dict(args)
     try:
-        return tool.parse_input(args).model_dump(mode="json")
+        tool.parse_input(args)
     except ToolInputError as exc:
         raise InvalidToolArgs(pending.tool_call_id, list(exc.errors)) from None
+    return dict(args)
 
 
 def _parsed_resume_data(tool: Tool | None, pending: PendingCallState, data: Any) -> Any:

@@ -232,3 +232,20 @@ async def test_decisions_on_different_parallel_calls_can_race(
     assert sorted(a["id"] for a in executions.of("delete-record")) == ["0", "1", "2", "3", "4"]
     assert [r.text for r in results].count("done") == 1
     assert len(model.requests) == 2
+
+
+async def test_edited_arguments_keep_their_json_types(
+    store: InMemoryStorage, make_tool: Callable[..., Tool], executions: Executions
+) -> None:
+    agent = Agent(
+        id="ops",
+        model=ScriptedModel([call("refund", {"order": 7, "amount": 250}, id="c1"), reply("ok")]),
+        tools=[make_tool("refund", input_schema=RefundInput, require_approval=True)],
+        storage=store,
+    )
+    first = await agent.generate("refund")
+    await agent.approve_tool_call_generate(
+        run_id=first.run_id, args={"order": 8, "amount": 250}, decided_by="U1"
+    )
+    decided = [e for e in await store.query_audit(run_id=first.run_id) if e.kind == "decided"]
+    assert json.dumps(decided[0].data["args"]) == '{"order": 8, "amount": 250}'
