@@ -8,11 +8,12 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from agents import Agent, DecisionPolicy, Runner
 from bot._settings import Settings
+from bot.policy import CallPolicy
 from bot.slack._cards import CardStore
 from bot.slack._dedupe import Deduper
 from bot.slack._locks import LocalThreadLocks, ThreadLocks
 from bot.slack._policy import EdgePolicy, SettingsPolicy
-from bot.slack._rules import ApprovalRules, serve_with_rules
+from bot.slack._rules import ApprovalRules, call_policy, serve_with_rules
 from bot.slack._usergroups import UserGroups
 from storage import Storage
 
@@ -41,6 +42,9 @@ class Services:
     """Who may decide: the served agent's decision policy, checked by the runtime inside every
     decision (the bot's ``ApprovalRules`` unless the agent brought its own). The edge calls it
     too, only to answer early (opening a modal)."""
+    call_policy: CallPolicy
+    """The policy file matched against calls: ``call_policy.confirm_for(call)`` says whether
+    Approve asks for confirmation, ``call_policy.for_call(call)`` who may approve."""
     stream_interval: float = 1.0
     """Seconds between two updates of a streamed answer."""
 
@@ -72,7 +76,8 @@ def create_services(
     """
     store = storage if storage is not None else agent.storage
     groups = UserGroups(client)
-    rules = serve_with_rules(agent, settings, ApprovalRules(settings, groups))
+    matched = call_policy(settings, agent)
+    rules = serve_with_rules(agent, settings, ApprovalRules(settings, groups, matched), matched)
     return Services(
         agent=agent,
         storage=store,
@@ -83,5 +88,6 @@ def create_services(
         cards=CardStore(store),
         policy=policy or SettingsPolicy(client),
         rules=rules,
+        call_policy=matched,
         stream_interval=stream_interval,
     )
