@@ -37,7 +37,16 @@ from agents._results import (
 )
 from agents._runner import Runner
 from agents._stream import AgentStream
-from agents.decisions import Approve, Decision, DecisionPolicy, Decline, Expire, Resume
+from agents.decisions import (
+    Approve,
+    CallRules,
+    CallRulesFn,
+    Decision,
+    DecisionPolicy,
+    Decline,
+    Expire,
+    Resume,
+)
 from agents.errors import (
     AgentConfigError,
     AgentError,
@@ -67,6 +76,8 @@ __all__ = [
     "ApprovalContext",
     "ApprovalExpired",
     "Approve",
+    "CallRules",
+    "CallRulesFn",
     "Chunk",
     "ChunkBase",
     "Decision",

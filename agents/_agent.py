@@ -16,7 +16,7 @@ from agents._runner import Runner
 from agents._runtime import DEFAULT_CLAIM_LEASE_SECONDS, Runtime
 from agents._start import start
 from agents._stream import AgentStream
-from agents.decisions import Approve, Decision, DecisionPolicy, Decline, Resume
+from agents.decisions import Approve, CallRulesFn, Decision, DecisionPolicy, Decline, Resume
 from agents.errors import AgentConfigError
 from agents.memory import Memory
 from agents.models._base import Model
@@ -122,12 +122,14 @@ class Agent:
         decision_policy: DecisionPolicy | None = None,
         claim_lease_seconds: float | None = None,
         approval_ttl_seconds: float | None = None,
+        call_rules: CallRulesFn | None = None,
     ) -> DecisionPolicy | None:
         """Fill in the decision rules this agent was not built with (a host serving an agent it
         did not build, like the bot, calls it); returns the policy in effect.
 
         A policy given to the constructor is kept, so is a lease other than the default and an
-        ``approval_ttl_seconds`` default option. Sub-agents follow the result.
+        ``approval_ttl_seconds`` default option. Sub-agents follow the result. ``call_rules``
+        (see ``CallRules``) may add approval, a quorum or a TTL to calls, never remove them.
         """
         rt = self._runtime
         policy = rt.decision_policy or decision_policy
@@ -139,6 +141,8 @@ class Agent:
             self.default_options = check_options(
                 {**rt.default_options, "approval_ttl_seconds": approval_ttl_seconds}
             )
+        if call_rules is not None:
+            rt.use_call_rules(call_rules)
         return policy
 
     def tool_for(self, pending: PendingToolCall) -> Tool | None:

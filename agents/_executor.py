@@ -18,6 +18,7 @@ from agents._outcome import Outcome
 from agents._runtime import Runtime
 from agents._state import DelegateRef, PendingCallState, RunState
 from agents._stream import AgentStream
+from agents.decisions import CallRules
 from agents.errors import AgentError
 from storage import utcnow
 from tools import Suspended, ToolContext, ToolError
@@ -90,11 +91,17 @@ class Executor:
         return Outcome(status="ok", result=result)
 
     # -- pending entries -------------------------------------------------------------------
-    def approval_entry(self, state: RunState, call: ToolCallPart) -> PendingCallState:
-        """The pending entry of a call held for approval before it runs."""
+    def approval_entry(
+        self, state: RunState, call: ToolCallPart, rules: CallRules | None = None
+    ) -> PendingCallState:
+        """The pending entry of a call held for approval before it runs (``rules``, the host's:
+        a quorum never below the tool's own, a TTL instead of the run's)."""
         tool = self.rt.tools.get(call.name)
         now = utcnow()
         ttl = state.approval_ttl_seconds
+        if rules is not None and rules.ttl_seconds is not None:
+            ttl = rules.ttl_seconds
+        approvals = max(tool.approvals if tool else 1, (rules and rules.approvals) or 1)
         return PendingCallState(
             tool_call_id=call.id,
             call_id=call.id,
@@ -109,7 +116,7 @@ class Executor:
             suspended_at=now,
             requested_by=state.requested_by,
             expires_at=None if ttl is None else now + timedelta(seconds=ttl),
-            approvals_required=tool.approvals if tool else 1,
+            approvals_required=approvals,
         )
 
     def pending_entries(

@@ -35,6 +35,7 @@ from agents._state import PendingCallState, RunState
 from agents._stream import AgentStream
 from agents._tally import Tally
 from agents._writes import RunWriter
+from agents.decisions import CallRules
 from agents.models._base import ModelRequest, ObjectOutput, TextDelta, ToolCallRequest, Usage
 from storage import SnapshotVersionConflict
 from tools import ApprovalContext, ApprovalPredicate, either, evaluate_predicate
@@ -226,14 +227,17 @@ class Run:
 
     async def _run_calls(self, calls: list[ToolCallPart]) -> list[PendingCallState]:
         """Gate every call, run the ungated ones together; returns the new pending calls."""
-        gated = await asyncio.gather(*(self._needs_approval(c) for c in calls))
+        rules = [self.rt.rules_for(c.name, dict(c.args)) for c in calls]
+        gated = await asyncio.gather(
+            *(self._needs_approval(c, r) for c, r in zip(calls, rules, strict=True))
+        )
         free = [c for c, g in zip(calls, gated, strict=True) if not g]
         outcomes = await asyncio.gather(*(self.execute(c.id, c.name, c.args) for c in free))
         by_id = dict(zip([c.id for c in free], outcomes, strict=True))
         fresh: list[PendingCallState] = []
-        for c, g in zip(calls, gated, strict=True):
+        for c, g, r in zip(calls, gated, rules, strict=True):
             if g:
-                fresh.append(self.executor.approval_entry(self.state, c))
+                fresh.append(self.executor.approval_entry(self.state, c, r))
             else:
                 fresh.extend(self._fold(c.id, c.name, c.args, by_id[c.id], []))
                 await self._remember_outcome(c.id, c.name, by_id[c.id])
@@ -241,7 +245,10 @@ class Run:
         self.state.pending.extend(fresh)
         return fresh
 
-    async def _needs_approval(self, call: ToolCallPart) -> bool:
+    async def _needs_approval(self, call: ToolCallPart, rules: CallRules | None) -> bool:
+        """The OR of the host's rules, the tool's own gate and the run's predicate."""
+        if rules is not None and rules.require_approval:
+            return True
         context = ApprovalContext(
             tool_name=call.name, args=dict(call.args), request_context=self.state.request_context
         )

@@ -19,7 +19,7 @@ from agents._hooks import Hooks
 from agents._messages import Message, ToolSpec
 from agents._runner import Runner
 from agents._state import RunState
-from agents.decisions import DecisionPolicy
+from agents.decisions import CallRules, CallRulesFn, DecisionPolicy
 from agents.memory import Memory
 from agents.models._base import Model
 from storage import AuditEvent, InMemoryStorage, Storage, utcnow
@@ -68,6 +68,11 @@ class Runtime:
     """How long a claim is held without renewal (renewed while its tool runs)."""
     owner: str = INSTANCE_ID
     """Written on every claim this process takes."""
+    call_rules: CallRulesFn | None = None
+    """A host's rules that may add approval, a quorum or a TTL to a call (a supervisor's is
+    used by its sub-agents); None: the tools' own settings only."""
+    path: tuple[str, ...] = ()
+    """Agent ids from the top supervisor down to this agent (empty: this agent is the top)."""
 
     @classmethod
     def build(
@@ -157,6 +162,27 @@ class Runtime:
         self.claim_lease_seconds = lease_seconds
         for sub in self.agents.values():
             sub.use_supervisor_rules(policy, lease_seconds)
+
+    def use_call_rules(self, fn: CallRulesFn | None, path: tuple[str, ...] = ()) -> None:
+        """Gate calls by ``fn`` too (see ``CallRules``); sub-agents follow, under ``path``."""
+        self.call_rules = fn
+        self.path = path or (self.id,)
+        for sub in self.agents.values():
+            sub.use_call_rules(fn, (*self.path, sub.id))
+
+    def rules_for(self, name: str, args: dict[str, Any]) -> CallRules | None:
+        """The host's rules for a call of this agent; a ``call_rules`` that raises requires
+        approval (fail safe)."""
+        if self.call_rules is None:
+            return None
+        tool = self.tools.get(name)
+        try:
+            return self.call_rules(name, tool.id if tool else name, self.path or (self.id,), args)
+        except Exception:
+            logger.exception(
+                "call_rules failed for %s of agent %s: approval required", name, self.id
+            )
+            return CallRules(require_approval=True)
 
     # -- lookups ---------------------------------------------------------------------------
     def delegate_for(self, tool_name: str) -> Runtime | None:

@@ -74,3 +74,27 @@ DecisionPolicy = Callable[
 allow or a sentence saying why not (raised as ``NotAllowedToDecide``). ``call`` is the pending
 call with its ``requested_by``. It runs inside every decision, after the call is found and
 before it is claimed; a policy that raises refuses (fail safe)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class CallRules:
+    """What a host's rules add to one tool call, decided when the call is gated.
+
+    Returned by a ``CallRulesFn`` (``Agent.use_decision_rules(call_rules=fn)``). Rules only
+    ever add: ``require_approval`` is OR-ed with the tool's own gate, and ``approvals`` never
+    lowers the tool's own quorum.
+    """
+
+    require_approval: bool = False
+    """True: the call waits for approval even if its tool would not (False adds nothing)."""
+    approvals: int | None = None
+    """Distinct approvers the call needs (the larger of this and the tool's ``approvals``)."""
+    ttl_seconds: float | None = None
+    """Seconds until the pending approval expires (None: the run's ``approval_ttl_seconds``)."""
+
+
+CallRulesFn = Callable[[str, str, tuple[str, ...], dict[str, Any]], CallRules | None]
+"""``fn(tool_name, tool_id, agent_path, args)``: the host's rules for a call about to be gated
+(``tool_name`` as the model calls it, ``tool_id`` the tool's id (the name itself for a
+delegation ``agent-<key>``), ``agent_path`` from the supervisor down to the agent owning the
+call). Sync; None adds nothing; a fn that raises means "approval required" (fail safe)."""

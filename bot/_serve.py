@@ -160,6 +160,7 @@ def install_api(web_app: web.Application, services: Services) -> None:
         {services.agent.id: services.agent},
         None if secret is None else secret.get_secret_value(),
         on_decision=_shown_in_slack(services),
+        decider_required=lambda call: bool(services.call_policy.for_call(call).approvers),
     )
 
 

@@ -11,12 +11,17 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, SecretStr
+from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
 from agents.models import DEFAULT_OPENAI_MODEL
 from bot._errors import BotConfigError
+from bot.policy import PolicyFile, policy_path, policy_problems
+
+DEMO_POLICY = Path(__file__).parent / "demo" / "countersign.toml"
+"""The built-in ops agent's policy (refunds over 1,000 need two approvers)."""
 
 Mode = Literal["http", "socket", "local"]
 """How the bot talks to Slack: HTTP events, Socket Mode, or the local workspace."""
@@ -98,6 +103,10 @@ class Settings(BaseModel):
     """``API_TOKEN``: the Bearer token that enables /api (unset: the API is off)."""
     log_level: str = "INFO"
     """``LOG_LEVEL``: DEBUG, INFO, WARNING or ERROR."""
+    policy_file: str | None = None
+    """``POLICY_FILE``: the approval policy, TOML (unset: ./countersign.toml if present)."""
+    policy: PolicyFile = Field(default_factory=PolicyFile)
+    """The parsed policy file; its ``[defaults]`` are already applied to the fields above."""
 
     @property
     def mode(self) -> Mode:
@@ -111,6 +120,8 @@ def describe_variables() -> list[tuple[str, str, str]]:
     """``(VARIABLE, default, what it does)`` for every setting, in declaration order."""
     rows = []
     for name, field in Settings.model_fields.items():
+        if not (field.description or "").startswith("``"):
+            continue  # not an environment variable (the parsed policy)
         what = (field.description or "").split("``: ", 1)[-1].rstrip(".")
         default = field.default
         shown = "unset" if default is None or default == () else str(default)
@@ -188,9 +199,37 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
         api_token=secret("API_TOKEN"),
         log_level=log_level,
     )
+    settings = _with_policy(problems, settings, text("POLICY_FILE"))
     if problems:
         raise BotConfigError(problems)
     return settings
+
+
+def _with_policy(problems: list[str], settings: Settings, configured: str | None) -> Settings:
+    """The settings with the policy file read and its ``[defaults]`` over the environment."""
+    path = policy_path(configured)
+    if path is None and settings.mode == "local" and settings.bot_agent is None:
+        path = DEMO_POLICY  # the built-in agent in the local workspace: its own example
+    if path is None:
+        return settings
+    parsed = policy_problems(path)
+    if not isinstance(parsed, PolicyFile):
+        problems.extend(parsed)
+        return settings
+    defaults = parsed.defaults
+    return settings.model_copy(
+        update={
+            "policy_file": str(path),
+            "policy": parsed,
+            "approvers": settings.approvers if defaults.approvers is None else defaults.approvers,
+            "allow_self_approval": (
+                settings.allow_self_approval
+                if defaults.allow_self_approval is None
+                else defaults.allow_self_approval
+            ),
+            "approval_ttl_seconds": defaults.ttl_seconds or settings.approval_ttl_seconds,
+        }
+    )
 
 
 def _check_slack(

@@ -44,6 +44,9 @@ NOT_FOUND = "NOT_FOUND"
 METHOD_NOT_ALLOWED = "METHOD_NOT_ALLOWED"
 PAYLOAD_TOO_LARGE = "PAYLOAD_TOO_LARGE"
 INTERNAL_ERROR = "INTERNAL_ERROR"
+DECIDED_BY_REQUIRED = "DECIDED_BY_REQUIRED"
+"""403: the call needs a named decider (quorum, or approvers set by the policy): send
+``decidedBy``."""
 
 
 class ApiError(BotError):

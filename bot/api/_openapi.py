@@ -39,7 +39,9 @@ _STATUS_TEXT = {
     "MALFORMED_JSON)",
     "401": "Missing or wrong API token (code UNAUTHORIZED)",
     "403": "The decision policy refuses decidedBy (APPROVAL_NOT_ALLOWED, with the rule: e.g. "
-    "self-approval, not-approver); nothing was claimed",
+    "self-approval, not-approver), or decidedBy is missing on a call that needs a named "
+    "approver: a quorum call's approval or a call the policy restricts to approvers "
+    "(DECIDED_BY_REQUIRED); nothing was claimed",
     "404": "Unknown agent (AGENT_NOT_FOUND) or run (AGENT_RESUME_NO_SNAPSHOT_FOUND)",
     "409": "The call cannot take this decision: already decided (APPROVAL_ALREADY_DECIDED, "
     "with decidedBy/decidedAt/decision), expired (APPROVAL_EXPIRED), fingerprint mismatch "

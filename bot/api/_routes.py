@@ -5,7 +5,10 @@ Every route needs ``Authorization: Bearer <token>`` (compared in constant time).
 claimed before the answer goes out (single-use, like a Slack click) and recorded in the audit
 log with source ``api`` and actor ``decidedBy``. With ``decidedBy`` the agent's decision policy
 decides whether that person may decide (403 ``APPROVAL_NOT_ALLOWED`` when not); without it the
-API token is the only authority (no actor is recorded). The run then continues in
+API token is the only authority (no actor is recorded), which is refused (403
+``DECIDED_BY_REQUIRED``) for a quorum call's approval and for a call only named approvers may
+decide (``decider_required``): an integration passes the deciding person's Slack user id as
+``decidedBy``. The run then continues in
 the agent's own background tasks. Errors are JSON ``{"code", "message", ...}``; bad input is
 always a 4xx (see ``bot.api._errors`` for the status of each code).
 
@@ -27,7 +30,7 @@ from aiohttp.typedefs import Middleware
 from pydantic import BaseModel
 
 import bot.api._errors as api_errors
-from agents import Agent, AgentStream, Approve, Decision, Decline, Resume
+from agents import Agent, AgentStream, Approve, Decision, Decline, PendingToolCall, Resume
 from agents.errors import AgentError
 from bot.api._hook import ApiDecision, DecisionObserver
 from bot.api._input import Problem, json_body, parse
@@ -59,6 +62,10 @@ OBSERVER: web.AppKey[DecisionObserver | None] = web.AppKey("countersign.api.obse
 """Told of every decision the API takes (after the claim)."""
 DRAIN_SECONDS = 30.0
 """How long shutdown waits for runs that API decisions continued."""
+DECIDER_REQUIRED: web.AppKey[Callable[[PendingToolCall], bool] | None] = web.AppKey(
+    "countersign.api.decider_required"
+)
+"""Whether a call may be decided only by a named person (``decidedBy``)."""
 API_SOURCE = "api"
 """The audit ``source`` (and default actor) of decisions taken through the API."""
 
@@ -71,11 +78,13 @@ def add_api_routes(
     token: str | None,
     *,
     on_decision: DecisionObserver | None = None,
+    decider_required: Callable[[PendingToolCall], bool] | None = None,
 ) -> None:
     """Mount ``/api`` on ``app`` serving ``agents`` (by id); no token → nothing is mounted.
 
     ``on_decision`` is told of every decision taken (the bot passes one that shows it in
-    Slack; see ``bot.api._hook``).
+    Slack; see ``bot.api._hook``). ``decider_required(call)`` true: a request without
+    ``decidedBy`` may not decide ``call`` (quorum approvals never may).
 
     Example:
         >>> add_api_routes(web_app, {"ops": ops_agent}, token="s3cret")  # doctest: +SKIP
@@ -86,6 +95,7 @@ def add_api_routes(
     api = web.Application(middlewares=[_guard(token)])
     api[AGENTS] = dict(agents)
     api[OBSERVER] = on_decision
+    api[DECIDER_REQUIRED] = decider_required
     api.router.add_get(SUSPENDED_RUNS, _list_suspended_runs)
     api.router.add_post(APPROVE, _approve)
     api.router.add_post(DECLINE, _decline)
@@ -196,6 +206,8 @@ async def _decide(
 ) -> web.Response:
     """Claim ``decision`` (single-use), tell the observer (Slack), answer (waiting when asked)."""
     by = body.decided_by or API_SOURCE
+    if body.decided_by is None:
+        await _refuse_anonymous(request, agent, body.run_id, body.tool_call_id, decision)
     stream = await agent.decide(
         decision,
         run_id=body.run_id,
@@ -224,6 +236,30 @@ async def _decide(
         ),
     )
     return await _accepted(stream, body.tool_call_id, wait)
+
+
+async def _refuse_anonymous(
+    request: web.Request, agent: Agent, run_id: str, tool_call_id: str, decision: Decision
+) -> None:
+    """403 ``DECIDED_BY_REQUIRED`` when the call needs a named decider (the runtime checks
+    who decides only for a named one)."""
+    required = request.app[DECIDER_REQUIRED]
+    listing = await agent.list_suspended_runs()
+    for run in listing.runs:
+        for call in run.tool_calls:
+            if run.run_id != run_id or call.tool_call_id != tool_call_id:
+                continue
+            quorum = decision.kind == "approve" and call.approvals_required > 1
+            if quorum or (required is not None and required(call)):
+                raise Problem(
+                    403,
+                    api_errors.DECIDED_BY_REQUIRED,
+                    "this call may be decided only by a named approver"
+                    f"{f' ({call.approvals_required} needed)' if quorum else ''}: pass "
+                    '"decidedBy": "<Slack user id of the person deciding>"',
+                    runId=run_id,
+                    toolCallId=tool_call_id,
+                )
 
 
 async def _observe(request: web.Request, decision: ApiDecision) -> None:

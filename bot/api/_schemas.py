@@ -94,7 +94,9 @@ class ApproveRequest(_Request):
     args: dict[str, Any] | None = None
     """Approve with these edited arguments (validated against the tool's input schema)."""
     decided_by: Id | None = None
-    """Who decided (recorded in the audit log; default ``api``)."""
+    """The Slack user id of the person deciding: checked against the approval policy and
+    recorded in the audit log (default ``api``). Required (else 403 ``DECIDED_BY_REQUIRED``)
+    for a quorum call's approval and for calls only named approvers may decide."""
 
 
 class DeclineRequest(_Request):
@@ -109,7 +111,9 @@ class DeclineRequest(_Request):
     fingerprint: Id | None = None
     """The fingerprint shown to the approver; must match the pending call (else 409)."""
     decided_by: Id | None = None
-    """Who decided (recorded in the audit log; default ``api``)."""
+    """The Slack user id of the person deciding: checked against the approval policy and
+    recorded in the audit log (default ``api``). Required (else 403 ``DECIDED_BY_REQUIRED``)
+    for a quorum call's approval and for calls only named approvers may decide."""
 
 
 class ResumeRequest(_Request):

@@ -13,6 +13,9 @@ No timing of clicks, and no missing card record, can get around it. Rules, in th
 3. ``not-approver``: with ``APPROVERS`` set, only those users and members of those user groups
    decide (user groups resolved through Slack, cached; a failed lookup refuses).
 
+Rules 2 and 3 take their values from the policy file's first rule matching the call
+(``approvers``, ``allow_self_approval``), else its ``[defaults]``, else the environment.
+
 A refusal is a sentence starting with the rule's name (``"self-approval: …"``);
 ``rule_of`` reads the name back for the audit log and the ephemeral.
 """
@@ -24,6 +27,7 @@ from typing import Literal
 from agents import Agent, DecisionPolicy, PendingToolCall
 from agents.decisions import PolicyKind
 from bot._settings import Settings
+from bot.policy import CallPolicy, Fallback
 from bot.slack._card_rules import CardRules, is_destructive
 from bot.slack._usergroups import UserGroups
 from tools import Tool
@@ -35,6 +39,9 @@ SELF_APPROVAL = (
     "self-approval: the requester may not approve their own call (ALLOW_SELF_APPROVAL is off)"
 )
 NOT_APPROVER = "not-approver: only the users and user groups in APPROVERS may decide this call"
+NOT_RULE_APPROVER = (
+    "not-approver: only the approvers of rule {rule} of the policy file may decide this call"
+)
 
 
 def rule_of(sentence: str) -> Rule:
@@ -46,12 +53,13 @@ def rule_of(sentence: str) -> Rule:
 
 
 class ApprovalRules:
-    """``APPROVERS`` and ``ALLOW_SELF_APPROVAL`` as the runtime's decision policy."""
+    """``APPROVERS``, ``ALLOW_SELF_APPROVAL`` and the policy file as the runtime's decision
+    policy."""
 
-    def __init__(self, settings: Settings, groups: UserGroups) -> None:
-        self._users = frozenset(a for a in settings.approvers if not a.startswith("S"))
-        self._groups = tuple(a for a in settings.approvers if a.startswith("S"))
-        self._self_ok = settings.allow_self_approval
+    def __init__(
+        self, settings: Settings, groups: UserGroups, policy: CallPolicy | None = None
+    ) -> None:
+        self._policy = policy or call_policy(settings)
         self._user_groups = groups
 
     async def __call__(
@@ -63,40 +71,56 @@ class ApprovalRules:
         own = call.requested_by is not None and call.requested_by == decided_by
         if own and kind in ("decline", "resume"):
             return None
-        if own and not self._self_ok:
+        rule = self._policy.for_call(call)
+        if own and not rule.allow_self_approval:
             return SELF_APPROVAL
-        if (self._users or self._groups) and not await self._is_approver(decided_by):
-            return NOT_APPROVER
+        if rule.approvers and not await self._is_approver(decided_by, rule.approvers):
+            return NOT_APPROVER if rule.rule is None else NOT_RULE_APPROVER.format(rule=rule.rule)
         return None
 
     def for_card(self, call: PendingToolCall, tool: Tool | None) -> CardRules:
-        """Who may approve ``call`` and whether Approve asks for confirmation, for its card."""
+        """Who may approve ``call`` and whether Approve asks for confirmation, for its card:
+        the matching policy rule (or the defaults), and destructive MCP tools always confirm."""
+        rule = self._policy.for_call(call)
         return CardRules(
-            approvers=(*sorted(self._users), *self._groups),
-            allow_self_approval=self._self_ok,
+            approvers=rule.approvers,
+            allow_self_approval=rule.allow_self_approval,
             approvals_required=call.approvals_required,
-            confirm=is_destructive(tool),
+            confirm=rule.confirm or is_destructive(tool),
         )
 
-    async def _is_approver(self, user: str) -> bool:
-        if user in self._users:
+    async def _is_approver(self, user: str, approvers: tuple[str, ...]) -> bool:
+        if user in approvers:
             return True
-        for group in self._groups:
+        for group in (a for a in approvers if a.startswith("S")):
             if user in await self._user_groups.members(group):
                 return True
         return False
 
 
-def serve_with_rules(agent: Agent, settings: Settings, rules: DecisionPolicy) -> DecisionPolicy:
+def call_policy(settings: Settings, agent: Agent | None = None) -> CallPolicy:
+    """The policy file's rules over ``[defaults]`` and the environment (tool ids looked up in
+    ``agent``)."""
+    fallback = Fallback(
+        approvers=settings.approvers, allow_self_approval=settings.allow_self_approval
+    )
+    return CallPolicy(settings.policy, fallback, agent.tool_for if agent else None)
+
+
+def serve_with_rules(
+    agent: Agent, settings: Settings, rules: DecisionPolicy, policy: CallPolicy | None = None
+) -> DecisionPolicy:
     """Give the served agent the bot's rules; returns the policy in effect.
 
     An agent built with its own ``decision_policy`` keeps it; one built with the default
     ``claim_lease_seconds`` gets ``CLAIM_LEASE_SECONDS``; one without an
     ``approval_ttl_seconds`` default option gets ``APPROVAL_TTL_SECONDS``. Sub-agents follow.
+    ``policy``'s rules are consulted whenever a call is gated (they may only add approval).
     """
-    policy = agent.use_decision_rules(
+    in_effect = agent.use_decision_rules(
         decision_policy=rules,
         claim_lease_seconds=settings.claim_lease_seconds,
         approval_ttl_seconds=settings.approval_ttl_seconds,
+        call_rules=None if policy is None else policy.call_rules,
     )
-    return policy or rules
+    return in_effect or rules

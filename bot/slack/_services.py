@@ -9,12 +9,13 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from agents import Agent, DecisionPolicy, PendingToolCall, Runner
 from bot._settings import Settings
+from bot.policy import CallPolicy
 from bot.slack._card_rules import CardRules
 from bot.slack._cards import CardStore
 from bot.slack._dedupe import Deduper
 from bot.slack._locks import LocalThreadLocks, ThreadLocks
 from bot.slack._policy import EdgePolicy, SettingsPolicy
-from bot.slack._rules import ApprovalRules, serve_with_rules
+from bot.slack._rules import ApprovalRules, call_policy, serve_with_rules
 from bot.slack._usergroups import UserGroups
 from storage import Storage
 from tools import Tool
@@ -47,6 +48,9 @@ class Services:
     card_rules: Callable[[PendingToolCall, Tool | None], CardRules]
     """Who may approve a call and whether Approve confirms, as its card shows it
     (``ApprovalRules.for_card``)."""
+    call_policy: CallPolicy
+    """The policy file matched against calls: ``call_policy.confirm_for(call)`` says whether
+    Approve asks for confirmation, ``call_policy.for_call(call)`` who may approve."""
     stream_interval: float = 1.0
     """Seconds between two updates of a streamed answer."""
 
@@ -78,8 +82,9 @@ def create_services(
     """
     store = storage if storage is not None else agent.storage
     groups = UserGroups(client)
-    approval_rules = ApprovalRules(settings, groups)
-    rules = serve_with_rules(agent, settings, approval_rules)
+    matched = call_policy(settings, agent)
+    approval_rules = ApprovalRules(settings, groups, matched)
+    rules = serve_with_rules(agent, settings, approval_rules, matched)
     return Services(
         agent=agent,
         storage=store,
@@ -91,5 +96,6 @@ def create_services(
         policy=policy or SettingsPolicy(client),
         rules=rules,
         card_rules=approval_rules.for_card,
+        call_policy=matched,
         stream_interval=stream_interval,
     )

@@ -51,7 +51,12 @@ async def _eventually(check: Callable[[], bool], what: str) -> None:
 
 @contextlib.asynccontextmanager
 async def _instances(
-    slack: FakeSlackAPI, storage_url: str, redis_url: str, executions: Path, count: int = 2
+    slack: FakeSlackAPI,
+    storage_url: str,
+    redis_url: str,
+    executions: Path,
+    count: int = 2,
+    extra_env: dict[str, str] | None = None,
 ) -> AsyncIterator[list[str]]:
     """Start ``count`` bot processes; yields their base URLs once each serves /healthz."""
     ports = [_free_port() for _ in range(count)]
@@ -67,6 +72,7 @@ async def _instances(
         "PYTHONPATH": str(ROOT),
         "LOG_LEVEL": "WARNING",
         "HOST": "127.0.0.1",
+        **(extra_env or {}),
     }
     for name in ("SLACK_APP_TOKEN", "SLACK_CLIENT_ID", "SLACK_CLIENT_SECRET", "APPROVERS"):
         env.pop(name, None)

@@ -1,0 +1,32 @@
+"""The approval policy file (SPEC 11): parsing (``read_policy``) and matching (``CallPolicy``).
+
+Example:
+    >>> file = read_policy(Path("countersign.toml"))  # doctest: +SKIP
+    >>> CallPolicy(file, Fallback(approvers=(), allow_self_approval=False))  # doctest: +SKIP
+"""
+
+from bot.policy._apply import CallPolicy, Effective, Fallback
+from bot.policy._file import (
+    DEFAULT_POLICY_FILE,
+    Defaults,
+    MCPServerEntry,
+    PolicyFile,
+    Rule,
+    policy_path,
+    policy_problems,
+    read_policy,
+)
+
+__all__ = [
+    "DEFAULT_POLICY_FILE",
+    "CallPolicy",
+    "Defaults",
+    "Effective",
+    "Fallback",
+    "MCPServerEntry",
+    "PolicyFile",
+    "Rule",
+    "policy_path",
+    "policy_problems",
+    "read_policy",
+]

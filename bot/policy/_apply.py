@@ -1,0 +1,143 @@
+"""Applying the policy file to calls: which rule matches, and what it asks of the runtime.
+
+One ``CallPolicy`` per served agent. The runtime asks it twice per call, with the same
+answer both times (a rule depends only on the call's tool, agent path and arguments, all
+stored with the call):
+
+- when the call is gated (``call_rules``: may ADD approval, a quorum, a TTL; never remove);
+- inside every decision, through the bot's decision policy (``for_call``: who may approve,
+  self-approval), and for the card (``confirm_for``).
+
+Example:
+    >>> policy = CallPolicy(PolicyFile(rules=(Rule(tools=("refund",), approvals=2),)),
+    ...                     Fallback(approvers=(), allow_self_approval=False))
+    >>> policy.match("refund", "refund", ("ops", "billing"), {}).approvals
+    2
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from fnmatch import fnmatchcase
+from typing import Any
+
+from agents import CallRules, PendingToolCall
+from bot.policy._file import PolicyFile, Rule
+from tools import Tool
+
+
+@dataclass(frozen=True, kw_only=True)
+class Fallback:
+    """What applies where no rule says otherwise (``[defaults]`` over the environment)."""
+
+    approvers: tuple[str, ...]
+    """User and user-group ids; empty: anyone."""
+    allow_self_approval: bool
+    """Whether a requester may approve their own call."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Effective:
+    """What applies to one call: its rule's fields, the fallback for the rest."""
+
+    rule: int | None
+    """The matching rule's number (1-based, as in the file); None: no rule matched."""
+    approvers: tuple[str, ...]
+    """Who may approve (users and user groups); empty: anyone."""
+    allow_self_approval: bool
+    """Whether the requester may approve their own call."""
+    require_approval: bool = False
+    """The rule adds approval."""
+    approvals: int | None = None
+    """The rule's quorum."""
+    ttl_seconds: float | None = None
+    """The rule's TTL."""
+    confirm: bool = False
+    """Approve asks for confirmation."""
+
+
+class CallPolicy:
+    """The rules of a policy file, matched first-wins against calls."""
+
+    def __init__(
+        self,
+        file: PolicyFile,
+        fallback: Fallback,
+        tool_of: Callable[[PendingToolCall], Tool | None] | None = None,
+    ) -> None:
+        self._rules = file.rules
+        self._fallback = fallback
+        self._tool_of = tool_of or (lambda _call: None)
+
+    def match(
+        self, tool_name: str, tool_id: str, agent_path: Sequence[str], args: dict[str, Any]
+    ) -> Effective:
+        """The first rule matching the call, over the fallback."""
+        path = "/".join(agent_path)
+        for number, rule in enumerate(self._rules, start=1):
+            if _matches(rule, tool_name, tool_id, path, args):
+                return self._effective(number, rule)
+        return Effective(
+            rule=None,
+            approvers=self._fallback.approvers,
+            allow_self_approval=self._fallback.allow_self_approval,
+        )
+
+    def for_call(self, call: PendingToolCall) -> Effective:
+        """``match`` for a stored pending call (the inner tool, for sub-agents)."""
+        tool = self._tool_of(call)
+        tool_id = tool.id if tool is not None else call.tool_name
+        return self.match(call.tool_name, tool_id, call.agent_path, dict(call.args))
+
+    def confirm_for(self, call: PendingToolCall) -> bool:
+        """Whether Approve must ask "are you sure?" for this call (``confirm = true``)."""
+        return self.for_call(call).confirm
+
+    def call_rules(
+        self, tool_name: str, tool_id: str, agent_path: tuple[str, ...], args: dict[str, Any]
+    ) -> CallRules | None:
+        """The runtime's ``call_rules``: what the matching rule adds when the call is gated."""
+        effective = self.match(tool_name, tool_id, agent_path, args)
+        if effective.rule is None:
+            return None
+        return CallRules(
+            require_approval=effective.require_approval,
+            approvals=effective.approvals,
+            ttl_seconds=effective.ttl_seconds,
+        )
+
+    def _effective(self, number: int, rule: Rule) -> Effective:
+        fallback = self._fallback
+        return Effective(
+            rule=number,
+            approvers=fallback.approvers if rule.approvers is None else rule.approvers,
+            allow_self_approval=(
+                fallback.allow_self_approval
+                if rule.allow_self_approval is None
+                else rule.allow_self_approval
+            ),
+            require_approval=rule.require_approval,
+            approvals=rule.approvals,
+            ttl_seconds=None if rule.ttl_seconds is None else float(rule.ttl_seconds),
+            confirm=rule.confirm,
+        )
+
+
+def _matches(rule: Rule, tool_name: str, tool_id: str, path: str, args: dict[str, Any]) -> bool:
+    if not any(fnmatchcase(tool_name, g) or fnmatchcase(tool_id, g) for g in rule.tools):
+        return False
+    if rule.agents is not None and not any(fnmatchcase(path, g) for g in rule.agents):
+        return False
+    return all(_above(args.get(key), limit) for key, limit in (rule.args_above or {}).items())
+
+
+def _above(value: Any, limit: float) -> bool:
+    """True when ``value`` is a number above ``limit``; a value that is not a number (or a
+    numeric string that does not parse) counts as above: fail safe."""
+    if value is None:
+        return False
+    try:
+        return float(value) > limit
+    except (TypeError, ValueError):
+        return True

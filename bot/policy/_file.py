@@ -1,0 +1,185 @@
+"""The approval policy file (SPEC 11): TOML read with ``tomllib``, validated with pydantic.
+
+``read_policy(path)`` returns the parsed ``PolicyFile`` or raises ``BotConfigError`` listing every
+problem at once, one line each naming the file, the rule number (1-based) and the key, e.g.
+``countersign.toml: rule 2: approvals: must be at least 1, got 0``. Nothing here starts
+anything: ``[[mcp_servers]]`` entries are parsed values for whoever starts the servers.
+
+Example:
+    >>> policy = read_policy("countersign.toml")  # doctest: +SKIP
+    >>> policy.rules[0].approvals
+    2
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Annotated, Any, Self
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictFloat,
+    StrictInt,
+    StringConstraints,
+    ValidationError,
+    model_validator,
+)
+
+from bot._errors import BotConfigError
+
+DEFAULT_POLICY_FILE = "countersign.toml"
+"""Read from the working directory when ``POLICY_FILE`` is unset and it exists."""
+
+ApproverId = Annotated[str, StringConstraints(pattern=r"^[UWS][A-Z0-9]+$")]
+"""A Slack user (U…/W…) or user-group (S…) id."""
+Glob = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
+"""An ``fnmatch`` glob (``*``, ``?``, ``[abc]``), case-sensitive."""
+Seconds = Annotated[StrictInt, Field(ge=1)]
+
+_MODEL = ConfigDict(extra="forbid", frozen=True)
+
+
+class Defaults(BaseModel):
+    """``[defaults]``: over ``APPROVERS``, ``ALLOW_SELF_APPROVAL``, ``APPROVAL_TTL_SECONDS``."""
+
+    model_config = _MODEL
+
+    approvers: tuple[ApproverId, ...] | None = None
+    """Who may decide any call (users and user groups); empty list: anyone."""
+    allow_self_approval: StrictBool | None = None
+    """Whether the requester may approve their own call."""
+    ttl_seconds: Seconds | None = None
+    """Seconds until a pending approval expires."""
+
+
+class Rule(BaseModel):
+    """One ``[[rules]]`` entry; the first rule matching a call applies, fields left out inherit
+    ``[defaults]`` (then the environment)."""
+
+    model_config = _MODEL
+
+    tools: Annotated[tuple[Glob, ...], Field(min_length=1)]
+    """Globs on the tool's id or model-facing name (the inner tool for sub-agents; MCP tools are
+    ``<server>_<tool>``)."""
+    agents: Annotated[tuple[Glob, ...], Field(min_length=1)] | None = None
+    """Globs on the agent path joined by ``/`` (``ops/billing``); left out: any agent."""
+    args_above: dict[str, StrictInt | StrictFloat] | None = None
+    """Match only when each named argument is above the number (one that is not a number
+    matches: fail safe), e.g. ``{ amount = 1000 }``."""
+    require_approval: StrictBool = False
+    """True ADDS approval to a tool that has none; false adds none and never removes any."""
+    approvals: Annotated[StrictInt, Field(ge=1)] | None = None
+    """Distinct approvers needed (quorum); never below the tool's own ``approvals``."""
+    approvers: tuple[ApproverId, ...] | None = None
+    """Who may decide calls this rule matches (users and user groups)."""
+    allow_self_approval: StrictBool | None = None
+    """Whether the requester may approve their own call."""
+    ttl_seconds: Seconds | None = None
+    """Seconds until the call's approval expires (stored as its ``expires_at``)."""
+    confirm: StrictBool = False
+    """Approve asks "are you sure?" first."""
+
+
+class MCPServerEntry(BaseModel):
+    """One ``[[mcp_servers]]`` entry (SPEC 14): a stdio ``command`` or an HTTP ``url``."""
+
+    model_config = _MODEL
+
+    name: Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9_-]*$")]
+    """Prefix of the server's tool names (``<name>_<tool>``)."""
+    command: Annotated[tuple[str, ...], Field(min_length=1)] | None = None
+    """The program and its arguments (stdio transport)."""
+    url: Annotated[str, StringConstraints(pattern=r"^https?://")] | None = None
+    """The server's streamable-HTTP endpoint."""
+    env: dict[str, str] = Field(default_factory=dict)
+    """Environment of a stdio server (values as written; ``${VAR}`` is left to the starter)."""
+    headers: dict[str, str] = Field(default_factory=dict)
+    """HTTP headers of a ``url`` server."""
+
+    @model_validator(mode="after")
+    def _one_transport(self) -> Self:
+        if (self.command is None) == (self.url is None):
+            raise ValueError("give exactly one of command or url")
+        return self
+
+
+class PolicyFile(BaseModel):
+    """The whole file; an absent file is ``PolicyFile()`` (no rules)."""
+
+    model_config = _MODEL
+
+    defaults: Defaults = Field(default_factory=Defaults)
+    """``[defaults]``."""
+    rules: tuple[Rule, ...] = ()
+    """``[[rules]]`` in file order."""
+    mcp_servers: tuple[MCPServerEntry, ...] = ()
+    """``[[mcp_servers]]`` in file order."""
+
+
+def policy_path(configured: str | None, cwd: Path | None = None) -> Path | None:
+    """``POLICY_FILE`` when set, else ``./countersign.toml`` when it exists, else None."""
+    if configured:
+        return Path(configured)
+    default = (cwd or Path.cwd()) / DEFAULT_POLICY_FILE
+    return default if default.is_file() else None
+
+
+def read_policy(path: Path) -> PolicyFile:
+    """Parse and validate ``path``; raises ``BotConfigError`` with every problem."""
+    problems = policy_problems(path)
+    if isinstance(problems, PolicyFile):
+        return problems
+    raise BotConfigError(problems)
+
+
+def policy_problems(path: Path) -> PolicyFile | list[str]:
+    """The parsed file, or one line per problem (file, rule number, key, what is wrong)."""
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        return [f"{path}: cannot read the policy file ({exc.strerror or exc}); check POLICY_FILE"]
+    except UnicodeDecodeError:
+        return [f"{path}: the policy file is not UTF-8 text"]
+    except tomllib.TOMLDecodeError as exc:
+        return [f"{path}: not valid TOML: {exc}"]
+    try:
+        return PolicyFile.model_validate(data)
+    except ValidationError as exc:
+        return [f"{path}: {_where(e['loc'])}{_what(e)}" for e in exc.errors(include_url=False)]
+
+
+_SECTIONS = {"rules": "rule", "mcp_servers": "mcp_servers entry"}
+
+
+def _where(loc: tuple[int | str, ...]) -> str:
+    """``rule 2: approvals: `` from ``("rules", 1, "approvals")``."""
+    parts = list(loc)
+    if not parts:
+        return ""
+    head = parts.pop(0)
+    if head in _SECTIONS and parts and isinstance(parts[0], int):
+        place = f"{_SECTIONS[str(head)]} {int(parts.pop(0)) + 1}: "
+    elif head == "defaults":
+        place = "[defaults]: "
+    else:
+        return f"{'.'.join(map(str, loc))}: "
+    return place + (f"{'.'.join(map(str, parts))}: " if parts else "")
+
+
+def _what(error: Any) -> str:
+    kind, given = error["type"], error.get("input")
+    if kind == "extra_forbidden":
+        return "unknown key"
+    if kind == "missing":
+        return "missing (required)"
+    if kind == "string_pattern_mismatch" and "UWS" in str(error.get("ctx", {}).get("pattern")):
+        return f"{given!r} is not a Slack user (U…/W…) or user-group (S…) id"
+    if kind in ("too_short", "string_too_short"):
+        return "must not be empty"
+    if kind == "greater_than_equal":
+        return f"must be at least {error['ctx']['ge']}, got {given!r}"
+    return f"{error['msg'].removeprefix('Value error, ')}, got {given!r}"
