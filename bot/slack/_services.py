@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from slack_sdk.web.async_client import AsyncWebClient
 
@@ -11,6 +11,7 @@ from bot._settings import Settings
 from bot.slack._cards import CardStore
 from bot.slack._dedupe import Deduper
 from bot.slack._locks import LocalThreadLocks, ThreadLocks
+from bot.slack._outage import Outages
 from bot.slack._policy import EdgePolicy, SettingsPolicy
 from bot.slack._rules import ApprovalRules, serve_with_rules
 from bot.slack._usergroups import UserGroups
@@ -43,6 +44,8 @@ class Services:
     too, only to answer early (opening a modal)."""
     stream_interval: float = 1.0
     """Seconds between two updates of a streamed answer."""
+    outages: Outages = field(default_factory=Outages)
+    """Which dependencies are down now (each outage logged once, and its recovery)."""
 
     @property
     def runner(self) -> Runner:
