@@ -26,6 +26,7 @@ from agents import Expire, PendingToolCall, RunnerClosed, SuspendedRun
 from agents.errors import AlreadyDecided, SnapshotNotFound, ToolCallNotSuspended
 from bot.slack._blocks import slack_date
 from bot.slack._mrkdwn import escape_truncated
+from bot.slack._outage import unavailable
 from bot.slack._publish import post_recovered
 from bot.slack._services import Services
 from bot.slack._shown import show_decided
@@ -210,8 +211,12 @@ class Background:
     async def _once(self, name: str, work: Callable[[], Awaitable[None]]) -> None:
         try:
             await work()
-        except Exception:  # logged; the next tick tries again
-            logger.exception("%s failed", name)
+        except Exception as exc:  # logged; the next tick tries again
+            service = unavailable(exc)
+            if service is None:
+                logger.exception("%s failed", name)
+            else:  # an outage: one line for all of it (Outages), not a traceback per tick
+                self._services.outages.down(service, exc)
         finally:
             self._busy.discard(name)
 
