@@ -16,9 +16,10 @@ import aiohttp
 import openai
 from redis.exceptions import RedisError
 from slack_sdk.errors import SlackApiError
+from sqlalchemy.exc import DBAPIError
 
 from agents.errors import ModelError
-from storage import StorageUnavailable
+from storage import StorageConfigError, StorageUnavailable
 
 logger = logging.getLogger(__name__)
 
@@ -36,6 +37,8 @@ def unavailable(exc: BaseException) -> Service | None:
     """The service ``exc`` says is unreachable, or None when it is some other failure."""
     if isinstance(exc, StorageUnavailable):
         return "storage"
+    if isinstance(exc, StorageConfigError) and isinstance(exc.__cause__, OSError | DBAPIError):
+        return "storage"  # a SQL database that could not be opened (at its first use)
     if isinstance(exc, RedisError):
         return "redis"
     if isinstance(exc, ModelError):  # unreachable, timed out or failing server-side
@@ -78,4 +81,4 @@ class Outages:
 def describe(exc: BaseException) -> str:
     """The exception's type and first line, at most 200 characters (never a traceback)."""
     text = str(exc).splitlines()[0] if str(exc) else ""
-    return f"{type(exc).__name__}: {text}"[:200] if text else type(exc).__name__
+    return f"{type(exc).__name__}: {text}"[:300] if text else type(exc).__name__

@@ -274,3 +274,33 @@ async def test_with_storage_down_a_mention_gets_503_and_a_click_an_ephemeral(
         await storage.close()
     assert len(_outage_lines(caplog, "storage")) == 1
     assert not [r for r in caplog.records if r.exc_info is not None]
+
+
+async def test_started_with_the_database_unreachable_it_serves_and_says_what_to_check(
+    slack: FakeSlackAPI, caplog: pytest.LogCaptureFixture
+) -> None:
+    settings = load_settings(
+        {
+            "SLACK_BOT_TOKEN": "xoxb-test",
+            "SLACK_SIGNING_SECRET": SECRET,
+            "SLACK_API_URL": slack.base_url,
+            "STORAGE_URL": f"postgresql+asyncpg://cs:hunter2@127.0.0.1:{_closed_port()}/cs",
+            "HOST": "127.0.0.1",
+            "PORT": "0",
+        }
+    )
+    agent, _ = make_agent([], Executions())
+    async with running_bot(settings, agent=agent) as (services, runner):
+        [address] = runner.addresses
+        base = f"http://127.0.0.1:{address[1]}"
+        async with aiohttp.ClientSession() as http:
+            async with http.get(f"{base}/healthz") as health:
+                assert health.status == 200
+            status, body = await _ready(http, base)
+        await services.runner.drain()
+    assert status == 503
+    assert body["checks"]["slack"] == "ok"
+    assert body["checks"]["storage"].startswith("unreachable") and "STORAGE_URL" in str(body)
+    assert "hunter2" not in str(body)
+    assert len(_outage_lines(caplog, "storage")) == 1
+    assert not [r for r in caplog.records if r.exc_info is not None]
