@@ -27,6 +27,7 @@ from agents.errors import AlreadyDecided, SnapshotNotFound, ToolCallNotSuspended
 from bot.slack._blocks import slack_date
 from bot.slack._mrkdwn import escape_truncated
 from bot.slack._outage import unavailable
+from bot.slack._outbox import flush_outbox
 from bot.slack._publish import post_recovered
 from bot.slack._services import Services
 from bot.slack._shown import show_decided
@@ -221,6 +222,7 @@ class Background:
             self._busy.discard(name)
 
     async def _recover(self) -> None:
+        await flush_outbox(self._services)  # Slack writes kept while Slack was unreachable
         for stream in await self._services.agent.recover_interrupted_runs():
             self._services.runner.submit(
                 post_recovered(self._services, stream), name=f"recovered-{stream.run_id}"
