@@ -107,18 +107,10 @@ async def decide(services: Services, attempt: Attempt) -> None:
     When storage or Redis cannot be reached before the decision is recorded, the user gets an
     ephemeral saying nothing was changed (``NOT_RECORDED``) and the outage is logged once.
     """
-    try:
-        await _decide_and_show(services, attempt)
-    except _NotRecorded as exc:
-        services.outages.down(exc.service, exc.cause)
-        text = msg.NOT_RECORDED.format(service=_SERVICE_NAMES[exc.service])
-        await tell(services, attempt, text, attempt.thread_ts)
-
-
-async def _decide_and_show(services: Services, attempt: Attempt) -> None:
     ref = attempt.ref
+    outage = _Outage()
     async with contextlib.AsyncExitStack() as held:
-        async with _recording():
+        async with _recording(outage):
             card = await services.cards.find(ref.run_id, ref.tool_call_id)
             thread_ts = card.thread_ts if card else attempt.thread_ts
             if thread_ts is None:
@@ -133,6 +125,11 @@ async def _decide_and_show(services: Services, attempt: Attempt) -> None:
             await held.enter_async_context(services.locks.hold(thread.thread_id))
             refusal = await check(services, attempt, card)
             outcome = None if refusal is not None else await _decide(services, attempt, thread_ts)
+        if outage.service is not None:
+            services.outages.down(outage.service, outage.cause or outage.service)
+            text = msg.NOT_RECORDED.format(service=_SERVICE_NAMES[outage.service])
+            await tell(services, attempt, text, attempt.thread_ts)
+            return
         if refusal is not None:
             await tell(services, attempt, refusal.text, thread_ts)
             return
@@ -153,13 +150,12 @@ async def _decide_and_show(services: Services, attempt: Attempt) -> None:
         )
 
 
-class _NotRecorded(Exception):
+@dataclass
+class _Outage:
     """Storage or Redis failed before the decision was recorded: nothing changed."""
 
-    def __init__(self, service: Service, cause: BaseException) -> None:
-        self.service = service
-        self.cause = cause
-        super().__init__(service)
+    service: Service | None = None
+    cause: BaseException | None = None
 
 
 _SERVICE_NAMES: dict[Service, str] = {
@@ -171,16 +167,15 @@ _SERVICE_NAMES: dict[Service, str] = {
 
 
 @contextlib.asynccontextmanager
-async def _recording() -> AsyncIterator[None]:
-    """Turn a storage or Redis outage into ``_NotRecorded``; anything else goes on up."""
+async def _recording(outage: _Outage) -> AsyncIterator[None]:
+    """Record a storage or Redis outage in ``outage`` (and stop there); anything else goes on."""
     try:
         yield
     except Exception as exc:
         service = unavailable(exc)
-        if service in ("storage", "redis"):
-            assert service is not None
-            raise _NotRecorded(service, exc) from exc
-        raise
+        if service not in ("storage", "redis"):
+            raise
+        outage.service, outage.cause = service, exc
 
 
 async def check(services: Services, attempt: Attempt, card: PostedCard | None) -> Refusal | None:
