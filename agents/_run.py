@@ -36,8 +36,9 @@ from agents._stream import AgentStream
 from agents._tally import Tally
 from agents._writes import RunWriter
 from agents.decisions import CallRules
+from agents.errors import ModelError
 from agents.models._base import ModelRequest, ObjectOutput, TextDelta, ToolCallRequest, Usage
-from storage import SnapshotVersionConflict
+from storage import SnapshotVersionConflict, StorageUnavailable
 from tools import ApprovalContext, ApprovalPredicate, either, evaluate_predicate
 
 logger = logging.getLogger(__name__)
@@ -115,7 +116,10 @@ class Run:
         try:
             await body
         except Exception as exc:
-            logger.exception("run %s of agent %s failed", self.state.run_id, self.rt.id)
+            if isinstance(exc, ModelError | StorageUnavailable):  # expected: one line, no trace
+                logger.warning("run %s of agent %s failed: %s", self.state.run_id, self.rt.id, exc)
+            else:
+                logger.exception("run %s of agent %s failed", self.state.run_id, self.rt.id)
             await self._keep_failed(exc)
             await self.stream.emit(ErrorChunk(run_id=self.state.run_id, error=exc))
             await self.stream.emit(FinishChunk(run_id=self.state.run_id, finish_reason="error"))

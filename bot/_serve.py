@@ -6,8 +6,9 @@ import asyncio
 import contextlib
 import logging
 import signal
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 
+import aiohttp
 from aiohttp import web
 from openai import AsyncOpenAI
 from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
@@ -37,6 +38,9 @@ from storage import Storage, create_storage
 from tools.examples import DemoDB, demo_database_url
 
 logger = logging.getLogger(__name__)
+
+AUTH_TEST_TIMEOUT_SECONDS = 10.0
+"""How long start-up waits for Slack's ``auth.test`` before serving anyway (not ready)."""
 
 
 def build_agent(
@@ -87,7 +91,7 @@ async def running_bot(
                 locks=shared.locks,
                 dedupe=shared.dedupe,
             )
-            async with _serving(services, local) as runner:
+            async with _serving(services, local, redis_ping=shared.ping) as runner:
                 if local is not None:
                     await local.check(client)
                 yield services, runner
@@ -106,18 +110,36 @@ async def _checked_client(settings: Settings) -> AsyncWebClient:
         settings.slack_bot_token.get_secret_value(), api_url=settings.slack_api_url
     )
     try:
-        auth = await client.auth_test()
+        async with asyncio.timeout(AUTH_TEST_TIMEOUT_SECONDS):
+            auth = await client.auth_test()
     except SlackApiError as exc:
-        raise BotConfigError(
-            [AUTH_TEST_FAILED.format(error=exc.response.get("error", "unknown"))]
-        ) from None
+        if exc.response.status_code < 500:  # the token was refused: nothing will work
+            raise BotConfigError(
+                [AUTH_TEST_FAILED.format(error=exc.response.get("error", "unknown"))]
+            ) from None
+        _slack_unreachable(f"status {exc.response.status_code}")
+        return client
+    except (aiohttp.ClientError, OSError, TimeoutError) as exc:
+        _slack_unreachable(type(exc).__name__)
+        return client
     logger.info("connected to Slack team %s as %s", auth.get("team_id"), auth.get("user_id"))
     return client
 
 
+def _slack_unreachable(why: str) -> None:
+    logger.warning(
+        "Slack's auth.test did not answer (%s): check SLACK_API_URL and the network path to "
+        "Slack; serving anyway, /readyz answers 503 until Slack answers",
+        why,
+    )
+
+
 @contextlib.asynccontextmanager
 async def _serving(
-    services: Services, local: LocalSlack | None = None
+    services: Services,
+    local: LocalSlack | None = None,
+    *,
+    redis_ping: Callable[[], Awaitable[bool]] | None = None,
 ) -> AsyncIterator[web.AppRunner]:
     settings = services.settings
     socket_mode = settings.mode == "socket"
@@ -128,6 +150,8 @@ async def _serving(
     )
     web_app = create_web_app(services, None if socket_mode else bolt)
     install_api(web_app, services)
+    if redis_ping is not None:
+        web_app[HEALTH_CHECKS]["redis"] = redis_ping
     if local is not None:
         local.install(web_app, services.agent)
     runner = web.AppRunner(web_app)

@@ -23,6 +23,7 @@ from bot._settings import Settings
 from bot.demo import DEMO_MODEL_ID
 from bot.local._delivery import Delivery
 from bot.local._page import Page
+from bot.local._persist import keep_in_storage
 from bot.local._webapi import API_PATH, RESPOND_PATH, WebAPI
 from bot.local._workspace import WORKSPACE, Workspace
 from bot.slack import EVENTS_PATH
@@ -77,6 +78,7 @@ class LocalSlack:
         app[WORKSPACE] = self.workspace
         WebAPI(self.workspace, self.token).install(app)
         Page(self.workspace, self.delivery, model=model_label(agent)).install(app)
+        keep_in_storage(app, self.workspace, agent.storage)
 
         async def release_polls(app: web.Application) -> None:
             self.workspace.close()

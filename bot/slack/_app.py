@@ -1,7 +1,8 @@
 """App factories: the bolt ``AsyncApp`` and the aiohttp ``web.Application`` serving it.
 
 The web app is the one seam every HTTP feature plugs into: ``create_web_app`` serves
-``POST /slack/events`` (HTTP mode) and ``GET /healthz``. Slack's signature is checked over the raw
+``POST /slack/events`` (HTTP mode), ``GET /healthz`` (liveness) and ``GET /readyz`` (storage,
+Redis, Slack answer). Slack's signature is checked over the raw
 body before anything parses it (401 whatever the body), a signed body that is not what Slack
 sends gets 400, and neither logs more than a debug line; more routes (the ``/api`` of approval
 UIs, the local workspace) are added to the returned app, and find the bot's ``Services`` under
@@ -26,6 +27,7 @@ from slack_sdk.signature import SignatureVerifier
 
 from bot._logs import redact_bolt_logs
 from bot.slack._listeners import register_listeners
+from bot.slack._ready import install_readiness
 from bot.slack._services import Services
 
 logger = logging.getLogger(__name__)
@@ -36,7 +38,8 @@ BOLT_APP = web.AppKey("countersign.bolt", AsyncApp)
 """The bolt app behind ``/slack/events``, when served over HTTP."""
 
 HEALTH_CHECKS = web.AppKey("countersign.health_checks", dict[str, Callable[[], Awaitable[bool]]])
-"""Named liveness probes ``/healthz`` runs (e.g. ``socket`` in Socket Mode); any False → 503."""
+"""Named dependency probes ``/readyz`` runs besides storage and Slack (``redis``, ``socket`` in
+Socket Mode); False or an exception → 503. ``/healthz`` only says the process serves."""
 
 EVENTS_PATH = "/slack/events"
 HEALTH_PATH = "/healthz"
@@ -93,18 +96,14 @@ def create_web_app(services: Services, bolt_app: AsyncApp | None = None) -> web.
         app.router.add_post(EVENTS_PATH, slack_events)
 
     async def healthz(request: web.Request) -> web.Response:
-        checks = {name: await probe() for name, probe in request.app[HEALTH_CHECKS].items()}
-        ok = all(checks.values())
-        body: dict[str, object] = {"ok": ok, "mode": services.settings.mode}
-        body["agent"] = services.agent.id
-        if checks:
-            body["checks"] = checks
-        return web.json_response(body, status=200 if ok else 503)
+        body = {"ok": True, "mode": services.settings.mode, "agent": services.agent.id}
+        return web.json_response(body)  # liveness: the process serves (dependencies: /readyz)
 
     async def drain_runner(app: web.Application) -> None:
         await services.runner.close(grace_seconds=SHUTDOWN_GRACE_SECONDS)
 
     app.router.add_get(HEALTH_PATH, healthz)
+    install_readiness(app, services, app[HEALTH_CHECKS])
     app.on_shutdown.append(drain_runner)
     return app
 

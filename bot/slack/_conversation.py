@@ -48,6 +48,16 @@ async def handle_message(
     bot_user_id: str | None,
 ) -> None:
     """Run the agent on a mention, a DM or a reply in a thread the bot takes part in."""
+    if await admit(services, event, team=team, event_id=event_id):
+        await answer(services, event, team=team, bot_user_id=bot_user_id)
+
+
+async def admit(
+    services: Services, event: MessageEvent, *, team: str, event_id: str | None
+) -> bool:
+    """True when the bot answers ``event``: addressed to it (or a reply in its thread) and not
+    seen before; marks it seen. Raises when storage or Redis cannot say (the listener then
+    answers Slack with an error, so Slack delivers the event again)."""
     thread = SlackThread(
         team=team, channel=event.channel, thread_ts=event.root_ts, requester=event.user
     )
@@ -55,16 +65,26 @@ async def handle_message(
     if not addressed and not (
         event.is_thread_reply and await is_active(services, thread.thread_id)
     ):
-        return
+        return False
+    await mark_active(services, thread.thread_id)  # before the marks: a retry must not be lost
     if not await services.dedupe.first_event(event_id):
         logger.info("skipping a repeated delivery of event %s", event_id)
-        return
+        return False
     if not await services.dedupe.first_message(team, event.channel, event.ts):
         logger.debug("skipping message %s already handled through its twin event", event.ts)
-        return
-    await mark_active(services, thread.thread_id)
+        return False
+    return True
+
+
+async def answer(
+    services: Services, event: MessageEvent, *, team: str, bot_user_id: str | None
+) -> None:
+    """One turn of the agent on an admitted ``event``, shown in its thread (a failure too)."""
+    thread = SlackThread(
+        team=team, channel=event.channel, thread_ts=event.root_ts, requester=event.user
+    )
     text = strip_mention(event.text, bot_user_id)
-    async with services.locks.hold(thread.thread_id), reporting_failures(services, thread):
+    async with reporting_failures(services, thread), services.locks.hold(thread.thread_id):
         if looks_like_decision(text) and await _approval_waits(services, thread.thread_id):
             await services.client.chat_postMessage(
                 channel=thread.channel, thread_ts=thread.thread_ts, text=msg.USE_THE_BUTTONS

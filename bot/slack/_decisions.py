@@ -9,7 +9,9 @@ thread's lock.
 
 from __future__ import annotations
 
+import contextlib
 import logging
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,10 +34,11 @@ from agents.errors import (
 from bot.slack._blocks import CardView, already_decided_text
 from bot.slack._cards import PostedCard
 from bot.slack._ids import thread_id
+from bot.slack._outage import Service, unavailable
 from bot.slack._payloads import BlockActions
 from bot.slack._policy import Choice, Refusal, choice_of
 from bot.slack._refs import ApprovalRef
-from bot.slack._render import SlackThread, reporting_failures
+from bot.slack._render import SlackThread
 from bot.slack._rules import rule_of
 from bot.slack._services import Services
 from bot.slack._shown import show_decided
@@ -99,29 +102,42 @@ async def handle_click(services: Services, click: BlockActions) -> None:
 
 
 async def decide(services: Services, attempt: Attempt) -> None:
-    """Authorize, claim, and show the decision in Slack (card, then the run in the thread)."""
+    """Authorize, claim, and show the decision in Slack (card, then the run in the thread).
+
+    When storage or Redis cannot be reached before the decision is recorded, the user gets an
+    ephemeral saying nothing was changed (``NOT_RECORDED``) and the outage is logged once.
+    """
     ref = attempt.ref
-    card = await services.cards.find(ref.run_id, ref.tool_call_id)
-    thread_ts = card.thread_ts if card else attempt.thread_ts
-    if thread_ts is None:
-        logger.warning("ignoring a decision on run %s: no thread", ref.run_id)
-        return
-    thread = SlackThread(
-        team=attempt.team,
-        channel=attempt.channel,
-        thread_ts=thread_ts,
-        requester=card.view.requester if card else None,
-    )
-    async with services.locks.hold(thread.thread_id), reporting_failures(services, thread):
-        refusal = await check(services, attempt, card)
+    outage = _Outage()
+    async with contextlib.AsyncExitStack() as held:
+        async with _recording(outage):
+            card = await services.cards.find(ref.run_id, ref.tool_call_id)
+            thread_ts = card.thread_ts if card else attempt.thread_ts
+            if thread_ts is None:
+                logger.warning("ignoring a decision on run %s: no thread", ref.run_id)
+                return
+            thread = SlackThread(
+                team=attempt.team,
+                channel=attempt.channel,
+                thread_ts=thread_ts,
+                requester=card.view.requester if card else None,
+            )
+            await held.enter_async_context(services.locks.hold(thread.thread_id))
+            refusal = await check(services, attempt, card)
+            outcome = None if refusal is not None else await _decide(services, attempt, thread_ts)
+        if outage.service is not None:
+            services.outages.down(outage.service, outage.cause or outage.service)
+            text = msg.NOT_RECORDED.format(service=_SERVICE_NAMES[outage.service])
+            await tell(services, attempt, text, attempt.thread_ts)
+            return
         if refusal is not None:
             await tell(services, attempt, refusal.text, thread_ts)
             return
-        outcome = await _decide(services, attempt, thread_ts)
+        assert outcome is not None
         if isinstance(outcome, str):
             await tell(services, attempt, outcome, thread_ts)
             return
-        await show_decided(
+        await show_decided(  # reports its own failures in the thread
             services,
             attempt.decision,
             run_id=ref.run_id,
@@ -132,6 +148,34 @@ async def decide(services: Services, attempt: Attempt) -> None:
             card=card or _unrecorded_card(attempt, thread),
             lock_held=True,
         )
+
+
+@dataclass
+class _Outage:
+    """Storage or Redis failed before the decision was recorded: nothing changed."""
+
+    service: Service | None = None
+    cause: BaseException | None = None
+
+
+_SERVICE_NAMES: dict[Service, str] = {
+    "storage": "the database (STORAGE_URL)",
+    "redis": "Redis (REDIS_URL)",
+    "slack": "Slack",
+    "model": "the model API",
+}
+
+
+@contextlib.asynccontextmanager
+async def _recording(outage: _Outage) -> AsyncIterator[None]:
+    """Record a storage or Redis outage in ``outage`` (and stop there); anything else goes on."""
+    try:
+        yield
+    except Exception as exc:
+        service = unavailable(exc)
+        if service not in ("storage", "redis"):
+            raise
+        outage.service, outage.cause = service, exc
 
 
 async def check(services: Services, attempt: Attempt, card: PostedCard | None) -> Refusal | None:

@@ -24,6 +24,8 @@ import bot.slack._audit as _audit
 from agents import Expire, PendingToolCall, RunnerClosed, SuspendedRun
 from agents.errors import AlreadyDecided, SnapshotNotFound, ToolCallNotSuspended
 from bot.slack._blocks import slack_date
+from bot.slack._outage import unavailable
+from bot.slack._outbox import flush_outbox
 from bot.slack._publish import post_recovered
 from bot.slack._reminders import reminder_key, reminder_text
 from bot.slack._services import Services
@@ -211,12 +213,17 @@ class Background:
     async def _once(self, name: str, work: Callable[[], Awaitable[None]]) -> None:
         try:
             await work()
-        except Exception:  # logged; the next tick tries again
-            logger.exception("%s failed", name)
+        except Exception as exc:  # logged; the next tick tries again
+            service = unavailable(exc)
+            if service is None:
+                logger.exception("%s failed", name)
+            else:  # an outage: one line for all of it (Outages), not a traceback per tick
+                self._services.outages.down(service, exc)
         finally:
             self._busy.discard(name)
 
     async def _recover(self) -> None:
+        await flush_outbox(self._services)  # Slack writes kept while Slack was unreachable
         for stream in await self._services.agent.recover_interrupted_runs():
             self._services.runner.submit(
                 post_recovered(self._services, stream), name=f"recovered-{stream.run_id}"

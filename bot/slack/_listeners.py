@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import logging
 from typing import Any
 
 from pydantic import ValidationError
 from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncBoltContext
+from slack_bolt.response import BoltResponse
 
-from bot.slack._conversation import handle_message
+from bot.slack._conversation import admit, answer
 from bot.slack._decisions import handle_click
 from bot.slack._ids import (
     APPROVE_ACTION,
@@ -21,6 +23,7 @@ from bot.slack._ids import (
     SHOW_ALL_ACTION,
 )
 from bot.slack._modal_flows import finish_submission, open_modal, show_all_arguments, submitted
+from bot.slack._outage import unavailable
 from bot.slack._payloads import BlockActions, EventEnvelope, ViewSubmission
 from bot.slack._policy import Choice
 from bot.slack._services import Services
@@ -31,29 +34,35 @@ logger = logging.getLogger(__name__)
 def register_listeners(app: AsyncApp, services: Services) -> None:
     """Attach every listener of the bot to ``app``."""
 
-    async def on_event(body: dict[str, Any], context: AsyncBoltContext) -> None:
+    async def on_event(body: dict[str, Any], context: AsyncBoltContext) -> BoltResponse | None:
         try:
             envelope = EventEnvelope.model_validate(body)
         except ValidationError as exc:
             logger.warning("ignoring an event that does not parse: %s", _where(exc))
-            return
+            return None
         event = envelope.event
         if not event.is_from_person:
-            return
+            return None
         team = envelope.team_id or event.team or context.team_id
         if team is None:
             logger.warning("ignoring event %s without a team id", envelope.event_id)
-            return
+            return None
+        try:
+            if not await admit(services, event, team=team, event_id=envelope.event_id):
+                return None
+        except Exception as exc:
+            service = unavailable(exc)
+            if service is None:
+                raise
+            services.outages.down(service, exc)
+            return BoltResponse(status=503, body=json.dumps({"error": f"{service}_unavailable"}))
+        services.outages.up("storage")
+        services.outages.up("redis")
         services.runner.submit(
-            handle_message(
-                services,
-                event,
-                team=team,
-                event_id=envelope.event_id,
-                bot_user_id=context.bot_user_id,
-            ),
+            answer(services, event, team=team, bot_user_id=context.bot_user_id),
             name=f"message-{event.channel}-{event.ts}",
         )
+        return None
 
     def on_click(choice: Choice) -> Any:
         async def listener(ack: AsyncAck, body: dict[str, Any]) -> None:

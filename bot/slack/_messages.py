@@ -22,6 +22,26 @@ NO_LONGER_PENDING = "This request is no longer pending (the run was finished or 
 FINGERPRINT_CHANGED = "The arguments changed since this card was posted; nothing was run."
 EXPIRED = "This request expired before anyone decided it; it was declined and did not run."
 RUN_FAILED = ":warning: Sorry, I could not finish that ({code})."
+UNAVAILABLE = {
+    "model": (
+        ":warning: Sorry, the model API could not be reached, so I could not answer; "
+        "an admin should check OPENAI_BASE_URL and OPENAI_API_KEY. Try again later."
+    ),
+    "storage": (
+        ":warning: Sorry, my database could not be reached, so I could not finish that; "
+        "an admin should check STORAGE_URL. Try again later."
+    ),
+    "redis": (
+        ":warning: Sorry, Redis could not be reached, so I could not finish that; "
+        "an admin should check REDIS_URL. Try again later."
+    ),
+    "slack": ":warning: Sorry, Slack did not answer while I worked on that. Try again later.",
+}
+"""What the thread is told when a service the bot needs is down (by ``Service``)."""
+NOT_RECORDED = (
+    "Could not record your decision: {service} is unreachable. Nothing was changed; "
+    "try again in a moment."
+)
 EMPTY_ANSWER = "(no answer)"
 REFUSED_NOT_APPROVER = (
     "You are not an approver for this request (APPROVERS); nothing was changed. "

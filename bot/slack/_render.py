@@ -24,6 +24,7 @@ from bot.slack._blocks import (
 from bot.slack._card_source import described, stored_call
 from bot.slack._cards import PostedCard
 from bot.slack._ids import resource_id, thread_id
+from bot.slack._outage import Service, unavailable
 from bot.slack._refs import ApprovalRef
 from bot.slack._services import Services
 from bot.slack._streamer import ReplyStreamer
@@ -88,8 +89,16 @@ async def post_run(
     result = await stream.result()
     if result.finish_reason == "error":
         code = _code(result.error)
-        logger.error("run %s failed: %s", result.run_id, code, exc_info=result.error)
-        await _post_failure(services, thread, code)
+        service = None if result.error is None else unavailable(result.error)
+        if service is None:
+            logger.error("run %s failed: %s", result.run_id, code, exc_info=result.error)
+        else:
+            assert result.error is not None
+            services.outages.down(service, result.error)
+            logger.info("run %s failed: %s", result.run_id, code)
+        await _post_failure(services, thread, code, service)
+    elif result.finish_reason != "suspended":
+        services.outages.up("model")
 
 
 async def _post_question(
@@ -167,9 +176,13 @@ async def reporting_failures(services: Services, thread: SlackThread) -> AsyncIt
     try:
         yield
     except Exception as exc:
-        logger.exception("work in %s failed: %s", thread.thread_id, _code(exc))
+        service = unavailable(exc)
+        if service is None:
+            logger.exception("work in %s failed: %s", thread.thread_id, _code(exc))
+        else:  # an outage: one line per outage (Outages), not a traceback per message
+            services.outages.down(service, exc)
         with contextlib.suppress(Exception):
-            await _post_failure(services, thread, _code(exc))
+            await _post_failure(services, thread, _code(exc), service)
 
 
 def _code(error: BaseException | None) -> str:
@@ -178,9 +191,12 @@ def _code(error: BaseException | None) -> str:
     return "INTERNAL_ERROR" if error is None else type(error).__name__
 
 
-async def _post_failure(services: Services, thread: SlackThread, code: str) -> None:
+async def _post_failure(
+    services: Services, thread: SlackThread, code: str, service: Service | None = None
+) -> None:
+    text = msg.RUN_FAILED.format(code=code) if service is None else msg.UNAVAILABLE[service]
     await services.client.chat_postMessage(
-        channel=thread.channel, thread_ts=thread.thread_ts, text=msg.RUN_FAILED.format(code=code)
+        channel=thread.channel, thread_ts=thread.thread_ts, text=text
     )
 
 

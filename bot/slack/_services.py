@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from slack_sdk.web.async_client import AsyncWebClient
 
@@ -14,6 +14,7 @@ from bot.slack._card_rules import CardRules
 from bot.slack._cards import CardStore
 from bot.slack._dedupe import Deduper
 from bot.slack._locks import LocalThreadLocks, ThreadLocks
+from bot.slack._outage import Outages
 from bot.slack._policy import EdgePolicy, SettingsPolicy
 from bot.slack._rules import ApprovalRules, call_policy, serve_with_rules
 from bot.slack._usergroups import UserGroups
@@ -53,6 +54,8 @@ class Services:
     Approve asks for confirmation, ``call_policy.for_call(call)`` who may approve."""
     stream_interval: float = 1.0
     """Seconds between two updates of a streamed answer."""
+    outages: Outages = field(default_factory=Outages)
+    """Which dependencies are down now (each outage logged once, and its recovery)."""
 
     @property
     def runner(self) -> Runner:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
@@ -19,13 +19,14 @@ import redis.asyncio as aioredis
 from redis.asyncio.lock import Lock
 from redis.exceptions import LockError, RedisError
 
-from bot._errors import BotConfigError
 from bot.slack._dedupe import Deduper
 from bot.slack._locks import ThreadLocks
 
 logger = logging.getLogger(__name__)
 
 DEFAULT_PREFIX = "countersign:slack:"
+CONNECT_TIMEOUT_SECONDS = 2.0
+"""A Redis that does not accept the connection within this counts as down."""
 LEASE_SECONDS = 60.0
 """A thread lock expires this long after its holder stops renewing it (crash)."""
 
@@ -92,6 +93,8 @@ class Shared:
 
     locks: ThreadLocks | None = None
     dedupe: Deduper | None = None
+    ping: Callable[[], Awaitable[bool]] | None = None
+    """True when Redis answers (``/readyz``'s ``redis`` check)."""
 
 
 @contextlib.asynccontextmanager
@@ -101,17 +104,25 @@ async def shared_coordination(redis_url: str | None) -> AsyncIterator[Shared]:
         yield Shared()
         return
     url, prefix = _split_prefix(redis_url)
-    client = aioredis.Redis.from_url(url)
+    client = aioredis.Redis.from_url(url, socket_connect_timeout=CONNECT_TIMEOUT_SECONDS)
+
+    async def ping() -> bool:
+        return bool(await client.ping())
+
     try:
         try:
-            await client.ping()
+            await ping()
         except (RedisError, OSError) as exc:
-            raise BotConfigError(
-                [f"REDIS_URL does not answer ({type(exc).__name__}): check host, port and password"]
-            ) from None
+            # not fatal: /readyz answers 503 until Redis answers, and the client reconnects
+            logger.warning(
+                "REDIS_URL does not answer (%s): check host, port and password and that the "
+                "Redis server is running; serving anyway, not ready until it answers",
+                type(exc).__name__,
+            )
         yield Shared(
             locks=RedisThreadLocks(client, prefix=prefix),
             dedupe=Deduper(RedisMarks(client, prefix=prefix)),
+            ping=ping,
         )
     finally:
         await client.aclose()

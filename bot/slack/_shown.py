@@ -15,6 +15,7 @@ from datetime import datetime
 
 from slack_sdk.errors import SlackApiError
 
+import bot.slack._messages as msg
 from agents import AgentStream, Decision, PendingToolCall, Resume
 from bot.slack._blocks import (
     Decided,
@@ -27,6 +28,8 @@ from bot.slack._blocks import (
     question_fallback,
 )
 from bot.slack._cards import PostedCard
+from bot.slack._outage import unavailable
+from bot.slack._outbox import enqueue, new_write
 from bot.slack._reminders import reminder_done, reminder_key
 from bot.slack._render import SlackThread, post_run, reporting_failures
 from bot.slack._services import Services
@@ -72,7 +75,27 @@ async def show_decided(
                 return
             await _update(services, card, Decided(decision=decision, by=by, at=at))
             await _update_reminder(services, card, decision, by, at)
+        await _post_or_keep(services, stream, thread)
+
+
+async def _post_or_keep(services: Services, stream: AgentStream, thread: SlackThread) -> None:
+    """Post the run in its thread; with Slack unreachable, keep its answer in the outbox."""
+    try:
         await post_run(services, stream, thread)
+    except Exception as exc:
+        if unavailable(exc) != "slack":
+            raise
+        services.outages.down("slack", exc)
+        result = await stream.result()  # the run goes on without Slack
+        await enqueue(
+            services,
+            new_write(
+                method="chat.postMessage",
+                channel=thread.channel,
+                thread_ts=thread.thread_ts,
+                text=result.text or msg.EMPTY_ANSWER,
+            ),
+        )
 
 
 async def _still_waiting(stream: AgentStream, card: PostedCard) -> PendingToolCall | None:
@@ -142,5 +165,18 @@ async def _update(services: Services, card: PostedCard, decided: Decided) -> Non
         await services.client.chat_update(
             channel=card.channel, ts=card.ts, text=text, blocks=as_dicts(blocks)
         )
-    except SlackApiError as exc:
-        logger.warning("could not update card %s: %s", card.ts, exc.response.get("error"))
+    except Exception as exc:
+        if unavailable(exc) == "slack":  # kept, made once Slack answers again
+            services.outages.down("slack", exc)
+            write = new_write(
+                method="chat.update",
+                channel=card.channel,
+                ts=card.ts,
+                text=text,
+                blocks=as_dicts(blocks),
+            )
+            await enqueue(services, write)
+        elif isinstance(exc, SlackApiError):
+            logger.warning("could not update card %s: %s", card.ts, exc.response.get("error"))
+        else:
+            raise

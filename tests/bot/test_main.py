@@ -134,10 +134,14 @@ async def test_socket_mode_connects_and_handles_events_without_a_signing_secret(
             [address] = runner.addresses
             async with (
                 aiohttp.ClientSession() as http,
-                http.get(f"http://127.0.0.1:{address[1]}/healthz") as health,
+                http.get(f"http://127.0.0.1:{address[1]}/readyz") as ready,
             ):
-                assert health.status == 200
-                assert (await health.json())["checks"] == {"socket": True}
+                assert ready.status == 200
+                assert (await ready.json())["checks"] == {
+                    "storage": "ok",
+                    "slack": "ok",
+                    "socket": "ok",
+                }
             assert connect.token == "xapp-1"
             ack = await fake.push(
                 {

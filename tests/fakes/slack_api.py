@@ -17,7 +17,7 @@ import json
 import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from aiohttp import WSMsgType, web
 from aiohttp.test_utils import TestServer
@@ -78,6 +78,8 @@ class FakeSlackAPI:
         self.usergroups: dict[str, list[str]] = {}
         """Members of each user group, answered by ``usergroups.users.list``."""
         self._failures: dict[str, list[_Failure]] = {}
+        self.down: Literal["5xx", "disconnect"] | None = None
+        """Slack unreachable while set: every call answers 503 or has its connection dropped."""
         self._disconnects: dict[str, int] = {}
         self._observers: dict[str, list[Callable[[dict[str, Any]], Awaitable[None]]]] = {}
         self._ts = itertools.count(1)
@@ -177,6 +179,12 @@ class FakeSlackAPI:
         self.calls.append(ApiCall(method, args, token))
         for observer in self._observers.get(method, []):
             await observer(args)
+        if self.down == "disconnect":
+            assert request.transport is not None
+            request.transport.close()
+            return web.Response(status=500)
+        if self.down == "5xx":
+            return web.json_response({"ok": False, "error": "service_unavailable"}, status=503)
         if self._disconnects.get(method):
             self._disconnects[method] -= 1
             assert request.transport is not None

@@ -85,12 +85,36 @@ function openThread(ts) {
 
 // -- talking to the emulator ---------------------------------------------------------------
 async function send(path, body) {
-  const response = await fetch(path, {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ user: state.user, ...body }),
-  });
-  return response.ok ? response.json() : { ok: false, status: response.status };
+  let response;
+  try {
+    response = await fetch(path, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ user: state.user, ...body }),
+    });
+  } catch (error) {
+    showNotice("The server is unreachable: nothing was sent. Try again once it is back.");
+    return { ok: false, status: 0 };
+  }
+  if (!response.ok) {
+    showNotice(response.status === 404
+      ? "That message or button no longer exists here (the page was stale); nothing was changed."
+      : `The server refused that (HTTP ${response.status}); nothing was changed. Try again.`);
+    return { ok: false, status: response.status };
+  }
+  const answer = await response.json();
+  if (answer.ok === false && answer.status) {
+    showNotice(`The bot could not take that (HTTP ${answer.status}); nothing was changed. Try again.`);
+  }
+  return answer;
+}
+
+function showNotice(text) {
+  const notice = $("notice");
+  notice.textContent = text;
+  notice.classList.remove("hidden");
+  clearTimeout(showNotice.timer);
+  showNotice.timer = setTimeout(() => notice.classList.add("hidden"), 8000);
 }
 
 async function click(message, element, b) {
@@ -122,8 +146,10 @@ async function poll() {
       state.data = data;
       state.user = data.user;
       state.since = data.version;
+      $("offline").classList.add("hidden");
       render();
     } catch (error) {
+      $("offline").classList.remove("hidden");
       await new Promise((r) => setTimeout(r, 1000));
     }
   }

@@ -1,0 +1,52 @@
+"""A decision taken elsewhere while Slack is unreachable reaches its card and thread once Slack
+answers again: the writes are kept in storage (the outbox) and made exactly once."""
+
+from __future__ import annotations
+
+import pytest
+
+from agents.models import call, reply
+from bot.slack._outbox import flush_outbox
+from storage import Storage
+from tests.bot.harness import Bot, Executions, make_agent, start_bot
+from tests.fakes.slack_api import FakeSlackAPI
+
+TOKEN = "api-secret"
+AUTH = {"Authorization": f"Bearer {TOKEN}"}
+
+
+async def _approve_through_the_api(bot: Bot) -> None:
+    body = await (await bot.http.get("/api/agents/ops/suspended-runs", headers=AUTH)).json()
+    run = body["runs"][0]
+    response = await bot.http.post(
+        "/api/agents/ops/approve-tool-call",
+        json={"runId": run["runId"], "toolCallId": run["toolCalls"][0]["toolCallId"],
+              "decidedBy": "alice"},
+        headers=AUTH,
+    )  # fmt: skip
+    assert response.status == 200, await response.text()
+
+
+@pytest.mark.parametrize("failure", ["5xx", "disconnect"])
+async def test_an_api_approval_while_slack_is_down_reaches_card_and_thread_once_it_is_back(
+    slack: FakeSlackAPI, store: Storage, executions: Executions, failure: str
+) -> None:
+    agent, _ = make_agent([call("delete_record", {"id": "7"}), reply("Deleted 7.")], executions)
+    async with start_bot(slack, agent, store, env={"API_TOKEN": TOKEN}) as bot:
+        ts = await bot.mention("delete record 7", user="U1")
+        await bot.settle()
+        slack.down = failure  # type: ignore[assignment]
+        await _approve_through_the_api(bot)
+        await bot.settle()
+        assert executions.of("delete_record") == [{"id": "7"}]
+        [card] = bot.cards(ts)
+        assert any(b["type"] == "actions" for b in card.blocks)  # not updated yet
+        assert await flush_outbox(bot.services) == 0  # still down: kept
+
+        slack.down = None
+        assert await flush_outbox(bot.services) == 2
+        assert await flush_outbox(bot.services) == 0  # made once
+        [card] = bot.cards(ts)
+        assert not any(b["type"] == "actions" for b in card.blocks)
+        assert "Approved by alice" in str(card.blocks)
+        assert bot.texts(ts).count("Deleted 7.") == 1
