@@ -25,6 +25,8 @@ from agents._chunks import (
 )
 from agents._fingerprint import fingerprint
 from agents._hooks import Hooks, ToolCallInfo
+from agents._logcontext import log_context
+from agents._observe import DecisionTaken, Observer, ToolExecuted
 from agents._results import (
     FinishReason,
     PendingToolCall,
@@ -71,6 +73,7 @@ __all__ = [
     "ChunkBase",
     "Decision",
     "DecisionPolicy",
+    "DecisionTaken",
     "Decline",
     "DuplicateApproval",
     "ErrorChunk",
@@ -83,6 +86,7 @@ __all__ = [
     "InvalidToolArgs",
     "ModelError",
     "NotAllowedToDecide",
+    "Observer",
     "Payload",
     "PendingToolCall",
     "Resume",
@@ -104,8 +108,10 @@ __all__ = [
     "ToolCallRecord",
     "ToolCallResumedChunk",
     "ToolCallSuspendedChunk",
+    "ToolExecuted",
     "ToolOutputDeniedChunk",
     "ToolResultChunk",
     "ToolResultRecord",
     "fingerprint",
+    "log_context",
 ]

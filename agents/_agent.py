@@ -10,6 +10,7 @@ from agents._deciding import decide, retry
 from agents._facade import OnRuntime
 from agents._hooks import Hooks
 from agents._listing import list_suspended_runs, send_tool_approval
+from agents._observe import Observer
 from agents._recovery import recover_interrupted_runs
 from agents._results import PendingToolCall, RunResult, SuspendedRunsPage
 from agents._runner import Runner
@@ -140,6 +141,11 @@ class Agent:
                 {**rt.default_options, "approval_ttl_seconds": approval_ttl_seconds}
             )
         return policy
+
+    def add_observer(self, observer: Observer) -> None:
+        """Tell ``observer`` about every decision claimed and tool executed by this agent and
+        its sub-agents (a host's metrics; see ``Observer``)."""
+        self._runtime.observers.append(observer)
 
     def tool_for(self, pending: PendingToolCall) -> Tool | None:
         """The tool a pending call will run, in this agent or the sub-agent that owns it.

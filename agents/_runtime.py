@@ -17,6 +17,7 @@ from typing import Any
 from agents._config import DEFAULT_MAX_STEPS, DELEGATION_PREFIX, check_ttl, json_safe
 from agents._hooks import Hooks
 from agents._messages import Message, ToolSpec
+from agents._observe import Observer
 from agents._runner import Runner
 from agents._state import RunState
 from agents.decisions import DecisionPolicy
@@ -68,6 +69,8 @@ class Runtime:
     """How long a claim is held without renewal (renewed while its tool runs)."""
     owner: str = INSTANCE_ID
     """Written on every claim this process takes."""
+    observers: list[Observer] = field(default_factory=list)
+    """Told about decisions and tool executions (one list shared with the sub-agents)."""
 
     @classmethod
     def build(
@@ -122,6 +125,7 @@ class Runtime:
             sub.inherit_storage(chosen, explicit=explicit)
             sub.use_runner(rt.runner)
             sub.use_supervisor_rules(decision_policy, claim_lease_seconds)
+            sub.use_observers(rt.observers)
         return rt
 
     # -- configuration changes -------------------------------------------------------------
@@ -157,6 +161,12 @@ class Runtime:
         self.claim_lease_seconds = lease_seconds
         for sub in self.agents.values():
             sub.use_supervisor_rules(policy, lease_seconds)
+
+    def use_observers(self, observers: list[Observer]) -> None:
+        """Report to ``observers`` (a supervisor's list, shared), and so do the sub-agents."""
+        self.observers = observers
+        for sub in self.agents.values():
+            sub.use_observers(observers)
 
     # -- lookups ---------------------------------------------------------------------------
     def delegate_for(self, tool_name: str) -> Runtime | None:
