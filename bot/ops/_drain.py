@@ -9,6 +9,8 @@ lease lapses so another instance's recovery takes it over.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 from collections.abc import Awaitable, Callable
 
@@ -37,12 +39,16 @@ class Drain:
         self.draining = True
 
     async def drain(self, runner: Runner, grace_seconds: float = DRAIN_GRACE_SECONDS) -> None:
-        """Refuse new deliveries, then close ``runner``: what runs finishes within
-        ``grace_seconds`` (answers posted), the rest is cancelled. The server keeps answering
-        meanwhile (503 to Slack, so it retries elsewhere; ``/healthz`` and ``/metrics`` as usual).
+        """Refuse new deliveries, let ``runner``'s work finish (including the runs that requests
+        accepted just before keep starting) for up to ``grace_seconds``, then close it and cancel
+        what is left. The server keeps answering meanwhile (503 to Slack, so it retries
+        elsewhere; ``/healthz`` and ``/metrics`` as usual).
         """
         self.start()
-        await runner.close(grace_seconds=grace_seconds)
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(grace_seconds):
+                await runner.drain()
+        await runner.close(grace_seconds=0)
 
     async def ready(self) -> bool:
         """False while draining (a readiness probe a load balancer can use)."""
@@ -54,7 +60,8 @@ DRAIN = web.AppKey("countersign.drain", Drain)
 
 
 def install_drain(web_app: web.Application) -> Drain:
-    """Refuse ``REFUSED_WHILE_DRAINING`` with 503 once the returned ``Drain`` is started."""
+    """Refuse ``REFUSED_WHILE_DRAINING`` with 503 once the returned ``Drain`` is started
+    (install it after ``install_metrics``, so that refused deliveries are counted too)."""
     drain = Drain()
     web_app[DRAIN] = drain
 
@@ -68,5 +75,5 @@ def install_drain(web_app: web.Application) -> Drain:
             )
         return await handler(request)
 
-    web_app.middlewares.insert(0, refuse)
+    web_app.middlewares.append(refuse)
     return drain

@@ -143,7 +143,7 @@ async def test_sigterm_refuses_new_events_lets_the_running_tool_finish_and_exits
     assert "Deleted." in [m.text for m in slack.thread(CHANNEL, ts)]
     assert process.stderr is not None
     stderr = (await process.stderr.read()).decode()
-    assert "Traceback" not in stderr
+    assert "Traceback" not in stderr, stderr
 
 
 async def _wait_serving(http: aiohttp.ClientSession, url: str) -> None:
