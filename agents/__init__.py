@@ -25,6 +25,8 @@ from agents._chunks import (
 )
 from agents._fingerprint import fingerprint
 from agents._hooks import Hooks, ToolCallInfo
+from agents._logcontext import log_context
+from agents._observe import DecisionTaken, Observer, ToolExecuted
 from agents._results import (
     FinishReason,
     PendingToolCall,
@@ -82,6 +84,7 @@ __all__ = [
     "ChunkBase",
     "Decision",
     "DecisionPolicy",
+    "DecisionTaken",
     "Decline",
     "DuplicateApproval",
     "ErrorChunk",
@@ -94,6 +97,7 @@ __all__ = [
     "InvalidToolArgs",
     "ModelError",
     "NotAllowedToDecide",
+    "Observer",
     "Payload",
     "PendingToolCall",
     "Resume",
@@ -115,8 +119,10 @@ __all__ = [
     "ToolCallRecord",
     "ToolCallResumedChunk",
     "ToolCallSuspendedChunk",
+    "ToolExecuted",
     "ToolOutputDeniedChunk",
     "ToolResultChunk",
     "ToolResultRecord",
     "fingerprint",
+    "log_context",
 ]

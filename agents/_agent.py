@@ -10,6 +10,7 @@ from agents._deciding import decide, retry
 from agents._facade import OnRuntime
 from agents._hooks import Hooks
 from agents._listing import list_suspended_runs, send_tool_approval
+from agents._observe import Observer
 from agents._recovery import recover_interrupted_runs
 from agents._results import PendingToolCall, RunResult, SuspendedRunsPage
 from agents._runner import Runner
@@ -131,19 +132,17 @@ class Agent:
         ``approval_ttl_seconds`` default option. Sub-agents follow the result. ``call_rules``
         (see ``CallRules``) may add approval, a quorum or a TTL to calls, never remove them.
         """
-        rt = self._runtime
-        policy = rt.decision_policy or decision_policy
-        lease = rt.claim_lease_seconds
-        if claim_lease_seconds is not None and lease == DEFAULT_CLAIM_LEASE_SECONDS:
-            lease = check_lease(claim_lease_seconds)
-        rt.use_supervisor_rules(policy, lease)
-        if approval_ttl_seconds is not None and "approval_ttl_seconds" not in rt.default_options:
-            self.default_options = check_options(
-                {**rt.default_options, "approval_ttl_seconds": approval_ttl_seconds}
-            )
-        if call_rules is not None:
-            rt.use_call_rules(call_rules)
-        return policy
+        return self._runtime.fill_rules(
+            decision_policy=decision_policy,
+            claim_lease_seconds=claim_lease_seconds,
+            approval_ttl_seconds=approval_ttl_seconds,
+            call_rules=call_rules,
+        )
+
+    def add_observer(self, observer: Observer) -> None:
+        """Tell ``observer`` about every decision claimed and tool executed by this agent and
+        its sub-agents (a host's metrics; see ``Observer``)."""
+        self._runtime.observers.append(observer)
 
     def tool_for(self, pending: PendingToolCall) -> Tool | None:
         """The tool a pending call will run, in this agent or the sub-agent that owns it.

@@ -15,9 +15,10 @@ from typing import Any
 from pydantic import ValidationError
 
 from agents._chunks import FinishChunk, StartChunk
-from agents._claims import Kind, add_approval, claim, claim_retry, find, guard
+from agents._claims import CLAIMED_AS, Kind, add_approval, claim, claim_retry, find, guard
 from agents._config import json_safe, validation_errors
 from agents._executor import outcome_of_sub_run
+from agents._observe import DecisionTaken, notify
 from agents._outcome import Outcome
 from agents._results import RunResult
 from agents._run import OutcomeFn, Run
@@ -31,6 +32,7 @@ from agents.errors import (
     SnapshotNotFound,
     ToolCallNotSuspended,
 )
+from storage import utcnow
 from tools import Tool, ToolInputError
 
 
@@ -96,6 +98,8 @@ async def take(
             return _waiting_for_more(state, approvers, pending)
         detail = {**detail, "approved_by": approvers}
     await claim(rt, state, pending, decision, decided_by=decided_by, source=source, detail=detail)
+    if not forwarded:
+        _report(rt, state, pending, decision, source)
 
     async def outcome(run: Run) -> Outcome:
         if pending.delegate is None:
@@ -233,3 +237,23 @@ def _parsed_resume_data(tool: Tool | None, pending: PendingCallState, data: Any)
         return tool.parse_resume(data)
     except ValidationError as exc:
         raise InvalidResumeData(pending.tool_call_id, validation_errors(exc)) from None
+
+
+def _report(
+    rt: Runtime, state: RunState, pending: PendingCallState, decision: Decision, source: str
+) -> None:
+    """Tell the observers a decision was claimed (once, at the level the person decided on)."""
+    if not rt.observers:
+        return
+    notify(
+        rt.observers,
+        DecisionTaken(
+            agent_id=rt.id,
+            run_id=state.run_id,
+            tool_call_id=pending.tool_call_id,
+            tool_name=pending.tool_name,
+            decision=CLAIMED_AS[decision.kind],  # type: ignore[arg-type]
+            source=source,
+            waited_seconds=max(0.0, (utcnow() - pending.suspended_at).total_seconds()),
+        ),
+    )

@@ -7,17 +7,21 @@ supervisor's own task.
 from __future__ import annotations
 
 import logging
+import time
 from datetime import timedelta
 from typing import Any
 
 from agents._config import DELEGATION_PREFIX
 from agents._fingerprint import fingerprint
 from agents._hooks import ToolCallInfo, call_hook
+from agents._logcontext import logging_ids
 from agents._messages import ToolCallPart
+from agents._observe import ToolExecuted, ToolOutcome, notify
 from agents._outcome import Outcome
 from agents._runtime import Runtime
 from agents._state import DelegateRef, PendingCallState, RunState
 from agents._stream import AgentStream
+from agents._tracing import tracer
 from agents.decisions import CallRules
 from agents.errors import AgentError
 from storage import utcnow
@@ -43,10 +47,48 @@ class Executor:
         suspend_payload: dict[str, Any] | None = None,
     ) -> Outcome:
         """Run a local call now (it was not gated, or it was approved/resumed)."""
+        started = time.monotonic()
+        with (
+            logging_ids(tool_call_id=call_id),
+            tracer().start_as_current_span(
+                "tool.execute",
+                attributes={"countersign.tool": name, "countersign.tool_call_id": call_id},
+            ) as span,
+        ):
+            outcome, skipped = await self._execute(
+                state, call_id, name, args, resume_data=resume_data, suspend_payload=suspend_payload
+            )
+            span.set_attribute("countersign.outcome", "skipped" if skipped else outcome.status)
+        if self.rt.observers and name in self.rt.tools:
+            reported: ToolOutcome = "skipped" if skipped else outcome.status  # type: ignore[assignment]
+            notify(
+                self.rt.observers,
+                ToolExecuted(
+                    agent_id=self.rt.id,
+                    run_id=state.run_id,
+                    tool_call_id=call_id,
+                    tool_name=name,
+                    outcome=reported,
+                    seconds=time.monotonic() - started,
+                ),
+            )
+        return outcome
+
+    async def _execute(
+        self,
+        state: RunState,
+        call_id: str,
+        name: str,
+        args: dict[str, Any],
+        *,
+        resume_data: Any,
+        suspend_payload: dict[str, Any] | None,
+    ) -> tuple[Outcome, bool]:
+        """The call's outcome, and whether a ``before_tool_call`` hook skipped it."""
         tool = self.rt.tools.get(name)
         if tool is None:
             known = ", ".join(sorted(self.rt.tools)) or "none"
-            return Outcome.error(f"unknown tool {name!r}; available tools: {known}")
+            return Outcome.error(f"unknown tool {name!r}; available tools: {known}"), False
         info = ToolCallInfo(
             tool_name=name,
             input=dict(args),
@@ -56,7 +98,7 @@ class Executor:
         )
         verdict = await call_hook(self.rt.hooks.before_tool_call, info)
         if isinstance(verdict, dict) and verdict.get("proceed") is False:
-            return Outcome(status="ok", result=verdict.get("output"))
+            return Outcome(status="ok", result=verdict.get("output")), True
         ctx = ToolContext(
             run_id=state.run_id,
             tool_call_id=call_id,
@@ -71,12 +113,12 @@ class Executor:
         try:
             result = await tool.run(args, ctx)
         except ToolError as exc:
-            return Outcome.error(str(exc))
+            return Outcome.error(str(exc)), False
         except Exception as exc:
             logger.warning("tool %s (call %s) raised %r", name, call_id, exc)
-            return Outcome.error(f"tool {name!r} failed: {type(exc).__name__}: {exc}")
+            return Outcome.error(f"tool {name!r} failed: {type(exc).__name__}: {exc}"), False
         if isinstance(result, Suspended):
-            return Outcome(status="suspended", suspend_payload=result.payload)
+            return Outcome(status="suspended", suspend_payload=result.payload), False
         await call_hook(
             self.rt.hooks.after_tool_call,
             ToolCallInfo(
@@ -88,7 +130,7 @@ class Executor:
                 result=result,
             ),
         )
-        return Outcome(status="ok", result=result)
+        return Outcome(status="ok", result=result), False
 
     # -- pending entries -------------------------------------------------------------------
     def approval_entry(

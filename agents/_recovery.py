@@ -15,6 +15,7 @@ from typing import Any
 
 from agents._deciding import Continuation, continuation
 from agents._executor import outcome_of_sub_run
+from agents._observe import ToolExecuted, notify
 from agents._outcome import Outcome
 from agents._run import Run
 from agents._runtime import Runtime
@@ -96,6 +97,17 @@ async def _recovered_outcome(
         return await outcome_of_sub_run(recovered.stream)
     tool = rt.tools.get(pending.local_tool)
     if tool is None or not tool.idempotent:
+        notify(
+            rt.observers,
+            ToolExecuted(
+                agent_id=rt.id,
+                run_id=run.state.run_id,
+                tool_call_id=pending.tool_call_id,
+                tool_name=pending.local_tool,
+                outcome="interrupted",
+                seconds=0.0,
+            ),
+        )
         return Outcome.interrupted()
     args: dict[str, Any] = claim.detail.get("args") or pending.local_args
     resume_data: Any = None

@@ -27,6 +27,7 @@ from agents._chunks import (
 from agents._config import strict_json_args
 from agents._executor import Executor, outcome_of_sub_run
 from agents._lease import held
+from agents._logcontext import logging_ids
 from agents._messages import Message, ToolCallPart
 from agents._outcome import Outcome
 from agents._results import FinishReason, RunResult, ToolResultRecord
@@ -34,6 +35,7 @@ from agents._runtime import Runtime
 from agents._state import PendingCallState, RunState
 from agents._stream import AgentStream
 from agents._tally import Tally
+from agents._tracing import current_carrier, record_wait, run_span, tracer
 from agents._writes import RunWriter
 from agents.decisions import CallRules
 from agents.errors import ModelError
@@ -73,7 +75,7 @@ class Run:
     # -- entry points ----------------------------------------------------------------------
     async def start(self, prompt: str) -> None:
         """A new user message: record it, then loop."""
-        await self._guarded(self._start(prompt))
+        await self._guarded(self._start(prompt), "agent.turn")
 
     async def _start(self, prompt: str) -> None:
         await self.stream.emit(StartChunk(run_id=self.state.run_id))
@@ -84,10 +86,16 @@ class Run:
 
     async def finish_decided(self, pending: PendingCallState, outcome_of: OutcomeFn) -> None:
         """After a decision: get the call's outcome, store it, and go on if the step is done."""
-        await self._guarded(self._finish_decided(pending, outcome_of))
+        await self._guarded(self._finish_decided(pending, outcome_of), "agent.resume")
 
     async def _finish_decided(self, pending: PendingCallState, outcome_of: OutcomeFn) -> None:
         await self.stream.emit(StartChunk(run_id=self.state.run_id))
+        record_wait(
+            tool_name=pending.tool_name,
+            tool_call_id=pending.tool_call_id,
+            since=pending.suspended_at,
+            carrier=self.state.trace_context,
+        )
         await self.stream.emit(
             ToolCallResumedChunk(
                 run_id=self.state.run_id,
@@ -106,24 +114,35 @@ class Run:
 
     async def retry(self) -> None:
         """Go on with a run that stopped on an error, from its last stored state."""
-        await self._guarded(self._retry())
+        await self._guarded(self._retry(), "agent.retry")
 
     async def _retry(self) -> None:
         await self.stream.emit(StartChunk(run_id=self.state.run_id))
         await self._loop()
 
-    async def _guarded(self, body: Any) -> None:
-        try:
-            await body
-        except Exception as exc:
-            if isinstance(exc, ModelError | StorageUnavailable):  # expected: one line, no trace
-                logger.warning("run %s of agent %s failed: %s", self.state.run_id, self.rt.id, exc)
-            else:
-                logger.exception("run %s of agent %s failed", self.state.run_id, self.rt.id)
-            await self._keep_failed(exc)
-            await self.stream.emit(ErrorChunk(run_id=self.state.run_id, error=exc))
-            await self.stream.emit(FinishChunk(run_id=self.state.run_id, finish_reason="error"))
-            await self.stream.close(self._result("error", error=exc))
+    async def _guarded(self, body: Any, span_name: str) -> None:
+        state = self.state
+        with (
+            logging_ids(run_id=state.run_id, thread_id=state.thread_id),
+            run_span(
+                span_name,
+                run_id=state.run_id,
+                agent_id=self.rt.id,
+                thread_id=state.thread_id,
+                carrier=state.trace_context,
+            ),
+        ):
+            try:
+                await body
+            except Exception as exc:
+                if isinstance(exc, ModelError | StorageUnavailable):  # expected: one line
+                    logger.warning("run %s of agent %s failed: %s", state.run_id, self.rt.id, exc)
+                else:
+                    logger.exception("run %s of agent %s failed", state.run_id, self.rt.id)
+                await self._keep_failed(exc)
+                await self.stream.emit(ErrorChunk(run_id=self.state.run_id, error=exc))
+                await self.stream.emit(FinishChunk(run_id=self.state.run_id, finish_reason="error"))
+                await self.stream.close(self._result("error", error=exc))
 
     # -- executing -------------------------------------------------------------------------
     async def execute(
@@ -214,16 +233,19 @@ class Run:
         text: list[str] = []
         calls: list[ToolCallPart] = []
         usage = Usage()
-        async for event in self.rt.model.stream(request):
-            if isinstance(event, TextDelta):
-                text.append(event.text)
-                await self.stream.emit(TextDeltaChunk(run_id=self.state.run_id, text=event.text))
-            elif isinstance(event, ToolCallRequest):
-                calls.append(ToolCallPart(id=event.id, name=event.name, args=event.args))
-            elif isinstance(event, Usage):
-                usage = usage + event
-            elif isinstance(event, ObjectOutput):
-                text.append(str(event.value))
+        with tracer().start_as_current_span("model.call"):
+            async for event in self.rt.model.stream(request):
+                if isinstance(event, TextDelta):
+                    text.append(event.text)
+                    await self.stream.emit(
+                        TextDeltaChunk(run_id=self.state.run_id, text=event.text)
+                    )
+                elif isinstance(event, ToolCallRequest):
+                    calls.append(ToolCallPart(id=event.id, name=event.name, args=event.args))
+                elif isinstance(event, Usage):
+                    usage = usage + event
+                elif isinstance(event, ObjectOutput):
+                    text.append(str(event.value))
         joined = "".join(text)
         self.tally.text += joined
         self.tally.usage = self.tally.usage + usage
@@ -342,6 +364,7 @@ class Run:
     async def _suspend(self, fresh: list[PendingCallState]) -> None:
         """Store the snapshot FIRST (with the requests' audit), then announce the new calls."""
         if fresh:
+            self.state.trace_context = current_carrier()
             self.writer.requested(self.state, fresh)
             await self.writer.save(self.state)
         for p in fresh:

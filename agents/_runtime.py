@@ -14,9 +14,17 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from agents._config import DEFAULT_MAX_STEPS, DELEGATION_PREFIX, check_ttl, json_safe
+from agents._config import (
+    DEFAULT_MAX_STEPS,
+    DELEGATION_PREFIX,
+    check_lease,
+    check_options,
+    check_ttl,
+    json_safe,
+)
 from agents._hooks import Hooks
 from agents._messages import Message, ToolSpec
+from agents._observe import Observer
 from agents._runner import Runner
 from agents._state import RunState
 from agents.decisions import CallRules, CallRulesFn, DecisionPolicy
@@ -73,6 +81,8 @@ class Runtime:
     used by its sub-agents); None: the tools' own settings only."""
     path: tuple[str, ...] = ()
     """Agent ids from the top supervisor down to this agent (empty: this agent is the top)."""
+    observers: list[Observer] = field(default_factory=list)
+    """Told about decisions and tool executions (one list shared with the sub-agents)."""
 
     @classmethod
     def build(
@@ -127,6 +137,7 @@ class Runtime:
             sub.inherit_storage(chosen, explicit=explicit)
             sub.use_runner(rt.runner)
             sub.use_supervisor_rules(decision_policy, claim_lease_seconds)
+            sub.use_observers(rt.observers)
         return rt
 
     # -- configuration changes -------------------------------------------------------------
@@ -156,6 +167,28 @@ class Runtime:
         for sub in self.agents.values():
             sub.use_runner(runner)
 
+    def fill_rules(
+        self,
+        *,
+        decision_policy: DecisionPolicy | None,
+        claim_lease_seconds: float | None,
+        approval_ttl_seconds: float | None,
+        call_rules: CallRulesFn | None,
+    ) -> DecisionPolicy | None:
+        """``Agent.use_decision_rules``: what this agent was not built with, filled in."""
+        policy = self.decision_policy or decision_policy
+        lease = self.claim_lease_seconds
+        if claim_lease_seconds is not None and lease == DEFAULT_CLAIM_LEASE_SECONDS:
+            lease = check_lease(claim_lease_seconds)
+        self.use_supervisor_rules(policy, lease)
+        if approval_ttl_seconds is not None and "approval_ttl_seconds" not in self.default_options:
+            self.default_options = check_options(
+                {**self.default_options, "approval_ttl_seconds": approval_ttl_seconds}
+            )
+        if call_rules is not None:
+            self.use_call_rules(call_rules)
+        return policy
+
     def use_supervisor_rules(self, policy: DecisionPolicy | None, lease_seconds: float) -> None:
         """Decide by a supervisor's policy and lease (a decision arrives through it)."""
         self.decision_policy = policy
@@ -183,6 +216,12 @@ class Runtime:
                 "call_rules failed for %s of agent %s: approval required", name, self.id
             )
             return CallRules(require_approval=True)
+
+    def use_observers(self, observers: list[Observer]) -> None:
+        """Report to ``observers`` (a supervisor's list, shared), and so do the sub-agents."""
+        self.observers = observers
+        for sub in self.agents.values():
+            sub.use_observers(observers)
 
     # -- lookups ---------------------------------------------------------------------------
     def delegate_for(self, tool_name: str) -> Runtime | None:

@@ -119,6 +119,8 @@ class RunState(BaseModel):
     """Who asked for this run (copied onto each pending call)."""
     approval_ttl_seconds: float | None = None
     """How long an approval of this run stays decidable (None: no expiry)."""
+    trace_context: dict[str, str] = Field(default_factory=dict)
+    """The span of the stretch that suspended (W3C ``traceparent``), for the one resuming it."""
 
     def to_document(self) -> dict[str, Any]:
         return self.model_dump(mode="json", exclude_defaults=True)

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import logging
 import sys
 from collections.abc import Sequence
 
 from bot._errors import BotConfigError, BotError
 from bot._logs import configure_logging
 from bot._serve import serve_forever
-from bot._settings import describe_variables, load_settings
+from bot._settings import describe_variables, load_settings, logging_settings
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -31,6 +32,14 @@ def _parser() -> argparse.ArgumentParser:
     )
 
 
+def _report(problem: str, log_format: str) -> None:
+    """A start-up problem: as printed text, or as one JSON log line with ``LOG_FORMAT=json``."""
+    if log_format == "json":
+        logging.getLogger("bot").error("%s", problem)
+    else:
+        print(problem, file=sys.stderr)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Read the configuration, start the bot, serve until stopped; non-zero on a bad setup.
 
@@ -38,15 +47,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     error (exit 2), never ignored.
     """
     _parser().parse_args(sys.argv[1:] if argv is None else argv)
+    level, log_format = logging_settings()
+    configure_logging(level, log_format)  # before BOT_AGENT is imported: its warnings too
     try:
         settings = load_settings()
-        configure_logging(settings.log_level)
+        configure_logging(settings.log_level, settings.log_format)
         asyncio.run(serve_forever(settings))
     except BotConfigError as exc:
-        print(exc, file=sys.stderr)
+        _report(str(exc), log_format)
         return 2
     except BotError as exc:
-        print(f"countersign cannot start: {exc}", file=sys.stderr)
+        _report(f"countersign cannot start: {exc}", log_format)
         return 2
     except KeyboardInterrupt:
         pass

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import logging
 
+from bot.ops import JsonFormatter
+
 _VERIFICATION_LOGGERS = (
     "slack_bolt.AsyncRequestVerification",
     "slack_bolt.RequestVerification",
@@ -30,10 +32,17 @@ def redact_bolt_logs() -> None:
             logger.addFilter(_DropBodies())
 
 
-def configure_logging(level: str) -> None:
-    """Root logging at ``level`` with one line per record."""
-    logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    logging.getLogger().setLevel(level)
+def configure_logging(level: str, log_format: str = "text") -> None:
+    """Root logging at ``level`` with one line per record (``json``: one JSON object per line);
+    ``warnings`` go through logging too. Call again to change the level or the format."""
+    handler = logging.StreamHandler()
+    handler.setFormatter(
+        JsonFormatter()
+        if log_format == "json"
+        else logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s")
+    )
+    logging.basicConfig(level=level, handlers=[handler], force=True)
+    logging.captureWarnings(True)
     if logging.getLogger().getEffectiveLevel() >= logging.INFO:
         # Alembic narrates every plugin and migration step at INFO; keep start-up readable.
         logging.getLogger("alembic").setLevel(logging.WARNING)

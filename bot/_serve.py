@@ -22,6 +22,7 @@ from bot._settings import AUTH_TEST_FAILED, Settings
 from bot.api import ApiDecision, DecisionObserver, add_api_routes
 from bot.demo import openai_client, ops_agent
 from bot.local import LocalSlack
+from bot.ops import DRAIN, install_drain, install_metrics, start_tracing
 from bot.slack import (
     HEALTH_CHECKS,
     Background,
@@ -152,6 +153,8 @@ async def _serving(
     install_api(web_app, services)
     if redis_ping is not None:
         web_app[HEALTH_CHECKS]["redis"] = redis_ping
+    install_metrics(web_app, services.agent)
+    install_drain(web_app)
     if local is not None:
         local.install(web_app, services.agent)
     runner = web.AppRunner(web_app)
@@ -207,12 +210,18 @@ def _shown_in_slack(services: Services) -> DecisionObserver:
 
 
 async def serve_forever(settings: Settings) -> None:
-    """Run until SIGINT or SIGTERM, then drain and stop."""
+    """Run until SIGINT or SIGTERM, then drain (new Slack deliveries get 503, running work
+    finishes within the grace period), flush traces and stop."""
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         with contextlib.suppress(NotImplementedError):
             loop.add_signal_handler(sig, stop.set)
-    async with running_bot(settings):
-        await stop.wait()
+    tracing = start_tracing(settings.otel_exporter_otlp_endpoint)
+    try:
+        async with running_bot(settings) as (services, runner):
+            await stop.wait()
+            await runner.app[DRAIN].drain(services.runner)
+    finally:
+        tracing.shutdown()
     logger.info("stopped")

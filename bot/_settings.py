@@ -28,6 +28,7 @@ Mode = Literal["http", "socket", "local"]
 
 _STORAGE_SCHEMES = ("memory", "sqlite+aiosqlite", "postgresql+asyncpg", "redis", "rediss")
 _LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+_LOG_FORMATS = ("text", "json")
 _TRUE = ("1", "true", "yes", "on")
 _FALSE = ("0", "false", "no", "off", "")
 
@@ -107,6 +108,10 @@ class Settings(BaseModel):
     """``POLICY_FILE``: the approval policy, TOML (unset: ./countersign.toml if present)."""
     policy: PolicyFile = Field(default_factory=PolicyFile)
     """The parsed policy file; its ``[defaults]`` are already applied to the fields above."""
+    log_format: Literal["text", "json"] = "text"
+    """``LOG_FORMAT``: text (one readable line per record) or json (one JSON object per line)."""
+    otel_exporter_otlp_endpoint: str | None = None
+    """``OTEL_EXPORTER_OTLP_ENDPOINT``: where traces go over OTLP/HTTP (unset: no tracing)."""
 
     @property
     def mode(self) -> Mode:
@@ -128,6 +133,18 @@ def describe_variables() -> list[tuple[str, str, str]]:
         shown = shown.lower() if isinstance(default, bool) else shown
         rows.append((name.upper(), shown, what))
     return rows
+
+
+def logging_settings(environ: Mapping[str, str] | None = None) -> tuple[str, str]:
+    """``(LOG_LEVEL, LOG_FORMAT)`` read leniently (invalid: INFO, text), to log from the very
+    start, before ``load_settings`` imports ``BOT_AGENT`` and reports any problem."""
+    env = os.environ if environ is None else environ
+    level = env.get("LOG_LEVEL", "").strip().upper()
+    log_format = env.get("LOG_FORMAT", "").strip().lower()
+    return (
+        level if level in _LOG_LEVELS else "INFO",
+        log_format if log_format in _LOG_FORMATS else "text",
+    )
 
 
 def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
@@ -179,6 +196,10 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
     if log_level not in _LOG_LEVELS:
         problems.append(f"LOG_LEVEL must be one of {', '.join(_LOG_LEVELS)}, got {log_level!r}")
         log_level = "INFO"
+    log_format = (text("LOG_FORMAT") or "text").lower()
+    if log_format not in _LOG_FORMATS:
+        problems.append(f"LOG_FORMAT must be text or json, got {log_format!r}")
+        log_format = "text"
     settings = Settings(
         slack_bot_token=bot_token,
         slack_signing_secret=signing_secret,
@@ -198,6 +219,8 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
         claim_lease_seconds=number("CLAIM_LEASE_SECONDS", 30, 1, 365 * 86400),
         api_token=secret("API_TOKEN"),
         log_level=log_level,
+        log_format=log_format,
+        otel_exporter_otlp_endpoint=text("OTEL_EXPORTER_OTLP_ENDPOINT"),
     )
     settings = _with_policy(problems, settings, text("POLICY_FILE"))
     if problems:

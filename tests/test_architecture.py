@@ -163,3 +163,23 @@ def test_no_module_imports_itself_through_others() -> None:
     """Every import counts (in functions, under TYPE_CHECKING, of a package's __init__)."""
     cycle = _find_cycle(_import_graph())
     assert cycle is None, "import cycle: " + " -> ".join(cycle or [])
+
+
+def test_the_runtime_uses_only_the_opentelemetry_api_and_no_metrics_library() -> None:
+    """The host configures the SDK and serves metrics; ``agents`` only reports (SPEC 13)."""
+    offenders = []
+    for path in sorted((ROOT / "agents").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+            names = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module or ""]
+                if isinstance(node, ast.ImportFrom)
+                else []
+            )
+            offenders += [
+                f"{path.relative_to(ROOT)} imports {n}"
+                for n in names
+                if n.startswith(("opentelemetry.sdk", "opentelemetry.exporter", "prometheus"))
+            ]
+    assert offenders == []

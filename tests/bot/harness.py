@@ -23,6 +23,7 @@ from agents.models import ScriptedModel, ScriptItem
 from bot import Services, create_bolt_app, create_services, create_web_app, load_settings
 from bot._agent_loader import attach_storage
 from bot._serve import install_api
+from bot.ops import install_metrics
 from bot.slack._policy import EdgePolicy
 from bot.slack._webclient import create_web_client
 from storage import Storage
@@ -375,6 +376,7 @@ async def start_bot(
     )
     web_app = create_web_app(services, create_bolt_app(services, signing_secret=SECRET))
     install_api(web_app, services)  # mounted only when env sets API_TOKEN, as in production
+    install_metrics(web_app, services.agent)  # GET /metrics, as in production
     async with TestClient(TestServer(web_app, host="127.0.0.1")) as http:
         bot = Bot(slack=slack, http=http, services=services)
         try:

@@ -1,0 +1,69 @@
+"""OpenTelemetry spans of the runtime (``opentelemetry-api`` only; the host configures the SDK).
+
+One trace per stretch of a run (``agent.turn`` for a new message, ``agent.resume`` after a
+decision, ``agent.retry``), with ``model.call`` and ``tool.execute`` spans inside. A run that
+suspends stores its span context (W3C ``traceparent``) in the snapshot; the stretch that resumes
+it, in whatever process, links to it and records ``approval.wait`` from the call's suspension to
+its decision. Without a configured SDK every span is the API's no-op.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from datetime import datetime
+
+from opentelemetry import trace
+from opentelemetry.trace import Link, Span
+from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
+
+_TRACER = trace.get_tracer("countersign.agents")
+_PROPAGATOR = TraceContextTextMapPropagator()
+
+
+def tracer() -> trace.Tracer:
+    """The runtime's tracer (follows the provider the host sets, even later)."""
+    return _TRACER
+
+
+def current_carrier() -> dict[str, str]:
+    """The current span's context as W3C headers (empty when nothing is recorded)."""
+    carrier: dict[str, str] = {}
+    if trace.get_current_span().get_span_context().is_valid:
+        _PROPAGATOR.inject(carrier)
+    return carrier
+
+
+def links_to(carrier: dict[str, str]) -> list[Link]:
+    """A link to the span stored in ``carrier`` (none when it holds no valid context)."""
+    if not carrier:
+        return []
+    context = trace.get_current_span(_PROPAGATOR.extract(carrier)).get_span_context()
+    return [Link(context)] if context.is_valid else []
+
+
+@contextlib.contextmanager
+def run_span(
+    name: str, *, run_id: str, agent_id: str, thread_id: str | None, carrier: dict[str, str]
+) -> Iterator[Span]:
+    """A stretch of a run: a new trace (or a child of the calling run), linked to ``carrier``."""
+    attributes = {"countersign.run_id": run_id, "countersign.agent_id": agent_id}
+    if thread_id:
+        attributes["countersign.thread_id"] = thread_id
+    with _TRACER.start_as_current_span(
+        name, attributes=attributes, links=links_to(carrier)
+    ) as span:
+        yield span
+
+
+def record_wait(
+    *, tool_name: str, tool_call_id: str, since: datetime, carrier: dict[str, str]
+) -> None:
+    """``approval.wait``: from the call's suspension until now, linked to the suspended run."""
+    span = _TRACER.start_span(
+        "approval.wait",
+        start_time=int(since.timestamp() * 1e9),
+        links=links_to(carrier),
+        attributes={"countersign.tool": tool_name, "countersign.tool_call_id": tool_call_id},
+    )
+    span.end()
