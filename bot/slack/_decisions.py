@@ -31,6 +31,7 @@ from agents.errors import (
 )
 from bot.slack._blocks import CardView, already_decided_text
 from bot.slack._cards import PostedCard
+from bot.slack._home import refresh_homes
 from bot.slack._ids import thread_id
 from bot.slack._payloads import BlockActions
 from bot.slack._policy import Choice, Refusal, choice_of
@@ -112,6 +113,16 @@ async def decide(services: Services, attempt: Attempt) -> None:
         thread_ts=thread_ts,
         requester=card.view.requester if card else None,
     )
+    try:
+        await _decide_in_thread(services, attempt, card, thread)
+    finally:
+        await refresh_homes(services)  # whatever happened, Home tabs show what still waits
+
+
+async def _decide_in_thread(
+    services: Services, attempt: Attempt, card: PostedCard | None, thread: SlackThread
+) -> None:
+    ref, thread_ts = attempt.ref, thread.thread_ts
     async with services.locks.hold(thread.thread_id), reporting_failures(services, thread):
         refusal = await check(services, attempt, card)
         if refusal is not None:

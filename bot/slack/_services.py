@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from slack_sdk.web.async_client import AsyncWebClient
 
@@ -12,6 +12,7 @@ from bot._settings import Settings
 from bot.slack._card_rules import CardRules
 from bot.slack._cards import CardStore
 from bot.slack._dedupe import Deduper
+from bot.slack._home_view import HomeViewers
 from bot.slack._locks import LocalThreadLocks, ThreadLocks
 from bot.slack._policy import EdgePolicy, SettingsPolicy
 from bot.slack._rules import ApprovalRules, serve_with_rules
@@ -49,6 +50,8 @@ class Services:
     (``ApprovalRules.for_card``)."""
     stream_interval: float = 1.0
     """Seconds between two updates of a streamed answer."""
+    home_viewers: HomeViewers = field(default_factory=HomeViewers)
+    """Who opened the App Home tab here: republished after each decision."""
 
     @property
     def runner(self) -> Runner:
