@@ -125,5 +125,5 @@ ASK_AGAIN = (
     ":leftwards_arrow_with_hook: That reply did not answer `{tool}`'s question: {missing}. "
     "Reply again in this thread, or use *Provide details*."
 )
-ASK_AGAIN_MISSING = "missing {fields}"
+ASK_AGAIN_MISSING = "it needs {fields}"
 ASK_AGAIN_UNREADABLE = "the answer could not be read"
