@@ -6,6 +6,7 @@ import logging
 import re
 
 import bot.slack._messages as msg
+from bot.slack._ask_again import ask_again_if_unanswered, waiting_questions
 from bot.slack._decision_words import looks_like_decision
 from bot.slack._payloads import MessageEvent
 from bot.slack._render import SlackThread, post_run, reporting_failures
@@ -90,6 +91,7 @@ async def answer(
                 channel=thread.channel, thread_ts=thread.thread_ts, text=msg.USE_THE_BUTTONS
             )
             return
+        questions = await waiting_questions(services, thread.thread_id)
         stream = await services.agent.stream(
             text,
             thread_id=thread.thread_id,
@@ -100,6 +102,7 @@ async def answer(
             requested_by=event.user,
         )
         await post_run(services, stream, thread, answered_by=event.user, answer=text)
+        await ask_again_if_unanswered(services, thread, questions)
 
 
 async def _approval_waits(services: Services, thread_id: str) -> bool:

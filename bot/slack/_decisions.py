@@ -33,6 +33,7 @@ from agents.errors import (
 )
 from bot.slack._blocks import CardView, already_decided_text
 from bot.slack._cards import PostedCard
+from bot.slack._home import refresh_homes
 from bot.slack._ids import thread_id
 from bot.slack._outage import Service, unavailable
 from bot.slack._payloads import BlockActions
@@ -107,6 +108,13 @@ async def decide(services: Services, attempt: Attempt) -> None:
     When storage or Redis cannot be reached before the decision is recorded, the user gets an
     ephemeral saying nothing was changed (``NOT_RECORDED``) and the outage is logged once.
     """
+    try:
+        await _decide_recorded(services, attempt)
+    finally:
+        await refresh_homes(services)  # whatever happened, Home tabs show what still waits
+
+
+async def _decide_recorded(services: Services, attempt: Attempt) -> None:
     ref = attempt.ref
     outage = _Outage()
     async with contextlib.AsyncExitStack() as held:

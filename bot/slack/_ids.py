@@ -36,11 +36,17 @@ APPROVAL_BLOCK = "approval-actions"
 SUSPENSION_BLOCK = "suspension-actions"
 """``block_id`` of the "Provide details" button under a question."""
 
-LISTENED_EVENTS = ("app_mention", "message")
+LISTENED_EVENTS = ("app_home_opened", "app_mention", "message")
 """Event types with a listener."""
 
-BOT_EVENTS = ("app_mention", "message.channels", "message.groups", "message.im")
-"""Event subscriptions in ``manifest.yml``: mentions, thread replies, DMs."""
+BOT_EVENTS = (
+    "app_home_opened",
+    "app_mention",
+    "message.channels",
+    "message.groups",
+    "message.im",
+)
+"""Event subscriptions in ``manifest.yml``: the Home tab, mentions, thread replies, DMs."""
 
 BOT_SCOPES = (
     "app_mentions:read",
@@ -58,7 +64,8 @@ BOT_SCOPES = (
 - ``chat:write``: ``chat.postMessage``, ``chat.update``, ``chat.postEphemeral``;
 - ``usergroups:read``: ``usergroups.users.list`` for user groups (``S…``) in ``APPROVERS``.
 
-``views.open`` (the modals) needs no scope.
+``views.open`` (the modals), ``views.publish`` (the Home tab), ``chat.getPermalink`` (its links
+to threads) and the ``app_home_opened`` event need no scope.
 """
 
 

@@ -12,6 +12,7 @@ from slack_bolt.response import BoltResponse
 
 from bot.slack._conversation import admit, answer
 from bot.slack._decisions import handle_click
+from bot.slack._home import card_click, publish_home
 from bot.slack._ids import (
     APPROVE_ACTION,
     DECLINE_ACTION,
@@ -24,7 +25,7 @@ from bot.slack._ids import (
 )
 from bot.slack._modal_flows import finish_submission, open_modal, show_all_arguments, submitted
 from bot.slack._outage import unavailable
-from bot.slack._payloads import BlockActions, EventEnvelope, ViewSubmission
+from bot.slack._payloads import BlockActions, EventEnvelope, HomeEnvelope, ViewSubmission
 from bot.slack._policy import Choice
 from bot.slack._services import Services
 
@@ -64,6 +65,28 @@ def register_listeners(app: AsyncApp, services: Services) -> None:
         )
         return None
 
+    async def on_home_opened(body: dict[str, Any]) -> None:
+        try:
+            envelope = HomeEnvelope.model_validate(body)
+        except ValidationError as exc:
+            logger.warning("ignoring an app_home_opened that does not parse: %s", _where(exc))
+            return
+        if envelope.event.tab == "home":
+            user = envelope.event.user
+            services.runner.submit(publish_home(services, user), name=f"home-{user}")
+
+    async def on_card(click: BlockActions, choice: Choice) -> None:
+        if click.channel_id is None:  # from the Home tab: decide on the card in its thread
+            on_card = await card_click(services, click)
+            if on_card is None:
+                await publish_home(services, click.user.id)
+                return
+            click = on_card
+        if choice == "approve":
+            await handle_click(services, click)
+        else:
+            await open_modal(services, click, choice)
+
     def on_click(choice: Choice) -> Any:
         async def listener(ack: AsyncAck, body: dict[str, Any]) -> None:
             await ack()
@@ -72,12 +95,7 @@ def register_listeners(app: AsyncApp, services: Services) -> None:
             except ValidationError as exc:
                 logger.warning("ignoring a click that does not parse: %s", _where(exc))
                 return
-            work = (
-                handle_click(services, click)
-                if choice == "approve"
-                else open_modal(services, click, choice)
-            )
-            services.runner.submit(work, name=f"{choice}-{click.user.id}")
+            services.runner.submit(on_card(click, choice), name=f"{choice}-{click.user.id}")
 
         listener.__name__ = f"on_{choice}"
         return listener
@@ -111,6 +129,7 @@ def register_listeners(app: AsyncApp, services: Services) -> None:
         listener.__name__ = f"on_{choice}_submit"
         return listener
 
+    app.event("app_home_opened")(on_home_opened)
     app.event("app_mention")(on_event)
     app.event("message")(on_event)
     app.action(APPROVE_ACTION)(on_click("approve"))

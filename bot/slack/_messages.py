@@ -131,3 +131,19 @@ USE_THE_BUTTONS = (
     ":point_up: A reply does not decide a request: use the *Approve*, *Edit* or *Decline* "
     "buttons on the card above (they check who may decide and what exactly runs)."
 )
+
+# -- App Home ("Waiting for you") ----------------------------------------------------------------
+HOME_HEADER = "Waiting for you"
+HOME_INTRO = "Pending approvals you may decide, newest first."
+HOME_NOTHING = ":sparkles: Nothing is waiting for you."
+HOME_ITEM = "*{title}*\n{tool} · requested by {who} · <{link}|open the thread>"
+HOME_ITEM_NO_LINK = "*{title}*\n{tool} · requested by {who}"
+HOME_MORE = "… and {count} more, in their threads."
+HOME_FALLBACK = "Waiting for you"
+# -- Answers that do not fit a question -----------------------------------------------------------
+ASK_AGAIN = (
+    ":leftwards_arrow_with_hook: That reply did not answer `{tool}`'s question: {missing}. "
+    "Reply again in this thread, or use *Provide details*."
+)
+ASK_AGAIN_MISSING = "it needs {fields}"
+ASK_AGAIN_UNREADABLE = "the answer could not be read"

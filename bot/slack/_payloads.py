@@ -44,6 +44,21 @@ class MessageEvent(_Slack):
         return self.bot_id is None and self.user is not None and self.subtype in HANDLED_SUBTYPES
 
 
+class HomeOpened(_Slack):
+    """An ``app_home_opened`` event (``tab`` is ``home`` or ``messages``)."""
+
+    type: str
+    user: str
+    tab: str = "home"
+
+
+class HomeEnvelope(_Slack):
+    """The ``event_callback`` body around ``app_home_opened``."""
+
+    event_id: str | None = None
+    event: HomeOpened
+
+
 class EventEnvelope(_Slack):
     """The ``event_callback`` body around an event."""
 
@@ -113,6 +128,11 @@ class BlockActions(_Slack):
     def team_id(self) -> str | None:
         """The workspace the click came from."""
         return self.team.id if self.team else self.user.team_id
+
+    def on_message(self, *, channel: str, ts: str, thread_ts: str) -> BlockActions:
+        """This click as if made on message ``ts`` (a click from the Home tab has none)."""
+        container = _Container(channel_id=channel, message_ts=ts, thread_ts=thread_ts)
+        return self.model_copy(update={"container": container, "channel": None, "message": None})
 
 
 class _View(_Slack):

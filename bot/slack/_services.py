@@ -13,6 +13,7 @@ from bot.policy import CallPolicy
 from bot.slack._card_rules import CardRules
 from bot.slack._cards import CardStore
 from bot.slack._dedupe import Deduper
+from bot.slack._home_view import HomeViewers
 from bot.slack._locks import LocalThreadLocks, ThreadLocks
 from bot.slack._outage import Outages
 from bot.slack._policy import EdgePolicy, SettingsPolicy
@@ -56,6 +57,8 @@ class Services:
     """Seconds between two updates of a streamed answer."""
     outages: Outages = field(default_factory=Outages)
     """Which dependencies are down now (each outage logged once, and its recovery)."""
+    home_viewers: HomeViewers = field(default_factory=HomeViewers)
+    """Who opened the App Home tab here: republished after each decision."""
 
     @property
     def runner(self) -> Runner:

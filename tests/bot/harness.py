@@ -27,6 +27,7 @@ from bot.ops import install_metrics
 from bot.slack._policy import EdgePolicy
 from bot.slack._webclient import create_web_client
 from storage import Storage
+from tests.bot.home_payloads import home_click_payload
 from tests.fakes.slack_api import ApiCall, FakeSlackAPI, PostedMessage
 from tests.fakes.slack_signing import event_request, interaction_request
 from tools import Tool, ToolContext, create_tool
@@ -210,6 +211,22 @@ class Bot:
             response_url=str(self.http.make_url("/response-url-unused")),
         )
         body, headers = interaction_request(payload, secret, timestamp=timestamp)
+        return await self.http.post("/slack/events", data=body, headers=headers)
+
+    async def open_home(self, user: str = "U2") -> dict[str, Any]:
+        """``user`` opens the bot's Home tab; returns the view published for them."""
+        event = {"type": "app_home_opened", "user": user, "tab": "home", "event_ts": next_ts()}
+        response = await self.send_event(event)
+        assert response.status == 200, await response.text()
+        await self.settle()
+        return self.slack.homes[user]
+
+    async def click_home(
+        self, block_id: str, action_id: str, *, user: str = "U2"
+    ) -> ClientResponse:
+        """``user`` clicks a button of block ``block_id`` on their Home tab."""
+        payload = home_click_payload(self.slack.homes[user], block_id, action_id, user=user)
+        body, headers = interaction_request(payload, SECRET)
         return await self.http.post("/slack/events", data=body, headers=headers)
 
     def opened_views(self) -> list[dict[str, Any]]:

@@ -75,6 +75,8 @@ class FakeSlackAPI:
         self.calls: list[ApiCall] = []
         self.messages: dict[str, PostedMessage] = {}
         """Every posted message by ``ts``, as it looks after its updates."""
+        self.homes: dict[str, dict[str, Any]] = {}
+        """The Home tab each user sees now (the last ``views.publish`` for them)."""
         self.usergroups: dict[str, list[str]] = {}
         """Members of each user group, answered by ``usergroups.users.list``."""
         self._failures: dict[str, list[_Failure]] = {}
@@ -246,6 +248,16 @@ class FakeSlackAPI:
             if group not in self.usergroups:
                 return {"ok": False, "error": "no_such_subteam"}
             return {"ok": True, "users": self.usergroups[group]}
+        if method == "views.publish":
+            view = dict(args.get("view") or {})
+            self.homes[str(args.get("user_id"))] = view
+            return {"ok": True, "view": {"id": "VHOME", **view}}
+        if method == "chat.getPermalink":
+            channel, ts = str(args.get("channel")), str(args.get("message_ts"))
+            if ts not in self.messages:
+                return {"ok": False, "error": "message_not_found"}
+            link = f"https://test.slack.com/archives/{channel}/p{ts.replace('.', '')}"
+            return {"ok": True, "channel": channel, "permalink": link}
         if method == "views.open":
             return {"ok": True, "view": {"id": "V1", **(args.get("view") or {})}}
         return {"ok": True}

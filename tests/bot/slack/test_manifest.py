@@ -30,6 +30,8 @@ def test_manifest_is_an_http_mode_app_with_interactivity(manifest: dict[str, Any
     assert settings["socket_mode_enabled"] is False
     assert settings["token_rotation_enabled"] is False
     assert manifest["features"]["app_home"]["messages_tab_enabled"] is True
+    assert manifest["features"]["app_home"]["home_tab_enabled"] is True  # "Waiting for you"
+    assert "app_home_opened" in manifest["settings"]["event_subscriptions"]["bot_events"]
     assert manifest["_metadata"]["major_version"] == 1
 
 

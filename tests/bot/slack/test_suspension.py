@@ -63,3 +63,43 @@ async def test_reply_that_does_not_answer_is_a_normal_turn(
             thread_id=f"slack:{TEAM}:{CHANNEL}:{ts}"
         )
         assert pending.total == 1
+
+
+async def test_a_reply_that_does_not_fit_the_schema_gets_the_question_asked_again(
+    bot_with: BotFactory, executions: Executions
+) -> None:
+    unfit = obj({"answered": True, "resume_data": {"urgency": "very"}})  # no `priority`
+    script = [
+        ASK,
+        unfit,
+        reply("Noted."),
+        obj({"answered": True, "resume_data": {"priority": "low"}}),
+        reply("Opened."),
+    ]
+    async with bot_with(script) as (bot, _):
+        ts = await bot.mention("open a ticket: printer on fire")
+        await bot.settle()
+        await bot.message("very urgent", thread_ts=ts)
+        await bot.settle()
+        assert executions.of("open_ticket") == []
+        asked = bot.slack.thread(CHANNEL, ts)[-1]
+        again = str(asked.blocks)
+        assert "did not answer" in again and "`priority`" in again
+        assert "Which priority: low, normal or high?" in again
+        assert any(b["type"] == "actions" for b in asked.blocks)  # Provide details
+        await bot.message("low", thread_ts=ts)
+        await bot.settle()
+        assert executions.of("open_ticket") == [{"title": "Printer on fire", "priority": "low"}]
+        assert "did not answer" not in str(bot.slack.thread(CHANNEL, ts)[-1].blocks)
+
+
+async def test_a_reply_that_answers_is_not_asked_again(
+    bot_with: BotFactory,
+) -> None:
+    script = [ASK, obj({"answered": True, "resume_data": {"priority": "high"}}), reply("Opened.")]
+    async with bot_with(script) as (bot, _):
+        ts = await bot.mention("open a ticket: printer on fire")
+        await bot.settle()
+        await bot.message("high", thread_ts=ts)
+        await bot.settle()
+        assert "did not answer" not in str([m.blocks for m in bot.slack.thread(CHANNEL, ts)])
