@@ -154,7 +154,8 @@ async def _serving(
     if redis_ping is not None:
         web_app[HEALTH_CHECKS]["redis"] = redis_ping
     install_metrics(web_app, services.agent)
-    install_drain(web_app)
+    drain = install_drain(web_app)
+    web_app[HEALTH_CHECKS]["draining"] = drain.ready
     if local is not None:
         local.install(web_app, services.agent)
     runner = web.AppRunner(web_app)

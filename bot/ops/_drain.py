@@ -26,6 +26,10 @@ REFUSED_WHILE_DRAINING = frozenset({"/slack/events"})
 """Paths that take new work; refused while draining (``/healthz``, ``/metrics`` stay up)."""
 
 
+class DrainingError(RuntimeError):
+    """Raised by the readiness probe of an instance that is draining."""
+
+
 class Drain:
     """Whether this instance has stopped taking new work."""
 
@@ -51,8 +55,12 @@ class Drain:
         await runner.close(grace_seconds=0)
 
     async def ready(self) -> bool:
-        """False while draining (a readiness probe a load balancer can use)."""
-        return not self.draining
+        """The readiness probe a load balancer uses: fails while draining."""
+        if self.draining:
+            raise DrainingError(
+                "this instance is stopping (SIGTERM): send new traffic to another instance"
+            )
+        return True
 
 
 DRAIN = web.AppKey("countersign.drain", Drain)

@@ -141,6 +141,7 @@ async def test_socket_mode_connects_and_handles_events_without_a_signing_secret(
                     "storage": "ok",
                     "slack": "ok",
                     "socket": "ok",
+                    "draining": "ok",
                 }
             assert connect.token == "xapp-1"
             ack = await fake.push(

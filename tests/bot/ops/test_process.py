@@ -133,6 +133,9 @@ async def test_sigterm_refuses_new_events_lets_the_running_tool_finish_and_exits
             body, headers = _mention(later, "EvD2")
             await _eventually_refused(http, url, body, headers)
             assert process.returncode is None  # still draining: the tool holds it
+            async with http.get(f"{url}/readyz") as r:  # the load balancer looks elsewhere
+                assert r.status == 503
+                assert "stopping" in (await r.json())["checks"]["draining"]
             (gate / "release").touch()
             code = await asyncio.wait_for(process.wait(), 30)
     finally:

@@ -125,7 +125,7 @@ async def test_started_with_redis_down_it_serves_health_and_503_readiness_then_b
             body = await _until_ready(http, base)
             assert body == {
                 "ready": True,
-                "checks": {"storage": "ok", "slack": "ok", "redis": "ok"},
+                "checks": {"storage": "ok", "slack": "ok", "redis": "ok", "draining": "ok"},
             }
 
             redis.stop()
