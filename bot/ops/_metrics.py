@@ -144,6 +144,16 @@ def slack_kind(body: bytes, status: int) -> str:
     return kind if isinstance(kind, str) and kind in _SLACK_KINDS else "other"
 
 
+async def _body_if_verified(request: web.Request, status: int) -> bytes:
+    """The body the handler read, unless the request was refused unread (401, 413)."""
+    if status in (401, 413):
+        return b""
+    try:
+        return await request.read()
+    except web.HTTPException:
+        return b""
+
+
 METRICS = web.AppKey("countersign.metrics", Metrics)
 """The web app's ``Metrics`` (set by ``install_metrics``)."""
 
@@ -171,9 +181,10 @@ def install_metrics(web_app: web.Application, agent: Agent) -> Metrics:
         try:
             response = await handler(request)
         except web.HTTPException as exc:
-            metrics.count_slack_request(await request.read(), exc.status)
+            metrics.count_slack_request(await _body_if_verified(request, exc.status), exc.status)
             raise
-        metrics.count_slack_request(await request.read(), response.status)
+        status = response.status
+        metrics.count_slack_request(await _body_if_verified(request, status), status)
         return response
 
     web_app.router.add_get(METRICS_PATH, serve)

@@ -32,6 +32,12 @@ from bot.slack._services import Services
 
 logger = logging.getLogger(__name__)
 
+_MAX_SIGNATURE_AGE_SECONDS = 60 * 5
+"""Slack's own limit (slack_sdk's SignatureVerifier refuses older requests too)."""
+_SLACK_BODY_KEYS = ("type", "command", "ssl_check")
+"""Every body Slack sends has one: events and interaction payloads a ``type``, slash commands
+a ``command``, its SSL check ``ssl_check``."""
+
 SERVICES = web.AppKey("countersign.services", Services)
 """Where the bot's ``Services`` live in the web app (for routes added by other modules)."""
 BOLT_APP = web.AppKey("countersign.bolt", AsyncApp)
@@ -80,7 +86,13 @@ def create_web_app(services: Services, bolt_app: AsyncApp | None = None) -> web.
         verifier = None if secret is None else SignatureVerifier(secret.get_secret_value())
 
         async def slack_events(request: web.Request) -> web.Response:
-            body = await request.read()
+            if verifier is not None and not _fresh_signature_headers(verifier, request):
+                logger.debug("refused a request to %s: no fresh signature", EVENTS_PATH)
+                return web.json_response({"error": "invalid_signature"}, status=401)
+            try:
+                body = await request.read()
+            except web.HTTPRequestEntityTooLarge:
+                return web.json_response({"error": "body_too_large"}, status=413)
             if verifier is not None and not _signed(verifier, body, request):
                 logger.debug("refused a request to %s: missing or wrong signature", EVENTS_PATH)
                 return web.json_response({"error": "invalid_signature"}, status=401)
@@ -108,6 +120,15 @@ def create_web_app(services: Services, bolt_app: AsyncApp | None = None) -> web.
     return app
 
 
+def _fresh_signature_headers(verifier: SignatureVerifier, request: web.Request) -> bool:
+    """Both signature headers present and the timestamp within Slack's five minutes: checked
+    before the body is even read (a request without them is refused whatever its size)."""
+    stamp = request.headers.get("X-Slack-Request-Timestamp", "")
+    if not request.headers.get("X-Slack-Signature") or not stamp.isdigit():
+        return False
+    return abs(verifier.clock.now() - int(stamp)) <= _MAX_SIGNATURE_AGE_SECONDS
+
+
 def _signed(verifier: SignatureVerifier, body: bytes, request: web.Request) -> bool:
     """Slack's signature over the raw body, checked before anything reads the body."""
     try:
@@ -126,4 +147,7 @@ def _parsed(body: bytes, request: web.Request) -> AsyncBoltRequest | None:
         )
     except (UnicodeDecodeError, ValueError, KeyError, TypeError, AttributeError):
         return None
-    return parsed if isinstance(parsed.body, dict) and parsed.body else None
+    body_ = parsed.body
+    if not isinstance(body_, dict) or not any(key in body_ for key in _SLACK_BODY_KEYS):
+        return None  # e.g. JSON sent as a form, a form without its payload
+    return parsed

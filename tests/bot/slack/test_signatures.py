@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import logging
 import time
 
@@ -117,6 +118,40 @@ async def test_a_signed_malformed_request_gets_400_and_logs_no_traceback(
     caplog.set_level("DEBUG")
     async with bot_with([]) as (bot, model):
         headers = {"Content-Type": content_type, **signed_headers(body.decode(), SECRET)}
+        response = await bot.http.post("/slack/events", data=body, headers=headers)
+        assert response.status == 400
+        await bot.settle()
+        assert model.requests == []
+    assert _loud(caplog) == []
+
+
+async def test_an_unsigned_10_mb_body_is_refused_with_401_before_it_is_read(
+    bot_with: BotFactory, caplog: pytest.LogCaptureFixture
+) -> None:
+    async with bot_with([]) as (bot, _):
+        huge = io.BytesIO(b"x" * (10 * 1024 * 1024))
+        response = await bot.http.post(
+            "/slack/events", data=huge, headers={"Content-Type": "application/json"}
+        )
+        assert response.status == 401
+    assert _loud(caplog) == []
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "token=x&team_id=T1",  # a form without its payload
+        'payload={"type": "block_actions"',  # a payload that is not JSON
+    ],
+)
+async def test_a_signed_form_that_slack_would_never_send_gets_400(
+    bot_with: BotFactory, caplog: pytest.LogCaptureFixture, body: str
+) -> None:
+    async with bot_with([]) as (bot, model):
+        headers = {
+            "Content-Type": "application/x-www-form-urlencoded",
+            **signed_headers(body, SECRET),
+        }
         response = await bot.http.post("/slack/events", data=body, headers=headers)
         assert response.status == 400
         await bot.settle()
