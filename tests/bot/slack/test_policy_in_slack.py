@@ -127,3 +127,24 @@ async def test_the_api_refuses_a_restricted_call_without_decided_by_and_takes_it
             assert response.status == 200, await response.text()
             await bot.settle()
         assert executions.of("delete_record") == [{"id": "7"}]
+
+
+def _approve_button(card: PostedMessage) -> dict[str, object]:
+    actions = next(b for b in card.blocks if b["type"] == "actions")
+    return next(e for e in actions["elements"] if e["action_id"] == APPROVE_ACTION)
+
+
+async def test_the_card_asks_for_confirmation_only_where_the_policy_says_so(
+    slack: FakeSlackAPI, store: Storage, executions: Executions, tmp_path: Path
+) -> None:
+    env = _policy(tmp_path, '[[rules]]\ntools = ["delete_record"]\nconfirm = true\n')
+    agent, _ = make_agent([call("delete_record", {"id": "7"}), reply("ok")], executions)
+    async with start_bot(slack, agent, store, env=env) as bot:
+        _, card = await _card(bot)
+        confirm = _approve_button(card).get("confirm")
+        assert isinstance(confirm, dict) and confirm["confirm"]["text"]
+    env = _policy(tmp_path, '[[rules]]\ntools = ["other_tool"]\nconfirm = true\n')
+    agent, _ = make_agent([call("delete_record", {"id": "8"}), reply("ok")], executions)
+    async with start_bot(slack, agent, store, env=env) as bot:
+        _, card = await _card(bot, "delete record 8")
+        assert "confirm" not in _approve_button(card)
