@@ -21,7 +21,7 @@ from agents._outcome import Outcome
 from agents._runtime import Runtime
 from agents._state import DelegateRef, PendingCallState, RunState
 from agents._stream import AgentStream
-from agents._tracing import tracer
+from agents._tracing import span
 from agents.decisions import CallRules
 from agents.errors import AgentError
 from storage import utcnow
@@ -50,15 +50,15 @@ class Executor:
         started = time.monotonic()
         with (
             logging_ids(tool_call_id=call_id),
-            tracer().start_as_current_span(
+            span(
                 "tool.execute",
-                attributes={"countersign.tool": name, "countersign.tool_call_id": call_id},
-            ) as span,
+                **{"countersign.tool": name, "countersign.tool_call_id": call_id},
+            ) as tool_span,
         ):
             outcome, skipped = await self._execute(
                 state, call_id, name, args, resume_data=resume_data, suspend_payload=suspend_payload
             )
-            span.set_attribute("countersign.outcome", "skipped" if skipped else outcome.status)
+            tool_span.set_attribute("countersign.outcome", "skipped" if skipped else outcome.status)
         if self.rt.observers and name in self.rt.tools:
             reported: ToolOutcome = "skipped" if skipped else outcome.status  # type: ignore[assignment]
             notify(

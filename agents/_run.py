@@ -35,7 +35,7 @@ from agents._runtime import Runtime
 from agents._state import PendingCallState, RunState
 from agents._stream import AgentStream
 from agents._tally import Tally
-from agents._tracing import current_carrier, record_wait, run_span, tracer
+from agents._tracing import current_carrier, record_wait, run_span, span
 from agents._writes import RunWriter
 from agents.decisions import CallRules
 from agents.errors import ModelError
@@ -233,7 +233,7 @@ class Run:
         text: list[str] = []
         calls: list[ToolCallPart] = []
         usage = Usage()
-        with tracer().start_as_current_span("model.call"):
+        with span("model.call"):
             async for event in self.rt.model.stream(request):
                 if isinstance(event, TextDelta):
                     text.append(event.text)

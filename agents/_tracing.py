@@ -4,7 +4,8 @@ One trace per stretch of a run (``agent.turn`` for a new message, ``agent.resume
 decision, ``agent.retry``), with ``model.call`` and ``tool.execute`` spans inside. A run that
 suspends stores its span context (W3C ``traceparent``) in the snapshot; the stretch that resumes
 it, in whatever process, links to it and records ``approval.wait`` from the call's suspension to
-its decision. Without a configured SDK every span is the API's no-op.
+its decision. Without a configured SDK no span is even created (``enabled()``): tracing off
+costs nothing.
 """
 
 from __future__ import annotations
@@ -24,6 +25,19 @@ _PROPAGATOR = TraceContextTextMapPropagator()
 def tracer() -> trace.Tracer:
     """The runtime's tracer (follows the provider the host sets, even later)."""
     return _TRACER
+
+
+def enabled() -> bool:
+    """Whether the host configured an SDK: without one, spans are skipped altogether (free)."""
+    provider = trace.get_tracer_provider()
+    return not isinstance(provider, trace.ProxyTracerProvider | trace.NoOpTracerProvider)
+
+
+def span(name: str, **attributes: str) -> contextlib.AbstractContextManager[Span]:
+    """A child span of the current one, or a no-op when tracing is off."""
+    if not enabled():
+        return contextlib.nullcontext(trace.INVALID_SPAN)
+    return _TRACER.start_as_current_span(name, attributes=attributes)
 
 
 def current_carrier() -> dict[str, str]:
@@ -47,6 +61,9 @@ def run_span(
     name: str, *, run_id: str, agent_id: str, thread_id: str | None, carrier: dict[str, str]
 ) -> Iterator[Span]:
     """A stretch of a run: a new trace (or a child of the calling run), linked to ``carrier``."""
+    if not enabled():
+        yield trace.INVALID_SPAN
+        return
     attributes = {"countersign.run_id": run_id, "countersign.agent_id": agent_id}
     if thread_id:
         attributes["countersign.thread_id"] = thread_id
@@ -60,6 +77,8 @@ def record_wait(
     *, tool_name: str, tool_call_id: str, since: datetime, carrier: dict[str, str]
 ) -> None:
     """``approval.wait``: from the call's suspension until now, linked to the suspended run."""
+    if not enabled():
+        return
     span = _TRACER.start_span(
         "approval.wait",
         start_time=int(since.timestamp() * 1e9),

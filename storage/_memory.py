@@ -32,7 +32,7 @@ class InMemoryStorage:
     def __init__(self) -> None:
         self._lock = asyncio.Lock()
         self._snapshots: dict[str, SnapshotRecord] = {}
-        self._claims: dict[tuple[str, str], ClaimRecord] = {}
+        self._claims = _ClaimIndex()
         self._threads: dict[str, ThreadRecord] = {}
         self._messages: dict[str, list[MessageRecord]] = {}
         self._audit: list[AuditEvent] = []
@@ -141,8 +141,7 @@ class InMemoryStorage:
         )
 
     async def list_claims(self, run_id: str) -> list[ClaimRecord]:
-        found = [c for (rid, _), c in self._claims.items() if rid == run_id]
-        return sorted(found, key=lambda c: c.decided_at)
+        return sorted(self._claims.of_run(run_id), key=lambda c: c.decided_at)
 
     async def list_claims_of_runs(self, run_ids: Sequence[str]) -> dict[str, list[ClaimRecord]]:
         return {run_id: await self.list_claims(run_id) for run_id in run_ids}
@@ -318,3 +317,27 @@ class InMemoryStorage:
 
     async def close(self) -> None:
         return None
+
+
+class _ClaimIndex(dict[tuple[str, str], ClaimRecord]):
+    """Claims by ``(run_id, key)``, also findable by run without scanning them all."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._keys_by_run: dict[str, set[str]] = {}
+
+    def __setitem__(self, ids: tuple[str, str], claim: ClaimRecord) -> None:
+        super().__setitem__(ids, claim)
+        self._keys_by_run.setdefault(ids[0], set()).add(ids[1])
+
+    def __delitem__(self, ids: tuple[str, str]) -> None:
+        super().__delitem__(ids)
+        keys = self._keys_by_run.get(ids[0])
+        if keys is not None:
+            keys.discard(ids[1])
+            if not keys:
+                del self._keys_by_run[ids[0]]
+
+    def of_run(self, run_id: str) -> list[ClaimRecord]:
+        """The claims of one run."""
+        return [self[(run_id, key)] for key in self._keys_by_run.get(run_id, ())]
