@@ -16,7 +16,6 @@ from typing import Any
 from aiohttp import web
 
 from bot.local._delivery import Delivery
-from bot.slack import APPROVE_ACTION
 from bot.local._workspace import (
     BOT_NAME,
     BOT_USER_ID,
@@ -27,6 +26,7 @@ from bot.local._workspace import (
     Message,
     Workspace,
 )
+from bot.slack import APPROVE_ACTION
 
 POLL_SECONDS = 20.0
 """How long a state request waits for a change before answering anyway."""

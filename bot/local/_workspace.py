@@ -1,7 +1,8 @@
 """``Workspace``: the state of the local Slack workspace (one channel, two people, the bot).
 
 Messages (with their Block Kit JSON exactly as the bot posted it), ephemeral notes, open
-modals, and each person's App Home tab as the bot last published it. Every change bumps ``version`` and wakes the page's long polls.
+modals, and each person's App Home tab as the bot last published it. Every change bumps
+``version`` and wakes the page's long polls.
 """
 
 from __future__ import annotations

@@ -33,7 +33,7 @@ function messageNode(message, replies) {
   const bot = Boolean(message.bot_id);
   const node = el("div", "message" + (message.ephemeral ? " ephemeral" : ""));
   node.dataset.ts = message.ts;
-  node.dataset.testid = message.blocks.some((b) => b.type === "actions") ? "card" : "message";
+  node.dataset.testid = message.blocks.some((b) => b.type === "actions" || b.type === "header") ? "card" : "message";
   const name = nameOf(message.user);
   node.appendChild(el("div", "avatar " + (bot ? "bot" : "person"), esc(name.slice(0, 1).toUpperCase())));
   const body = el("div", "body");
@@ -103,6 +103,7 @@ function showPane(pane) {
   $("channel").classList.toggle("hidden", pane !== "channel");
   $("home").classList.toggle("hidden", pane !== "home");
   $("thread").classList.toggle("hidden", pane !== "channel" || !state.thread);
+  document.body.classList.toggle("thread-open", pane === "channel" && Boolean(state.thread));
   $("channel-link").classList.toggle("active", pane === "channel");
   $("home-link").classList.toggle("active", pane === "home");
 }
@@ -296,7 +297,7 @@ composer($("composer"), $("composer-input"), () => null);
 composer($("thread-composer"), $("thread-input"), () => state.thread);
 $("thread-close").addEventListener("click", () => {
   state.thread = null;
-  $("thread").classList.add("hidden");
+  showPane("channel");
 });
 $("home-link").addEventListener("click", openHome);
 $("channel-link").addEventListener("click", () => showPane("channel"));
