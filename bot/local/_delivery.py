@@ -85,6 +85,21 @@ class Delivery:
             statuses.append(status)
         return statuses
 
+    async def home_opened(self, user: str) -> int:
+        """Deliver ``app_home_opened``: ``user`` opened the app's Home tab."""
+        home = self.workspace.homes.get(user)
+        event: dict[str, Any] = {
+            "type": "app_home_opened",
+            "user": user,
+            "channel": "D0" + user.removeprefix("U"),
+            "tab": "home",
+            "event_ts": f"{time.time():.6f}",
+        }
+        if home is not None:
+            event["view"] = home.to_json()
+        status, _ = await self.post(json.dumps(self._envelope(event)), "application/json")
+        return status
+
     def _envelope(self, event: dict[str, Any]) -> dict[str, Any]:
         return {
             "token": "local",
@@ -103,12 +118,7 @@ class Delivery:
     ) -> int:
         """Deliver a ``block_actions`` interaction: ``user`` clicked ``action`` of ``message``."""
         payload = {
-            "type": "block_actions",
-            "user": self._user(user),
-            "api_app_id": APP_ID,
-            "token": "local",
-            "team": {"id": TEAM_ID, "domain": "local"},
-            "trigger_id": self.workspace.new_trigger(user),
+            **self._block_actions(user, action, block_id),
             "container": {
                 "type": "message",
                 "message_ts": message.ts,
@@ -120,6 +130,33 @@ class Delivery:
             "message": message.to_json() | {"type": "message"},
             "state": {"values": {}},
             "response_url": self.respond_url + self.workspace.new_response_url(user, message),
+        }
+        status, _ = await self.post(_form(payload), "application/x-www-form-urlencoded")
+        return status
+
+    async def click_view(
+        self, user: str, view: View, action: dict[str, Any], block_id: str | None
+    ) -> int:
+        """Deliver a ``block_actions`` interaction from a view (the Home tab or a modal): no
+        channel, no message, no ``response_url``, the view instead (as Slack sends it)."""
+        payload = {
+            **self._block_actions(user, action, block_id),
+            "container": {"type": "view", "view_id": view.id},
+            "view": {**view.to_json(), "state": {"values": {}}, "app_id": APP_ID},
+        }
+        status, _ = await self.post(_form(payload), "application/x-www-form-urlencoded")
+        return status
+
+    def _block_actions(
+        self, user: str, action: dict[str, Any], block_id: str | None
+    ) -> dict[str, Any]:
+        return {
+            "type": "block_actions",
+            "user": self._user(user),
+            "api_app_id": APP_ID,
+            "token": "local",
+            "team": {"id": TEAM_ID, "domain": "local"},
+            "trigger_id": self.workspace.new_trigger(user),
             "actions": [
                 {
                     "type": action.get("type", "button"),
@@ -133,8 +170,6 @@ class Delivery:
             ],
             "is_enterprise_install": False,
         }
-        status, _ = await self.post(_form(payload), "application/x-www-form-urlencoded")
-        return status
 
     async def submit(
         self, user: str, view: View, values: dict[str, Any]

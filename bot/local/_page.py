@@ -2,7 +2,8 @@
 
 ``GET /`` the page; ``GET /_local/static/{file}``; ``GET /_local/state?user=&since=``;
 ``POST /_local/messages`` (post or reply), ``/_local/actions`` (click a button),
-``/_local/views/{id}/submit`` and ``/_local/views/{id}/close`` (a modal). Every action goes
+``/_local/views/{id}/submit`` and ``/_local/views/{id}/close`` (a modal), ``/_local/home`` (open
+the Home tab) and ``/_local/home/actions`` (click a button on it). Every action goes
 through ``Delivery``, i.e. through Slack's signed delivery to ``/slack/events``.
 """
 
@@ -25,6 +26,7 @@ from bot.local._workspace import (
     Message,
     Workspace,
 )
+from bot.slack import APPROVE_ACTION
 
 POLL_SECONDS = 20.0
 """How long a state request waits for a change before answering anyway."""
@@ -54,6 +56,8 @@ class Page:
         app.router.add_post("/_local/actions", self.click)
         app.router.add_post("/_local/views/{view_id}/submit", self.submit)
         app.router.add_post("/_local/views/{view_id}/close", self.close_view)
+        app.router.add_post("/_local/home", self.open_home)
+        app.router.add_post("/_local/home/actions", self.click_home)
 
     async def index(self, request: web.Request) -> web.Response:
         return _file("index.html")
@@ -83,6 +87,7 @@ class Page:
                 "bot": {"id": BOT_USER_ID, "name": BOT_NAME},
                 "people": [{"id": p.id, "name": p.name} for p in PEOPLE],
                 "user": user,
+                "approve_action": APPROVE_ACTION,
             }
         )
 
@@ -113,6 +118,29 @@ class Page:
                 if isinstance(element, dict) and element.get("action_id") == body.get("action_id"):
                     block_id = block.get("block_id")
                     status = await self.delivery.click(user, message, element, block_id)
+                    return web.json_response({"ok": status == 200, "status": status})
+        raise web.HTTPNotFound(text="no such button")
+
+    async def open_home(self, request: web.Request) -> web.Response:
+        """The person opened the Home tab: Slack sends ``app_home_opened``."""
+        user = self._user((await _json(request)).get("user"))
+        status = await self.delivery.home_opened(user)
+        return web.json_response({"ok": status == 200, "status": status})
+
+    async def click_home(self, request: web.Request) -> web.Response:
+        """A button of the person's Home tab (``block_id`` + ``action_id``: a Home view repeats
+        the card's action ids, one block per approval)."""
+        body = await _json(request)
+        user = self._user(body.get("user"))
+        home = self.workspace.homes.get(user)
+        if home is None:
+            raise web.HTTPNotFound(text="no Home tab")
+        for block in home.view.get("blocks") or []:
+            if block.get("block_id") != body.get("block_id"):
+                continue
+            for element in block.get("elements") or []:
+                if isinstance(element, dict) and element.get("action_id") == body.get("action_id"):
+                    status = await self.delivery.click_view(user, home, element, block["block_id"])
                     return web.json_response({"ok": status == 200, "status": status})
         raise web.HTTPNotFound(text="no such button")
 

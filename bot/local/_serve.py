@@ -76,7 +76,7 @@ class LocalSlack:
     def install(self, app: web.Application, agent: Agent) -> None:
         """Mount the emulated Web API and the page on the bot's web app."""
         app[WORKSPACE] = self.workspace
-        WebAPI(self.workspace, self.token).install(app)
+        WebAPI(self.workspace, self.token, page_url=self.url).install(app)
         Page(self.workspace, self.delivery, model=model_label(agent)).install(app)
         keep_in_storage(app, self.workspace, agent.storage)
 

@@ -41,9 +41,10 @@ Args = dict[str, Any]
 class WebAPI:
     """Answers Web API calls made with ``token``."""
 
-    def __init__(self, workspace: Workspace, token: str) -> None:
+    def __init__(self, workspace: Workspace, token: str, *, page_url: str) -> None:
         self.workspace = workspace
         self._token = token
+        self._page_url = page_url
         self._methods: dict[str, Callable[[Args], Args]] = {
             "auth.test": self.auth_test,
             "chat.postMessage": self.post_message,
@@ -52,6 +53,8 @@ class WebAPI:
             "views.open": self.views_open,
             "views.push": self.views_open,
             "views.update": self.views_update,
+            "views.publish": self.views_publish,
+            "chat.getPermalink": self.permalink,
             "usergroups.users.list": self.usergroup_users,
             "users.info": self.users_info,
             "conversations.info": self.conversation_info,
@@ -203,6 +206,30 @@ class WebAPI:
         found.view = dict(view)
         self.workspace.changed()
         return {"ok": True, "view": found.to_json()}
+
+    def views_publish(self, args: Args) -> Args:
+        """Set a person's Home tab (``user_id``; a ``home`` view; ``hash`` checked if given)."""
+        user = str(args.get("user_id") or "")
+        if self.workspace.person(user) is None:
+            return _error("user_not_found")
+        view = args.get("view")
+        if not isinstance(view, dict) or view.get("type") != "home":
+            return _error("invalid_arguments")
+        old = self.workspace.homes.get(user)
+        if args.get("hash") and (old is None or args["hash"] != old.hash):
+            return _error("hash_conflict")
+        return {"ok": True, "view": self.workspace.publish_home(user, view).to_json()}
+
+    def permalink(self, args: Args) -> Args:
+        """A link to a message: the page, opened on the message's thread."""
+        message = self.workspace.messages.get(str(args.get("message_ts")))
+        if args.get("channel") != CHANNEL_ID:
+            return _error("channel_not_found")
+        if message is None or message.ephemeral_for is not None:
+            return _error("message_not_found")
+        thread = message.thread_ts or message.ts
+        link = f"{self._page_url}/#thread={thread}"
+        return {"ok": True, "channel": CHANNEL_ID, "permalink": link}
 
     def usergroup_users(self, args: Args) -> Args:
         users = GROUPS.get(str(args.get("usergroup")))

@@ -1,7 +1,8 @@
 """``Workspace``: the state of the local Slack workspace (one channel, two people, the bot).
 
 Messages (with their Block Kit JSON exactly as the bot posted it), ephemeral notes, open
-modals. Every change bumps ``version`` and wakes the page's long polls.
+modals, and each person's App Home tab as the bot last published it. Every change bumps
+``version`` and wakes the page's long polls.
 """
 
 from __future__ import annotations
@@ -85,6 +86,8 @@ class Workspace:
     def __init__(self) -> None:
         self.messages: dict[str, Message] = {}
         self.views: dict[str, View] = {}
+        self.homes: dict[str, View] = {}
+        """Each person's Home tab (``views.publish``), by user id."""
         self.triggers: dict[str, tuple[str, float]] = {}
         self.response_urls: dict[str, tuple[str, Message]] = {}
         self.version = 0
@@ -127,6 +130,14 @@ class Workspace:
         self.changed()
         return opened
 
+    def publish_home(self, user: str, view: dict[str, Any]) -> View:
+        """``view`` becomes ``user``'s Home tab (a new hash each time, as Slack does)."""
+        old = self.homes.get(user)
+        home = View(id=old.id if old else self.new_id("V"), user=user, view=dict(view))
+        self.homes[user] = home
+        self.changed()
+        return home
+
     def close_views(self, user: str, view_id: str | None = None) -> None:
         for key in [k for k, v in self.views.items() if v.user == user]:
             if view_id is None or key == view_id:
@@ -160,7 +171,13 @@ class Workspace:
             if m.ephemeral_for in (None, user)
         ]
         views = [v.to_json() for v in self.views.values() if v.user == user]
-        return {"version": self.version, "messages": visible, "views": views}
+        home = self.homes.get(user)
+        return {
+            "version": self.version,
+            "messages": visible,
+            "views": views,
+            "home": home.to_json() if home else None,
+        }
 
 
 WORKSPACE = web.AppKey("countersign.local_workspace", Workspace)

@@ -8,7 +8,15 @@ const state = {
   since: -1,
   data: null,
   thread: null, // ts of the open thread
+  pane: "channel", // or "home"
   viewKey: "",
+  homeKey: "",
+};
+
+const TEXT = {
+  selfApproval: (others) => "You asked for this, so you can’t approve it yourself. To decide it, " +
+    `switch “acting as” (at the top) to ${others}.`,
+  homeLoading: "Opening your Home tab…",
 };
 
 // -- names, messages and threads ------------------------------------------------------------
@@ -25,7 +33,7 @@ function messageNode(message, replies) {
   const bot = Boolean(message.bot_id);
   const node = el("div", "message" + (message.ephemeral ? " ephemeral" : ""));
   node.dataset.ts = message.ts;
-  node.dataset.testid = message.blocks.some((b) => b.type === "actions") ? "card" : "message";
+  node.dataset.testid = message.blocks.some((b) => b.type === "actions" || b.type === "header") ? "card" : "message";
   const name = nameOf(message.user);
   node.appendChild(el("div", "avatar " + (bot ? "bot" : "person"), esc(name.slice(0, 1).toUpperCase())));
   const body = el("div", "body");
@@ -34,6 +42,8 @@ function messageNode(message, replies) {
   if (message.ephemeral) body.appendChild(el("div", "only-you", "Only visible to you"));
   if (message.blocks.length) {
     body.appendChild(renderBlocks(message.blocks, (element, b) => click(message, element, b)));
+    const hint = selfApprovalHint(message);
+    if (hint) body.appendChild(el("div", "self-hint", esc(hint)));
   } else {
     body.appendChild(el("div", "text", mrkdwn(message.text)));
   }
@@ -44,6 +54,17 @@ function messageNode(message, replies) {
   }
   node.appendChild(body);
   return node;
+}
+
+// The bot refuses self-approval by default: on the requester's own pending card, say who can
+// decide it here (a hint of this page only; the bot's rules decide).
+function selfApprovalHint(message) {
+  const data = state.data;
+  const approve = message.blocks.some((b) => (b.elements || []).some((e) => e.action_id === data.approve_action));
+  const root = data.messages.find((m) => m.ts === message.thread_ts);
+  if (!approve || !root || root.bot_id || root.user !== state.user) return "";
+  const others = data.people.filter((p) => p.id !== state.user).map((p) => p.name);
+  return others.length ? TEXT.selfApproval(others.join(" or ")) : "";
 }
 
 function keepScroll(container, fill) {
@@ -73,14 +94,54 @@ function render() {
     const thread = data.messages.filter((m) => m.ts === state.thread || m.thread_ts === state.thread);
     keepScroll($("thread-messages"), () => thread.forEach((m) => $("thread-messages").appendChild(messageNode(m))));
   }
+  renderHome(data.home);
   renderView(data.views[data.views.length - 1]);
+}
+
+function showPane(pane) {
+  state.pane = pane;
+  $("channel").classList.toggle("hidden", pane !== "channel");
+  $("home").classList.toggle("hidden", pane !== "home");
+  $("thread").classList.toggle("hidden", pane !== "channel" || !state.thread);
+  document.body.classList.toggle("thread-open", pane === "channel" && Boolean(state.thread));
+  $("channel-link").classList.toggle("active", pane === "channel");
+  $("home-link").classList.toggle("active", pane === "home");
 }
 
 function openThread(ts) {
   state.thread = ts;
-  $("thread").classList.remove("hidden");
   $("thread").dataset.ts = ts;
+  showPane("channel");
   if (state.data) render();
+}
+
+// -- the Home tab: opening it sends app_home_opened; the bot answers with views.publish -------
+function openHome() {
+  showPane("home");
+  if (!state.data || !state.data.home) $("home-blocks").textContent = TEXT.homeLoading;
+  state.homeKey = "";
+  send("/_local/home", {});
+}
+
+function renderHome(home) {
+  const key = home ? `${home.id}:${home.hash}` : "";
+  if (!home || key === state.homeKey) return;
+  state.homeKey = key;
+  keepScroll($("home-blocks"), () => $("home-blocks").appendChild(
+    renderBlocks(home.blocks || [], (element, b, block) => clickHome(element, b, block))));
+}
+
+async function clickHome(element, b, block) {
+  if (element.confirm && !(await confirmDialog(element.confirm))) return;
+  b.disabled = true;
+  await send("/_local/home/actions", { block_id: block.block_id, action_id: element.action_id });
+}
+
+// A permalink (from chat.getPermalink) points at this page: #thread=<ts> opens that thread.
+function followLink(hash) {
+  const match = /^#thread=([0-9.]+)/.exec(hash || "");
+  if (match) openThread(match[1]);
+  return Boolean(match);
 }
 
 // -- talking to the emulator ---------------------------------------------------------------
@@ -212,6 +273,7 @@ function confirmDialog(confirm) {
     const buttons = el("div", "buttons");
     const done = (answer) => { overlay.remove(); resolve(answer); };
     const deny = el("button", "btn", textObject(confirm.deny || { type: "plain_text", text: "Cancel" }));
+    deny.dataset.role = "deny";
     deny.addEventListener("click", () => done(false));
     const ok = el("button", "btn " + (confirm.style || "primary"), textObject(confirm.confirm || { type: "plain_text", text: "Confirm" }));
     ok.dataset.role = "confirm";
@@ -235,13 +297,23 @@ composer($("composer"), $("composer-input"), () => null);
 composer($("thread-composer"), $("thread-input"), () => state.thread);
 $("thread-close").addEventListener("click", () => {
   state.thread = null;
-  $("thread").classList.add("hidden");
+  showPane("channel");
 });
+$("home-link").addEventListener("click", openHome);
+$("channel-link").addEventListener("click", () => showPane("channel"));
+$("home").addEventListener("click", (event) => {
+  const link = event.target.closest("a[href]");
+  if (link && link.origin === location.origin && followLink(link.hash)) event.preventDefault();
+});
+window.addEventListener("hashchange", () => followLink(location.hash));
 $("user-select").addEventListener("change", (event) => {
   state.user = event.target.value;
   localStorage.setItem("countersign.user", state.user);
   state.since = -1;
   state.viewKey = "";
+  state.homeKey = "";
+  $("home-blocks").textContent = "";
+  if (state.pane === "home") openHome();
   fetch(`/_local/state?${new URLSearchParams({ user: state.user, since: "-1" })}`)
     .then((r) => r.json()).then((data) => {
       state.data = data;
@@ -249,4 +321,5 @@ $("user-select").addEventListener("change", (event) => {
       render();
     });
 });
+followLink(location.hash);
 poll();

@@ -79,6 +79,7 @@ function button(element, onClick) {
   return b;
 }
 
+// onClick(element, buttonNode, block) runs when a button is clicked.
 function renderBlocks(blocks, onClick) {
   const out = el("div", "blocks");
   blocks.forEach((block) => {
@@ -91,7 +92,7 @@ function renderBlocks(blocks, onClick) {
         block.fields.forEach((f) => grid.appendChild(el("div", "text", textObject(f))));
         node.appendChild(grid);
       }
-      if (block.accessory && block.accessory.type === "button") node.appendChild(button(block.accessory, onClick));
+      if (block.accessory && block.accessory.type === "button") node.appendChild(button(block.accessory, (e, b) => onClick(e, b, block)));
     } else if (block.type === "context") {
       node = el("div", "block context");
       (block.elements || []).forEach((e) => {
@@ -102,7 +103,7 @@ function renderBlocks(blocks, onClick) {
       node = el("div", "block actions");
       node.dataset.blockId = block.block_id || "";
       (block.elements || []).forEach((e) => {
-        if (e.type === "button") node.appendChild(button(e, onClick));
+        if (e.type === "button") node.appendChild(button(e, (x, b) => onClick(x, b, block)));
       });
     } else if (block.type === "header") {
       node = el("div", "block header", textObject(block.text));
