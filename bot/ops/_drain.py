@@ -17,6 +17,7 @@ from collections.abc import Awaitable, Callable
 from aiohttp import web
 
 from agents import Runner
+from bot._errors import BotError
 
 logger = logging.getLogger(__name__)
 
@@ -24,10 +25,6 @@ DRAIN_GRACE_SECONDS = 30.0
 """How long running work may go on after SIGTERM before it is cancelled (its leases lapse)."""
 REFUSED_WHILE_DRAINING = frozenset({"/slack/events"})
 """Paths that take new work; refused while draining (``/healthz``, ``/metrics`` stay up)."""
-
-
-class DrainingError(RuntimeError):
-    """Raised by the readiness probe of an instance that is draining."""
 
 
 class Drain:
@@ -57,7 +54,7 @@ class Drain:
     async def ready(self) -> bool:
         """The readiness probe a load balancer uses: fails while draining."""
         if self.draining:
-            raise DrainingError(
+            raise BotError(
                 "this instance is stopping (SIGTERM): send new traffic to another instance"
             )
         return True

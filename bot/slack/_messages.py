@@ -120,7 +120,10 @@ CHANGED_NOW = "*{key}* (approved)\n{value}"
 CHANGED_LABEL = "*Changed by the approver*"
 DECIDED_REASON = "Reason: {reason}"
 ANSWER_LABEL = "*Answer*"
-INTERRUPTED_CARD = ":warning: Interrupted {when}: the run stopped before this call was decided"
+INTERRUPTED_CARD = (
+    ":warning: Interrupted {when}: the process running this call stopped; whether it took effect "
+    "is unknown (it was not run again)"
+)
 REMINDER_APPROVED = "~Reminder~ The request to run `{tool}` was approved by {who} {when}."
 REMINDER_DECLINED = "~Reminder~ The request to run `{tool}` was declined by {who} {when}."
 REMINDER_EXPIRED = "~Reminder~ The request to run `{tool}` expired {when} and did not run."

@@ -48,17 +48,32 @@ async def publish(services: Services, decision: OutsideDecision) -> None:
 
 
 async def post_recovered(services: Services, stream: AgentStream) -> None:
-    """Post in its Slack thread how a run recovered after a crash goes on (if it has one)."""
+    """Post in its Slack thread how a run recovered after a crash goes on (if it has one).
+
+    A call whose outcome is unknown (``interrupted``: not idempotent, so not run again) has its
+    card say so ("⚠️ Interrupted"); a retried one keeps its card as it was.
+    """
+    resumed: str | None = None
+    interrupted = False
     async for chunk in stream.full_stream:
-        if chunk.type == "tool-call-resumed":
-            await show_decided(
-                services,
-                None,  # decided before the crash: the card is left as it is
-                run_id=stream.run_id,
-                tool_call_id=chunk.tool_call_id,
-                by=None,
-                at=utcnow(),
-                stream=stream,
-            )
-            return
-    await stream.result()
+        if chunk.type == "tool-call-resumed" and resumed is None:
+            resumed = chunk.tool_call_id
+        elif chunk.type == "tool-result" and resumed is not None:
+            result = chunk.result
+            interrupted = isinstance(result, dict) and result.get("status") == "interrupted"
+            break
+        elif chunk.type in ("tool-output-denied", "finish") and resumed is not None:
+            break
+    if resumed is None:
+        await stream.result()
+        return
+    await show_decided(
+        services,
+        None,  # decided before the crash
+        run_id=stream.run_id,
+        tool_call_id=resumed,
+        by=None,
+        at=utcnow(),
+        stream=stream,
+        interrupted=interrupted,
+    )

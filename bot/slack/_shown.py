@@ -48,13 +48,15 @@ async def show_decided(
     stream: AgentStream,
     card: PostedCard | None = None,
     lock_held: bool = False,
+    interrupted: bool = False,
 ) -> None:
     """Show ``decision`` (taken by ``by`` at ``at``) on its card and post ``stream`` in the thread.
 
     ``card`` is looked up when the caller does not have it; a call never shown in Slack is left
     alone (its run goes on by itself). An approval card shows who decided, how and when, without
     buttons; a question answered by ``Resume`` loses its "Provide details" button and says who
-    answered; ``decision`` None (a run recovered after a crash) leaves the card as it is.
+    answered; ``decision`` None (a run recovered after a crash) leaves the card as it is, unless
+    ``interrupted``: its outcome is unknown, and the card says so.
     ``lock_held``: the caller already holds the thread's lock (a click claims under it).
     """
     card = card or await services.cards.find(run_id, tool_call_id)
@@ -75,6 +77,8 @@ async def show_decided(
                 return
             await _update(services, card, Decided(decision=decision, by=by, at=at))
             await _update_reminder(services, card, decision, by, at)
+        elif interrupted:
+            await _update(services, card, Decided(decision=None, by=None, at=at))
         await _post_or_keep(services, stream, thread)
 
 

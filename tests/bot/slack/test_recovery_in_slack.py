@@ -42,3 +42,6 @@ async def test_a_call_claimed_by_a_crashed_instance_is_reported_interrupted_in_i
         assert executions.of("delete_record") == []  # never silently re-run
         told = json.loads(bot.texts(ts)[-1])
         assert told["status"] == "interrupted"
+        [update] = [u for u in slack.calls_to("chat.update") if u.get("blocks")]
+        assert update["blocks"][0]["text"]["text"].startswith("⚠️ Interrupted")
+        assert not [b for b in update["blocks"] if b["type"] == "actions"]  # no live buttons
