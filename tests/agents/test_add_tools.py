@@ -32,8 +32,11 @@ async def test_an_added_tool_is_offered_and_runs_with_its_own_gating() -> None:
     agent = Agent(
         id="ops",
         model=ScriptedModel(
-            [call("ops_read", {"ticket_id": "T-1"}), call("ops_delete", {"ticket_id": "T-1"})]
-            + [reply("done")]
+            [
+                call("ops_read", {"ticket_id": "T-1"}),
+                call("ops_delete", {"ticket_id": "T-1"}),
+                reply("done"),
+            ]
         ),
         storage=InMemoryStorage(),
     )

@@ -9,6 +9,7 @@ import logging
 import os
 import signal
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -45,12 +46,10 @@ def _agent() -> Agent:
     return Agent(id="ops", model=ScriptedModel([]), storage=InMemoryStorage())
 
 
-async def _eventually(check: object, timeout: float = 15.0) -> None:
-    deadline = asyncio.get_running_loop().time() + timeout
-    while not check():  # type: ignore[operator]
-        if asyncio.get_running_loop().time() > deadline:
-            pytest.fail("timed out")
-        await asyncio.sleep(0.05)
+async def _eventually(check: Callable[[], bool]) -> None:
+    async with asyncio.timeout(15):
+        while not check():  # noqa: ASYNC110 - another process (the MCP server) changes it
+            await asyncio.sleep(0.05)
 
 
 async def test_policy_servers_start_and_their_tools_join_the_agent_with_env_from_settings(
