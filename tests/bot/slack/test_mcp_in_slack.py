@@ -27,7 +27,8 @@ async def mcp_bot(
     policy = tmp_path / "countersign.toml"
     policy.write_text(rules + ops_entry(), encoding="utf-8")
     env = {"POLICY_FILE": str(policy), "OPS_LOG": str(tmp_path / "calls.log"), "WHO": "ops"}
-    settings = load_settings({"SLACK_BOT_TOKEN": "xoxb-test", "SLACK_SIGNING_SECRET": SECRET, **env})
+    slack_env = {"SLACK_BOT_TOKEN": "xoxb-test", "SLACK_SIGNING_SECRET": SECRET}
+    settings = load_settings({**slack_env, **env})
     agent = Agent(id="ops", name="Ops", model=ScriptedModel(script))
     async with (
         mcp_servers(settings.policy.mcp_servers, agent, settings.mcp_environ),
