@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from agents._config import check_lease, check_options, resolve_model, tool_map
@@ -143,6 +143,10 @@ class Agent:
         """Tell ``observer`` about every decision claimed and tool executed by this agent and
         its sub-agents (a host's metrics; see ``Observer``)."""
         self._runtime.observers.append(observer)
+
+    def add_tools(self, tools: Sequence[Tool], *, replacing: Collection[str] = ()) -> None:
+        """Offer ``tools`` too, minus those named in ``replacing`` (see ``Runtime.add_tools``)."""
+        self._runtime.add_tools(tool_map(tools), replacing)
 
     def tool_for(self, pending: PendingToolCall) -> Tool | None:
         """The tool a pending call will run, in this agent or the sub-agent that owns it.

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 import uuid
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,6 +28,7 @@ from agents._observe import Observer
 from agents._runner import Runner
 from agents._state import RunState
 from agents.decisions import CallRules, CallRulesFn, DecisionPolicy
+from agents.errors import AgentConfigError
 from agents.memory import Memory
 from agents.models._base import Model
 from storage import AuditEvent, InMemoryStorage, Storage, utcnow
@@ -216,6 +217,20 @@ class Runtime:
                 "call_rules failed for %s of agent %s: approval required", name, self.id
             )
             return CallRules(require_approval=True)
+
+    def add_tools(self, tools: dict[str, Tool], replacing: Collection[str] = ()) -> None:
+        """Offer ``tools`` from the next model turn on, after dropping the tools named in
+        ``replacing`` (say, an MCP server's previous list); a name still taken raises
+        ``AgentConfigError``. The dict is swapped, never changed in place, so a turn in
+        progress keeps the tools it started with."""
+        dropped = set(replacing)
+        kept = {name: tool for name, tool in self.tools.items() if name not in dropped}
+        taken = sorted(set(kept) & set(tools))
+        if taken:
+            raise AgentConfigError(
+                f"agent {self.id!r} already has tools named {taken}; rename the new ones"
+            )
+        self.tools = {**kept, **tools}
 
     def use_observers(self, observers: list[Observer]) -> None:
         """Report to ``observers`` (a supervisor's list, shared), and so do the sub-agents."""

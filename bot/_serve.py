@@ -18,6 +18,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from agents import Agent
 from bot._agent_loader import attach_storage, import_agent
 from bot._errors import BotConfigError
+from bot._mcp_servers import mcp_servers
 from bot._settings import AUTH_TEST_FAILED, Settings
 from bot.api import ApiDecision, DecisionObserver, add_api_routes
 from bot.demo import openai_client, ops_agent
@@ -67,7 +68,8 @@ def build_agent(
 async def running_bot(
     settings: Settings, *, agent: Agent | None = None
 ) -> AsyncIterator[tuple[Services, web.AppRunner]]:
-    """Everything started and listening; stopped and drained on exit.
+    """Everything started and listening; stopped and drained on exit. The policy file's MCP
+    servers start first and their tools join the served agent (``bot._mcp_servers``).
 
     With no Slack token this is the local workspace (``bot.local``): the same app, served
     against an emulated Slack on the same server.
@@ -84,7 +86,10 @@ async def running_bot(
             client = create_web_client(local.token, api_url=local.api_url)
         else:
             client = await _checked_client(settings)
-        async with shared_coordination(settings.redis_url) as shared:
+        async with (
+            mcp_servers(settings.policy.mcp_servers, served, settings.mcp_environ),
+            shared_coordination(settings.redis_url) as shared,
+        ):
             services = create_services(
                 agent=served,
                 client=client,

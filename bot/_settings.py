@@ -108,6 +108,9 @@ class Settings(BaseModel):
     """``POLICY_FILE``: the approval policy, TOML (unset: ./countersign.toml if present)."""
     policy: PolicyFile = Field(default_factory=PolicyFile)
     """The parsed policy file; its ``[defaults]`` are already applied to the fields above."""
+    mcp_environ: dict[str, str] = Field(default_factory=dict, repr=False)
+    """The environment variables that ``[[mcp_servers]]`` values name (``${GITHUB_TOKEN}``),
+    as read at start-up (only those)."""
     log_format: Literal["text", "json"] = "text"
     """``LOG_FORMAT``: text (one readable line per record) or json (one JSON object per line)."""
     otel_exporter_otlp_endpoint: str | None = None
@@ -223,6 +226,7 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
         otel_exporter_otlp_endpoint=text("OTEL_EXPORTER_OTLP_ENDPOINT"),
     )
     settings = _with_policy(problems, settings, text("POLICY_FILE"))
+    settings = settings.model_copy(update={"mcp_environ": _mcp_environ(settings.policy, env)})
     if problems:
         raise BotConfigError(problems)
     return settings
@@ -253,6 +257,13 @@ def _with_policy(problems: list[str], settings: Settings, configured: str | None
             "approval_ttl_seconds": defaults.ttl_seconds or settings.approval_ttl_seconds,
         }
     )
+
+
+def _mcp_environ(policy: PolicyFile, env: Mapping[str, str]) -> dict[str, str]:
+    """The variables the MCP servers' ``env`` and ``headers`` values name, from ``env``."""
+    values = [v for e in policy.mcp_servers for v in (*e.env.values(), *e.headers.values())]
+    named = {m for value in values for m in re.findall(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}", value)}
+    return {name: env[name] for name in sorted(named) if name in env}
 
 
 def _check_slack(

@@ -20,6 +20,7 @@ TOP_LEVEL = {
     "_agent_loader.py",
     "_errors.py",
     "_logs.py",
+    "_mcp_servers.py",
     "_serve.py",
     "_settings.py",
     "client.py",

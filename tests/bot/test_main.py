@@ -202,8 +202,9 @@ def test_help_lists_every_variable_with_its_default_and_starts_nothing(
         main(["--help"])
     assert info.value.code == 0
     out = capsys.readouterr().out
-    for name in Settings.model_fields:
-        assert name.upper() in out, name
+    for name, field in Settings.model_fields.items():
+        if (field.description or "").startswith("``"):  # not the parsed policy, mcp_environ
+            assert name.upper() in out, name
     assert "PORT" in out and "(default: 3000)" in out
     assert "(default: gpt-5-mini)" in out and "(default: INFO)" in out
 

@@ -68,7 +68,7 @@ class MCPServer:
         self._retry_at = 0.0
         self._retry_delay = FIRST_RETRY_DELAY
         self._outage_reported = False
-        self._closed = False
+        self._changed = asyncio.Event()
 
     @classmethod
     def stdio(
@@ -138,10 +138,29 @@ class MCPServer:
         await self.close()
 
     async def connect(self) -> None:
-        """Connect now (``async with`` does it); raises ``MCPServerUnavailable`` when it cannot."""
-        self._closed = False
+        """Connect now (``async with`` does it); raises ``MCPServerUnavailable`` when it cannot.
+
+        A failure here is the caller's to report (nothing is logged); if the server comes up
+        later, its reconnection is logged.
+        """
         self._retry_at = 0.0
-        await self._live()
+        await self._live(report=False)
+
+    async def wait_changed(self) -> None:
+        """Return once the tools may differ from the last ``list_tools()``: the server said its
+        list changed, or the connection ended (or is not up). A host then calls ``list_tools()``
+        again, which reconnects (the bot does this to restart a server that died)."""
+        while True:
+            connection = self._connection
+            if connection is None or connection.ended.is_set() or self._tools is None:
+                return
+            self._changed.clear()
+            waits = [asyncio.ensure_future(e.wait()) for e in (connection.ended, self._changed)]
+            try:
+                await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                for waiting in waits:
+                    waiting.cancel()
 
     async def close(self) -> None:
         """Disconnect (a stdio server process is stopped). Calls after this reconnect."""
@@ -152,8 +171,10 @@ class MCPServer:
             await connection.close()
 
     async def list_tools(self) -> list[MCPTool]:
-        """The server's tools as ``Tool``s (cached until the server says they changed)."""
-        if self._tools is not None:
+        """The server's tools as ``Tool``s (cached until the server says they changed or the
+        connection ends)."""
+        live = self._connection is not None and not self._connection.ended.is_set()
+        if self._tools is not None and live:
             return list(self._tools)
         connection = await self._live()
         listed: list[mcp_types.Tool] = []
@@ -198,7 +219,7 @@ class MCPServer:
             await self._drop(connection, str(exc))
             raise MCPServerUnavailable(self.name, f"{type(exc).__name__}: {exc}") from None
 
-    async def _live(self) -> Connection:
+    async def _live(self, *, report: bool = True) -> Connection:
         async with self._lock:
             if self._connection is not None and not self._connection.ended.is_set():
                 return self._connection
@@ -217,7 +238,9 @@ class MCPServer:
                 )
             except Exception as exc:
                 reason = _describe(exc)
-                self._report_outage(reason)
+                if report:
+                    self._report_outage(reason)
+                self._outage_reported = True  # reported by us or by the caller of connect()
                 self._retry_at = time.monotonic() + self._retry_delay
                 self._retry_delay = min(self._retry_delay * 2, MAX_RETRY_DELAY)
                 raise MCPServerUnavailable(
@@ -241,12 +264,13 @@ class MCPServer:
         if not self._outage_reported:
             self._outage_reported = True
             logger.warning(
-                "MCP server %s is down (%s); reconnecting on the next call", self.name, reason
+                "MCP server %s is down (%s); reconnecting with backoff", self.name, reason
             )
 
     def _on_message(self, message: IncomingMessage) -> None:
         if isinstance(message, mcp_types.ToolListChangedNotification):
             self._tools = None
+            self._changed.set()
 
 
 def _describe(exc: BaseException) -> str:

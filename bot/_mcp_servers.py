@@ -1,0 +1,109 @@
+"""The policy file's ``[[mcp_servers]]`` (SPEC 14): started with the bot, kept running.
+
+``mcp_servers(entries, agent, environ)`` is an async context manager. On entry it starts every
+server at once and adds its tools (``<server>_<tool>``) to the served agent; a server that
+cannot start is one warning line (no traceback) and the bot serves without its tools. Then a
+watcher task per server:
+
+- a server that died (or never started) is restarted with backoff, 0.5 s doubling up to 30 s;
+  ``tools.mcp`` reports the outage once and logs the reconnection;
+- when a server says its tool list changed, the list is fetched again and swapped in the agent.
+
+Calls to a server's tools while it is down fail with ``MCPServerUnavailable``, which the model
+sees. On exit the watchers stop and the servers are closed (stdio processes stopped).
+
+Example:
+    >>> async with mcp_servers(settings.policy.mcp_servers, agent, settings.mcp_environ):
+    ...     ...  # serve  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator, Mapping, Sequence
+
+from agents import Agent, AgentConfigError
+from bot.policy import MCPServerEntry
+from tools.mcp import MCPServer, MCPServerError
+
+logger = logging.getLogger(__name__)
+
+FIRST_RESTART_DELAY = 0.5
+"""Seconds before restarting a server that is down; doubles up to ``MAX_RESTART_DELAY``."""
+MAX_RESTART_DELAY = 30.0
+
+
+def build_server(entry: MCPServerEntry, environ: Mapping[str, str]) -> MCPServer:
+    """The ``MCPServer`` for one entry; ``${VAR}`` values come from ``environ``."""
+    if entry.command is not None:
+        return MCPServer.stdio(entry.name, entry.command, entry.env or None, environ=environ)
+    assert entry.url is not None
+    return MCPServer.http(entry.name, entry.url, entry.headers, environ=environ)
+
+
+class _Served:
+    """One server and the names its tools have in the agent."""
+
+    def __init__(self, server: MCPServer, agent: Agent) -> None:
+        self.server = server
+        self.agent = agent
+        self.names: list[str] = []
+
+    async def start(self) -> None:
+        try:
+            await self.server.connect()
+            await self.refresh()
+        except Exception as exc:  # one line, no traceback: the bot serves on
+            logger.warning(
+                "MCP server %s could not be started (%s); serving without its tools, "
+                "retrying in the background",
+                self.server.name,
+                exc,
+            )
+
+    async def refresh(self) -> None:
+        """List the tools (reconnecting if needed) and swap them in the agent."""
+        tools = await self.server.list_tools()
+        try:
+            self.agent.add_tools(tools, replacing=self.names)
+        except AgentConfigError as exc:
+            logger.warning("MCP server %s: its tools were not added (%s)", self.server.name, exc)
+            return
+        self.names = [tool.id for tool in tools]
+
+    async def watch(self) -> None:
+        """Forever: wait for a change (died, list changed), then refresh with backoff."""
+        delay = FIRST_RESTART_DELAY
+        while True:
+            await self.server.wait_changed()
+            try:
+                await self.refresh()
+            except Exception:  # reported once by tools.mcp; try again later
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, MAX_RESTART_DELAY)
+            else:
+                delay = FIRST_RESTART_DELAY
+
+
+@contextlib.asynccontextmanager
+async def mcp_servers(
+    entries: Sequence[MCPServerEntry], agent: Agent, environ: Mapping[str, str]
+) -> AsyncIterator[list[MCPServer]]:
+    """Start ``entries``, add their tools to ``agent``, keep them running; yields the servers."""
+    served: list[_Served] = []
+    for entry in entries:
+        try:
+            served.append(_Served(build_server(entry, environ), agent))
+        except MCPServerError as exc:  # e.g. a ${VAR} that is not set
+            logger.warning("MCP server %s could not be started (%s)", entry.name, exc)
+    await asyncio.gather(*(one.start() for one in served))
+    watchers = [asyncio.create_task(one.watch(), name=f"mcp:{one.server.name}") for one in served]
+    try:
+        yield [one.server for one in served]
+    finally:
+        for task in watchers:
+            task.cancel()
+        await asyncio.gather(*watchers, return_exceptions=True)
+        await asyncio.gather(*(one.server.close() for one in served))
