@@ -149,11 +149,9 @@ class Agent:
         self._runtime.add_tools(tool_map(tools), replacing)
 
     def tool_for(self, pending: PendingToolCall) -> Tool | None:
-        """The tool a pending call will run, in this agent or the sub-agent that owns it.
-
-        Follows ``pending.agent_path`` down the sub-agents; None when no agent of that path has
-        the tool (e.g. the agent definition changed since the call was stored). Approval UIs use
-        it to read the tool's ``input_schema`` / ``resume_schema``.
+        """The tool a pending call will run, following ``pending.agent_path`` down the
+        sub-agents (None: no agent of that path has it any more). Approval UIs read its
+        ``input_schema`` / ``resume_schema``.
 
         Example:
             >>> page = await agent.list_suspended_runs(thread_id="t1")
