@@ -120,3 +120,11 @@ async def test_decidable_only_counts_and_pages_decidable_runs(storage: Storage) 
     assert (await storage.load_snapshot("run-3")) == snapshot(
         "run-3", second=3, thread_id="T1", decidable=False
     )
+
+
+async def test_concurrent_approvers_each_see_every_approval_before_theirs(storage: Storage) -> None:
+    # So that exactly one of them is the N-th (the one that claims) whatever N is.
+    tallies = await asyncio.gather(
+        *(storage.add_approval(approval(f"U{n}", second=n)) for n in range(12))
+    )
+    assert sorted(len(t.approvals) for t in tallies) == list(range(1, 13))

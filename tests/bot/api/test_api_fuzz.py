@@ -99,6 +99,9 @@ async def _prepared(api: ApiHarness) -> dict[str, str]:
     }
 
 
+# Raised from inside hypothesis/schemathesis on some generated examples (not our code); as an
+# error it turned one example "interesting" and made its replay inconsistent.
+@pytest.mark.filterwarnings("ignore::hypothesis.errors.HypothesisDeprecationWarning")
 async def test_fuzzing_the_published_description_finds_no_5xx_and_no_schema_violation(
     strictest_store: Storage,
 ) -> None:
