@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 
 JSON = dict[str, Any]
 
@@ -124,3 +124,9 @@ class AuditEvent:
     source: str | None = None
     """How: ``button``, ``modal``, ``api``, ``thread-reply``, ``python``, ``expiry`` …"""
     data: JSON = field(default_factory=dict)
+
+
+R = TypeVar(
+    "R", ApprovalRecord, AuditEvent, ClaimRecord, MessageRecord, SnapshotRecord, ThreadRecord
+)
+"""Any one of the record types (for functions that read a row or document back into one)."""

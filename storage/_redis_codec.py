@@ -5,19 +5,16 @@ from __future__ import annotations
 import dataclasses
 import json
 from datetime import UTC, datetime
-from typing import Any, TypeVar
+from typing import Any
 
 from storage._records import (
     ApprovalRecord,
     AuditEvent,
     ClaimRecord,
     MessageRecord,
+    R,
     SnapshotRecord,
     ThreadRecord,
-)
-
-R = TypeVar(
-    "R", ApprovalRecord, AuditEvent, ClaimRecord, MessageRecord, SnapshotRecord, ThreadRecord
 )
 
 _TIMESTAMPS = frozenset(

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 from datetime import UTC, datetime
-from typing import Any, TypeVar
+from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Dialect, Row
@@ -21,12 +21,9 @@ from storage._records import (
     AuditEvent,
     ClaimRecord,
     MessageRecord,
+    R,
     SnapshotRecord,
     ThreadRecord,
-)
-
-R = TypeVar(
-    "R", ApprovalRecord, AuditEvent, ClaimRecord, MessageRecord, SnapshotRecord, ThreadRecord
 )
 
 VERSION_TABLE = "countersign_alembic_version"
