@@ -108,34 +108,32 @@ class SQLDatabase:
 
     async def read(self, work: Callable[[AsyncConnection], Awaitable[T]]) -> T:
         """Run ``work`` on a connection (it may open its own transaction)."""
-        await self._ready()
-        deadline = time.monotonic() + LOCK_WAIT_SECONDS
-        attempt = 0
-        while True:
-            try:
-                async with self.engine.connect() as conn:
-                    return await work(conn)
-            except (OSError, sa.exc.DBAPIError) as exc:
-                attempt += 1
-                locked = isinstance(exc, OperationalError) and is_locked(exc)
-                if self.dialect != "sqlite" or not locked or time.monotonic() > deadline:
-                    self._raise_unavailable(exc)
-                    raise
-                await asyncio.sleep(random.uniform(0, min(0.002 * 2**attempt, 0.1)))
+
+        async def once() -> T:
+            async with self.engine.connect() as conn:
+                return await work(conn)
+
+        return await self._while_locked(once)
 
     async def write(self, work: Callable[[AsyncConnection], Awaitable[T]]) -> T:
         """Run ``work`` in one write transaction, retrying while SQLite reports a lock."""
+
+        async def once() -> T:
+            async with self._sqlite_writer or nullcontext(), self._writer.begin() as conn:
+                return await work(conn)
+
+        return await self._while_locked(once)
+
+    async def _while_locked(self, once: Callable[[], Awaitable[T]]) -> T:
+        """``once()``, retried with a back-off while SQLite reports another process's lock (up
+        to ``LOCK_WAIT_SECONDS``); an unreachable server is raised as ``StorageUnavailable``."""
         await self._ready()
         attempt = 0
         deadline = time.monotonic() + LOCK_WAIT_SECONDS
         while True:
             try:
-                async with self._sqlite_writer or nullcontext(), self._writer.begin() as conn:
-                    return await work(conn)
-            except OSError as exc:
-                self._raise_unavailable(exc)
-                raise
-            except sa.exc.DBAPIError as exc:
+                return await once()
+            except (OSError, sa.exc.DBAPIError) as exc:
                 attempt += 1
                 locked = isinstance(exc, OperationalError) and is_locked(exc)
                 if self.dialect != "sqlite" or not locked or time.monotonic() > deadline:

@@ -8,6 +8,7 @@ so the test counts executions across processes.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from typing import Any
 
 from pydantic import BaseModel
@@ -33,16 +34,21 @@ def _step(request: ModelRequest) -> ScriptItem:
     return call("delete_record", {"id": "abc-123"})
 
 
-agent = Agent(
-    id="ops",
-    model=ScriptedModel([_step] * 100),
-    tools={
-        "delete_record": create_tool(
-            id="delete-record",
-            description="Delete a record by id",
-            input_schema=RecordInput,
-            execute=_delete,
-            require_approval=True,
-        )
-    },
-)
+def gated_ops_agent(execute: Callable[[Any, ToolContext], Any]) -> Agent:
+    """The ops agent of the process tests: a gated ``delete_record`` running ``execute``."""
+    return Agent(
+        id="ops",
+        model=ScriptedModel([_step] * 100),
+        tools={
+            "delete_record": create_tool(
+                id="delete-record",
+                description="Delete a record by id",
+                input_schema=RecordInput,
+                execute=execute,
+                require_approval=True,
+            )
+        },
+    )
+
+
+agent = gated_ops_agent(_delete)

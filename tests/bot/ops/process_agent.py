@@ -14,18 +14,11 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel
-
-from agents import Agent
-from agents.models import ModelRequest, ScriptedModel, ScriptItem, call, reply
-from tools import ToolContext, create_tool
+from tests.bot.instance_agent import RecordInput, gated_ops_agent
+from tools import ToolContext
 
 warnings.warn("process_agent: an import-time warning", UserWarning, stacklevel=1)
 logger = logging.getLogger("tests.process_agent")
-
-
-class RecordInput(BaseModel):
-    id: str
 
 
 async def _delete(input: RecordInput, ctx: ToolContext) -> dict[str, Any]:
@@ -38,22 +31,4 @@ async def _delete(input: RecordInput, ctx: ToolContext) -> dict[str, Any]:
     return {"deleted": input.id}
 
 
-def _step(request: ModelRequest) -> ScriptItem:
-    if request.messages and request.messages[-1].role == "tool":
-        return reply("Deleted.")
-    return call("delete_record", {"id": "abc-123"})
-
-
-agent = Agent(
-    id="ops",
-    model=ScriptedModel([_step] * 100),
-    tools={
-        "delete_record": create_tool(
-            id="delete-record",
-            description="Delete a record by id",
-            input_schema=RecordInput,
-            execute=_delete,
-            require_approval=True,
-        )
-    },
-)
+agent = gated_ops_agent(_delete)
