@@ -3,9 +3,14 @@
 ``open_counted(url)`` opens the storage at ``url`` through the public API with counters attached
 at the driver edge, never inside ``storage``:
 
-- ``SQLStorage`` (SQLite, PostgreSQL): SQLAlchemy's ``before_cursor_execute`` (every statement
-  sent, our ``BEGIN`` / ``BEGIN IMMEDIATE`` included), ``begin`` (transactions, reads included)
-  and ``commit`` listeners on ``store.engine.sync_engine``.
+- ``SQLStorage`` on a SQLite file: the ``sqlite3`` trace callback of every connection the
+  engine opens (SQLAlchemy's ``connect`` event), which sees each statement SQLite runs, whether
+  it came through SQLAlchemy or straight from the driver (``storage._sqlite_hot``): statements
+  are all but ``COMMIT`` / ``ROLLBACK`` (our ``BEGIN`` / ``BEGIN IMMEDIATE`` included),
+  transactions the ``BEGIN`` ones, commits the ``COMMIT`` ones.
+- ``SQLStorage`` on PostgreSQL: SQLAlchemy's ``before_cursor_execute`` (every statement sent),
+  ``begin`` (transactions, reads included) and ``commit`` listeners on
+  ``store.engine.sync_engine``.
 - ``RedisStorage`` on ``redis://``: a ``redis.asyncio`` connection class that counts the commands
   it packs and the writes it sends (one per command, one per pipeline: the round trips). Lua
   scripts count as one command each (``EVALSHA``).
@@ -15,6 +20,7 @@ at the driver edge, never inside ``storage``:
 from __future__ import annotations
 
 import dataclasses
+import sqlite3
 from collections.abc import Iterable
 from typing import Any
 from urllib.parse import urlsplit
@@ -55,6 +61,9 @@ def open_counted(url: str) -> tuple[Storage, Counts | None]:
     from sqlalchemy import event
 
     engine = store.engine.sync_engine
+    if store.engine.dialect.name == "sqlite":
+        event.listen(engine, "connect", lambda conn, _: _trace_sqlite(conn, counts))
+        return store, counts
     event.listen(engine, "before_cursor_execute", lambda *_: counts.add("statements"))
     event.listen(engine, "begin", lambda *_: counts.add("transactions"))
     event.listen(engine, "commit", lambda *_: counts.add("commits"))
@@ -83,3 +92,23 @@ def _counted_redis(url: str) -> tuple[Storage, Counts]:
     )
     prefix = REDIS_DEFAULT_KEY_PREFIX if prefix is None else prefix
     return RedisStorage(client, owns_client=True, key_prefix=prefix), counts
+
+
+def _trace_sqlite(dbapi_connection: Any, counts: Counts) -> None:
+    """Count what SQLite runs on this (SQLAlchemy-wrapped) connection of the engine."""
+    # A file's connections run in the loop's thread and show their sqlite3 connection;
+    # a :memory: database on aiosqlite's own thread is not counted.
+    connection = getattr(dbapi_connection.driver_connection, "sqlite3_connection", None)
+    if not isinstance(connection, sqlite3.Connection):
+        return
+
+    def on_statement(sql: str) -> None:
+        verb = sql.lstrip().split(None, 1)[0].upper() if sql.strip() else ""
+        if verb in ("COMMIT", "ROLLBACK", "END"):
+            counts.add("commits" if verb != "ROLLBACK" else "rollbacks")
+            return
+        counts.add("statements")
+        if verb == "BEGIN":
+            counts.add("transactions")
+
+    connection.set_trace_callback(on_statement)

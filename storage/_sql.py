@@ -19,6 +19,7 @@ from sqlalchemy.engine import URL
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from storage import _sql_writes as _writes
+from storage import _sqlite_hot
 from storage._change import ApprovalTally, StateChange
 from storage._errors import SnapshotVersionConflict
 from storage._prune import PruneReport
@@ -48,6 +49,7 @@ from storage._sql_schema import (
     threads,
 )
 from storage._sql_writes import add_approval
+from storage._sqlite_hot import RunState
 
 _RUN: sa.BindParameter[str] = sa.bindparam("b_run_id")
 _SNAPSHOT_OF_RUN = snapshots.select().where(snapshots.c.run_id == _RUN)
@@ -93,11 +95,17 @@ class SQLStorage:
 
     # -- state changes ---------------------------------------------------------------------
     async def commit(self, change: StateChange) -> ClaimRecord | None:
+        driver = await self._db.sqlite_connection()
+        if driver is not None:
+            return await self._db.sqlite_write(driver, lambda conn: _sqlite_hot.apply(conn, change))
         return await self._db.write(lambda conn: _writes.apply(self._db, conn, change))
 
-    async def load_run(
-        self, run_id: str
-    ) -> tuple[SnapshotRecord | None, list[ClaimRecord], list[ApprovalRecord]]:
+    async def load_run(self, run_id: str) -> RunState:
+        driver = await self._db.sqlite_connection()
+        if driver is not None:
+            return await self._db.sqlite_read(
+                driver, lambda conn: _sqlite_hot.load_run(conn, run_id)
+            )
         params = {"b_run_id": run_id}
 
         async def work(

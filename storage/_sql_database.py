@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
+import sqlite3
 import time
 from collections.abc import Awaitable, Callable
 from contextlib import nullcontext
@@ -19,12 +20,12 @@ from typing import Any, TypeVar
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import URL
-from sqlalchemy.exc import OperationalError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from storage import _migrate
 from storage._errors import StorageConfigError, StorageUnavailable
 from storage._sql_engine import WRITE_OPTION, create_engine, is_locked
+from storage._sqlite_inline import InlineConnection
 
 logger = logging.getLogger(__name__)
 
@@ -59,6 +60,9 @@ class SQLDatabase:
         self._sqlite_writer = asyncio.Lock() if self.dialect == "sqlite" else None
         self._migrated = False
         self._migrate_lock = asyncio.Lock()
+        self._driver: AsyncConnection | None = None
+        self._sqlite3: sqlite3.Connection | None = None
+        self._driver_checked = False
 
     async def migrate(self) -> str | None:
         """Apply pending migrations now; return the revision.
@@ -74,7 +78,7 @@ class SQLDatabase:
                     revision = await self._upgrade()
                     break
                 except (OSError, sa.exc.DBAPIError) as exc:
-                    locked = isinstance(exc, OperationalError) and is_locked(exc)
+                    locked = is_locked(exc)
                     if locked and time.monotonic() < deadline:
                         attempt += 1
                         await asyncio.sleep(random.uniform(0, min(0.01 * 2**attempt, 0.2)))
@@ -103,8 +107,55 @@ class SQLDatabase:
 
     async def close(self) -> None:
         """Dispose the engine if it was made here."""
+        if self._driver is not None:
+            await self._driver.close()  # back to the pool, which dispose() then closes
+            self._driver = self._sqlite3 = None
+            self._driver_checked = False
         if self._owns_engine:
             await self.engine.dispose()
+
+    async def sqlite_connection(self) -> sqlite3.Connection | None:
+        """The ``sqlite3`` connection the decision path runs on, in the event loop's thread;
+        None unless this is a SQLite file opened by URL (``storage._sqlite_inline``).
+
+        One connection of the engine's pool, checked out once and kept (it carries the engine's
+        pragmas). Sharing it between coroutines is safe because every transaction on it runs
+        from ``BEGIN`` to ``COMMIT`` without awaiting (``sqlite_write`` / ``sqlite_read``).
+        """
+        if not self._driver_checked:
+            await self._ready()
+            self._driver_checked = True
+            if self.dialect == "sqlite":
+                conn = await self.engine.connect()
+                raw = await conn.get_raw_connection()
+                if isinstance(raw.driver_connection, InlineConnection):
+                    self._driver = conn
+                    self._sqlite3 = raw.driver_connection.sqlite3_connection
+                else:
+                    await conn.close()
+        return self._sqlite3
+
+    async def sqlite_write(
+        self, conn: sqlite3.Connection, work: Callable[[sqlite3.Connection], T]
+    ) -> T:
+        """``work(conn)`` in one ``BEGIN IMMEDIATE`` transaction, queued behind this process's
+        other writers and retried while another process holds the lock."""
+
+        async def once() -> T:
+            async with self._sqlite_writer or nullcontext():
+                return _in_transaction(conn, "BEGIN IMMEDIATE", work)
+
+        return await self._while_locked(once)
+
+    async def sqlite_read(
+        self, conn: sqlite3.Connection, work: Callable[[sqlite3.Connection], T]
+    ) -> T:
+        """``work(conn)`` in one read transaction (one consistent snapshot of the file)."""
+
+        async def once() -> T:
+            return _in_transaction(conn, "BEGIN", work)
+
+        return await self._while_locked(once)
 
     async def read(self, work: Callable[[AsyncConnection], Awaitable[T]]) -> T:
         """Run ``work`` on a connection (it may open its own transaction)."""
@@ -133,9 +184,9 @@ class SQLDatabase:
         while True:
             try:
                 return await once()
-            except (OSError, sa.exc.DBAPIError) as exc:
+            except (OSError, sa.exc.DBAPIError, sqlite3.OperationalError) as exc:
                 attempt += 1
-                locked = isinstance(exc, OperationalError) and is_locked(exc)
+                locked = is_locked(exc)
                 if self.dialect != "sqlite" or not locked or time.monotonic() > deadline:
                     self._raise_unavailable(exc)
                     raise
@@ -162,3 +213,19 @@ class SQLDatabase:
     async def _ready(self) -> None:
         if not self._migrated:
             await self.migrate()
+
+
+def _in_transaction(
+    conn: sqlite3.Connection, begin: str, work: Callable[[sqlite3.Connection], T]
+) -> T:
+    """``begin``, ``work(conn)``, ``COMMIT``; ``ROLLBACK`` when anything raises. Never awaits, so
+    no other coroutine can run a statement on ``conn`` in between."""
+    conn.execute(begin)
+    try:
+        result = work(conn)
+        conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+    return result

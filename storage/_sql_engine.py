@@ -10,6 +10,7 @@ process's lock is ``SQLDatabase``'s asynchronous retry.
 from __future__ import annotations
 
 import re
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -116,7 +117,11 @@ def configure_sqlite(engine: AsyncEngine, *, busy_timeout_ms: int = SQLITE_BUSY_
         connection.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
 
 
-def is_locked(exc: OperationalError) -> bool:
-    """Whether ``exc`` is SQLite reporting another connection's lock (worth a retry)."""
-    message = str(exc.orig).lower()
+def is_locked(exc: BaseException) -> bool:
+    """Whether ``exc`` is SQLite reporting another connection's lock (worth a retry), raised
+    through SQLAlchemy or straight from ``sqlite3``."""
+    reason = exc.orig if isinstance(exc, OperationalError) else exc
+    if not isinstance(reason, sqlite3.OperationalError):
+        return False
+    message = str(reason).lower()
     return "database is locked" in message or "database is busy" in message

@@ -58,6 +58,14 @@ class InlineConnection(aiosqlite.Connection):
     def __await__(self) -> Any:
         return self._connect().__await__()  # no worker thread to start
 
+    @property
+    def sqlite3_connection(self) -> sqlite3.Connection:
+        """The standard ``sqlite3`` connection underneath (for statements run without a cursor
+        wrapper: ``storage._sqlite_hot``)."""
+        if self._connection is None:
+            raise ValueError("Connection closed")
+        return self._connection
+
     def stop(self) -> None:
         self._running = False
         if self._connection is not None:

@@ -7,17 +7,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import event
 
 from storage import (
     ApprovalRecord,
     Completion,
     SnapshotVersionConflict,
-    SQLStorage,
     StateChange,
     Storage,
     ThreadRecord,
 )
+from tests.sqlite_trace import traced_sqlite
 from tests.storage.records import T0, at, claim, message, snapshot
 from tests.storage.records import event as audit_event
 
@@ -165,19 +164,12 @@ async def test_completing_a_missing_claim_raises_and_writes_nothing(storage: Sto
 
 
 async def test_a_typical_change_on_sqlite_is_one_commit(tmp_path: Path) -> None:
-    store = SQLStorage(f"sqlite+aiosqlite:///{tmp_path / 'count.db'}")
+    store, trace = traced_sqlite(f"sqlite+aiosqlite:///{tmp_path / 'count.db'}")
     try:
         await store.migrate()
         await store.save_snapshot(snapshot("run-1"))
         await store.claim(claim("run-1", "call_1#0"))
-        statements: list[str] = []
-        commits: list[object] = []
-        engine = store.engine.sync_engine
-        on_execute = lambda *args: statements.append(args[2])  # noqa: E731
-        on_commit = commits.append
-        event.listen(engine, "before_cursor_execute", on_execute)
-        event.listen(engine, "commit", on_commit)
-        try:  # completion: outcome + messages + snapshot + audit
+        with trace.counting() as completion:  # outcome + messages + snapshot + audit
             await store.commit(
                 StateChange(
                     completions=[Completion(run_id="run-1", key="call_1#0", outcome={"ok": True})],
@@ -186,12 +178,18 @@ async def test_a_typical_change_on_sqlite_is_one_commit(tmp_path: Path) -> None:
                     audit=[audit_event(1), audit_event(2)],
                 )
             )
-        finally:
-            event.remove(engine, "before_cursor_execute", on_execute)
-            event.remove(engine, "commit", on_commit)
     finally:
         await store.close()
 
-    assert len(commits) == 1
-    # BEGIN IMMEDIATE, UPDATE claims, UPDATE snapshots, INSERT messages, INSERT audit
-    assert len(statements) == 5, statements
+    assert completion.write_transactions == 1 and completion.commits == 1
+    # one statement per table (SQLite runs an executemany once per row)
+    assert [" ".join(s.split()[:3]) for s in completion.statements] == [
+        "BEGIN IMMEDIATE",
+        "UPDATE claims SET",
+        "UPDATE snapshots SET",
+        "INSERT INTO messages",
+        "INSERT INTO messages",
+        "INSERT INTO audit",
+        "INSERT INTO audit",
+        "COMMIT",
+    ], completion.statements
