@@ -20,7 +20,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from storage import _sql_writes as _writes
 from storage import _sqlite_hot
-from storage._change import ApprovalTally, StateChange
+from storage._change import ApprovalTally, Completion, StateChange
 from storage._errors import SnapshotVersionConflict
 from storage._prune import PruneReport
 from storage._records import (
@@ -134,7 +134,7 @@ class SQLStorage:
     async def save_snapshot(self, record: SnapshotRecord) -> None:
         if record.version < 1:
             raise SnapshotVersionConflict(record.run_id, record.version - 1)
-        await self._db.write(lambda conn: _writes.save_snapshot(self._db, conn, record))
+        await self.commit(StateChange(snapshot=record))
 
     async def load_snapshot(self, run_id: str) -> SnapshotRecord | None:
         async def work(conn: AsyncConnection) -> SnapshotRecord | None:
@@ -145,7 +145,7 @@ class SQLStorage:
         return await self._db.read(work)
 
     async def delete_snapshot(self, run_id: str) -> None:
-        await self._db.write(lambda conn: _writes.delete_snapshot(conn, run_id))
+        await self.commit(StateChange(delete_snapshot=run_id))
 
     async def list_snapshots(
         self,
@@ -179,10 +179,12 @@ class SQLStorage:
 
     # -- claims ----------------------------------------------------------------------------
     async def claim(self, record: ClaimRecord) -> ClaimRecord | None:
-        return await self._db.write(lambda conn: _writes.claim(self._db, conn, record))
+        return await self.commit(StateChange(claim=record))
 
     async def complete_claim(self, run_id: str, key: str, outcome: dict[str, object]) -> None:
-        await self._db.write(lambda conn: _writes.complete(conn, run_id, key, outcome))
+        await self.commit(
+            StateChange(completions=[Completion(run_id=run_id, key=key, outcome=outcome)])
+        )
 
     async def list_claims(self, run_id: str) -> list[ClaimRecord]:
         stmt = claims.select().where(claims.c.run_id == run_id).order_by(*CLAIM_ORDER)
@@ -256,7 +258,7 @@ class SQLStorage:
 
     # -- memory ----------------------------------------------------------------------------
     async def save_thread(self, record: ThreadRecord) -> None:
-        await self._db.write(lambda conn: _writes.save_thread(self._db, conn, record))
+        await self.commit(StateChange(thread=record))
 
     async def get_thread(self, thread_id: str) -> ThreadRecord | None:
         async def work(conn: AsyncConnection) -> ThreadRecord | None:
@@ -268,7 +270,7 @@ class SQLStorage:
 
     async def append_messages(self, records: Sequence[MessageRecord]) -> None:
         if records:
-            await self._db.write(lambda conn: _writes.append_messages(conn, records))
+            await self.commit(StateChange(messages=records))
 
     async def list_messages(
         self, thread_id: str, *, limit: int | None = None, exclude_run_id: str | None = None
@@ -290,7 +292,7 @@ class SQLStorage:
 
     # -- audit -----------------------------------------------------------------------------
     async def append_audit(self, event: AuditEvent) -> None:
-        await self._db.write(lambda conn: _writes.append_audit(conn, [event]))
+        await self.commit(StateChange(audit=[event]))
 
     async def query_audit(
         self,

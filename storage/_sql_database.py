@@ -63,6 +63,7 @@ class SQLDatabase:
         self._driver: AsyncConnection | None = None
         self._sqlite3: sqlite3.Connection | None = None
         self._driver_checked = False
+        self._driver_lock = asyncio.Lock()
 
     async def migrate(self) -> str | None:
         """Apply pending migrations now; return the revision.
@@ -123,17 +124,23 @@ class SQLDatabase:
         from ``BEGIN`` to ``COMMIT`` without awaiting (``sqlite_write`` / ``sqlite_read``).
         """
         if not self._driver_checked:
-            await self._ready()
-            self._driver_checked = True
-            if self.dialect == "sqlite":
-                conn = await self.engine.connect()
-                raw = await conn.get_raw_connection()
-                if isinstance(raw.driver_connection, InlineConnection):
-                    self._driver = conn
-                    self._sqlite3 = raw.driver_connection.sqlite3_connection
-                else:
-                    await conn.close()
+            async with self._driver_lock:  # once, however many callers arrive together
+                if not self._driver_checked:
+                    self._sqlite3 = await self._check_out_sqlite3()
+                    self._driver_checked = True
         return self._sqlite3
+
+    async def _check_out_sqlite3(self) -> sqlite3.Connection | None:
+        if self.dialect != "sqlite":
+            return None
+        await self._ready()
+        conn = await self.engine.connect()
+        raw = await conn.get_raw_connection()
+        if not isinstance(raw.driver_connection, InlineConnection):
+            await conn.close()
+            return None
+        self._driver = conn
+        return raw.driver_connection.sqlite3_connection
 
     async def sqlite_write(
         self, conn: sqlite3.Connection, work: Callable[[sqlite3.Connection], T]
