@@ -8,7 +8,6 @@ of the runner is needed, so a bounded runner cannot deadlock on delegation).
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -35,6 +34,7 @@ from agents._runtime import Runtime
 from agents._state import PendingCallState, RunState
 from agents._stream import AgentStream
 from agents._tally import Tally
+from agents._together import together
 from agents._tracing import current_carrier, record_wait, run_span, span
 from agents._writes import RunWriter
 from agents.decisions import CallRules
@@ -254,11 +254,11 @@ class Run:
     async def _run_calls(self, calls: list[ToolCallPart]) -> list[PendingCallState]:
         """Gate every call, run the ungated ones together; returns the new pending calls."""
         rules = [self.rt.rules_for(c.name, dict(c.args)) for c in calls]
-        gated = await asyncio.gather(
-            *(self._needs_approval(c, r) for c, r in zip(calls, rules, strict=True))
+        gated = await together(
+            [self._needs_approval(c, r) for c, r in zip(calls, rules, strict=True)]
         )
         free = [c for c, g in zip(calls, gated, strict=True) if not g]
-        outcomes = await asyncio.gather(*(self.execute(c.id, c.name, c.args) for c in free))
+        outcomes = await together([self.execute(c.id, c.name, c.args) for c in free])
         by_id = dict(zip([c.id for c in free], outcomes, strict=True))
         fresh: list[PendingCallState] = []
         for c, g, r in zip(calls, gated, rules, strict=True):
