@@ -5,13 +5,14 @@ decision, ``agent.retry``), with ``model.call`` and ``tool.execute`` spans insid
 suspends stores its span context (W3C ``traceparent``) in the snapshot; the stretch that resumes
 it, in whatever process, links to it and records ``approval.wait`` from the call's suspension to
 its decision. Without a configured SDK no span is even created (``enabled()``): tracing off
-costs nothing.
+costs nothing. Whether it is on is looked up once per stretch (``run_span``), not per span.
 """
 
 from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
+from contextvars import ContextVar
 from datetime import datetime
 
 from opentelemetry import trace
@@ -21,6 +22,9 @@ from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapProp
 _TRACER = trace.get_tracer("countersign.agents")
 _PROPAGATOR = TraceContextTextMapPropagator()
 
+_STRETCH_TRACED: ContextVar[bool | None] = ContextVar("countersign_stretch_traced", default=None)
+"""Whether the stretch of a run under way is traced (None: outside any stretch)."""
+
 
 def tracer() -> trace.Tracer:
     """The runtime's tracer (follows the provider the host sets, even later)."""
@@ -28,7 +32,19 @@ def tracer() -> trace.Tracer:
 
 
 def enabled() -> bool:
-    """Whether the host configured an SDK: without one, spans are skipped altogether (free)."""
+    """Whether the host configured an SDK: without one, spans are skipped altogether (free).
+
+    Inside a stretch of a run, the answer found when it started: asking OpenTelemetry reads the
+    environment each time, and a stretch would ask for every span. A provider the host sets
+    meanwhile applies from the next stretch.
+    """
+    traced = _STRETCH_TRACED.get()
+    if traced is not None:
+        return traced
+    return _configured()
+
+
+def _configured() -> bool:
     provider = trace.get_tracer_provider()
     return not isinstance(provider, trace.ProxyTracerProvider | trace.NoOpTracerProvider)
 
@@ -61,16 +77,21 @@ def run_span(
     name: str, *, run_id: str, agent_id: str, thread_id: str | None, carrier: dict[str, str]
 ) -> Iterator[Span]:
     """A stretch of a run: a new trace (or a child of the calling run), linked to ``carrier``."""
-    if not enabled():
-        yield trace.INVALID_SPAN
-        return
-    attributes = {"countersign.run_id": run_id, "countersign.agent_id": agent_id}
-    if thread_id:
-        attributes["countersign.thread_id"] = thread_id
-    with _TRACER.start_as_current_span(
-        name, attributes=attributes, links=links_to(carrier)
-    ) as span:
-        yield span
+    traced = _configured()
+    token = _STRETCH_TRACED.set(traced)
+    try:
+        if not traced:
+            yield trace.INVALID_SPAN
+            return
+        attributes = {"countersign.run_id": run_id, "countersign.agent_id": agent_id}
+        if thread_id:
+            attributes["countersign.thread_id"] = thread_id
+        with _TRACER.start_as_current_span(
+            name, attributes=attributes, links=links_to(carrier)
+        ) as span:
+            yield span
+    finally:
+        _STRETCH_TRACED.reset(token)
 
 
 def record_wait(
