@@ -393,5 +393,5 @@ class Run:
             logger.exception("could not store failed run %s for a retry", self.state.run_id)
 
     async def _remember_outcome(self, call_id: str, local_tool: str, outcome: Outcome) -> None:
-        if outcome.terminal:
+        if outcome.terminal and self.writer.remembers(self.state):  # else: no message to build
             await self.writer.remember(self.state, [outcome.tool_message(call_id, local_tool)])

@@ -61,6 +61,10 @@ class RunWriter:
         self._thread_written = False
 
     # -- gathering -------------------------------------------------------------------------
+    def remembers(self, state: RunState) -> bool:
+        """Whether ``remember`` keeps this run's messages (a memory, and a thread to keep)."""
+        return self.rt.memory is not None and bool(state.thread_id)
+
     async def remember(self, state: RunState, messages: list[Message]) -> None:
         """Memory messages of the thread (the thread record too, the first time)."""
         memory = self.rt.memory
