@@ -315,7 +315,7 @@ class Runtime:
             max_steps=max_steps or int(options.get("max_steps") or DEFAULT_MAX_STEPS),
             require_tool_approval=approval is not False and approval is not None,
             auto_resume=auto_resume,
-            request_context=json_safe(context),
+            request_context=json_safe(context) if context else {},  # most runs have none
             requested_by=requested_by,
             approval_ttl_seconds=ttl,
         )
