@@ -40,6 +40,8 @@ class AgentStream:
         self._wake()
 
     def _wake(self) -> None:
+        if not self._waiters:
+            return
         waiters, self._waiters = self._waiters, []
         for waiter in waiters:
             if not waiter.done():  # a cancelled reader's future is done
