@@ -13,8 +13,11 @@ async def together(awaitables: Sequence[Awaitable[T]]) -> list[T]:
     """The results of ``awaitables``, run concurrently, in order.
 
     A model turn usually calls one tool: that one is awaited in place, because ``gather``
-    would wrap it in a task (a task and two loop hops per turn, for no concurrency).
+    would wrap it in a task (a task and two loop hops per turn, for no concurrency); none
+    (every call gated) needs no future either.
     """
+    if not awaitables:
+        return []
     if len(awaitables) == 1:
         return [await awaitables[0]]
     return list(await asyncio.gather(*awaitables))
