@@ -14,7 +14,7 @@ from typing import Any
 from agents._config import DELEGATION_PREFIX
 from agents._fingerprint import fingerprint
 from agents._hooks import ToolCallInfo, call_hook
-from agents._logcontext import logging_ids
+from agents._logcontext import LoggingIds
 from agents._messages import ToolCallPart
 from agents._observe import ToolExecuted, ToolOutcome, notify
 from agents._outcome import Outcome
@@ -49,7 +49,7 @@ class Executor:
         """Run a local call now (it was not gated, or it was approved/resumed)."""
         started = time.monotonic()
         with (
-            logging_ids(tool_call_id=call_id),
+            LoggingIds(tool_call_id=call_id),
             span(
                 "tool.execute",
                 **{"countersign.tool": name, "countersign.tool_call_id": call_id},

@@ -26,7 +26,7 @@ from agents._chunks import (
 from agents._config import strict_json_args
 from agents._executor import Executor, outcome_of_sub_run
 from agents._lease import held
-from agents._logcontext import logging_ids
+from agents._logcontext import LoggingIds
 from agents._messages import Message, ToolCallPart
 from agents._outcome import Outcome
 from agents._results import FinishReason, RunResult, ToolResultRecord
@@ -123,7 +123,7 @@ class Run:
     async def _guarded(self, body: Any, span_name: str) -> None:
         state = self.state
         with (
-            logging_ids(run_id=state.run_id, thread_id=state.thread_id),
+            LoggingIds(run_id=state.run_id, thread_id=state.thread_id),
             run_span(
                 span_name,
                 run_id=state.run_id,
