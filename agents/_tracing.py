@@ -24,6 +24,8 @@ _PROPAGATOR = TraceContextTextMapPropagator()
 
 _STRETCH_TRACED: ContextVar[bool | None] = ContextVar("countersign_stretch_traced", default=None)
 """Whether the stretch of a run under way is traced (None: outside any stretch)."""
+_NO_SPAN = contextlib.nullcontext(trace.INVALID_SPAN)
+"""What ``span`` gives when tracing is off (stateless, so one serves every call)."""
 
 
 def tracer() -> trace.Tracer:
@@ -52,7 +54,7 @@ def _configured() -> bool:
 def span(name: str, **attributes: str) -> contextlib.AbstractContextManager[Span]:
     """A child span of the current one, or a no-op when tracing is off."""
     if not enabled():
-        return contextlib.nullcontext(trace.INVALID_SPAN)
+        return _NO_SPAN
     return _TRACER.start_as_current_span(name, attributes=attributes)
 
 
@@ -72,20 +74,38 @@ def links_to(carrier: dict[str, str]) -> list[Link]:
     return [Link(context)] if context.is_valid else []
 
 
-@contextlib.contextmanager
 def run_span(
     name: str, *, run_id: str, agent_id: str, thread_id: str | None, carrier: dict[str, str]
-) -> Iterator[Span]:
+) -> contextlib.AbstractContextManager[Span]:
     """A stretch of a run: a new trace (or a child of the calling run), linked to ``carrier``."""
-    traced = _configured()
-    token = _STRETCH_TRACED.set(traced)
+    if not _configured():
+        return _Untraced()
+    attributes = {"countersign.run_id": run_id, "countersign.agent_id": agent_id}
+    if thread_id:
+        attributes["countersign.thread_id"] = thread_id
+    return _traced(name, attributes, carrier)
+
+
+class _Untraced:
+    """A stretch without tracing: no span, and the spans inside it need not ask again.
+
+    A class, not a generator like ``_traced``: every stretch enters one when tracing is off.
+    """
+
+    __slots__ = ("_token",)
+
+    def __enter__(self) -> Span:
+        self._token = _STRETCH_TRACED.set(False)
+        return trace.INVALID_SPAN
+
+    def __exit__(self, *exc_info: object) -> None:
+        _STRETCH_TRACED.reset(self._token)
+
+
+@contextlib.contextmanager
+def _traced(name: str, attributes: dict[str, str], carrier: dict[str, str]) -> Iterator[Span]:
+    token = _STRETCH_TRACED.set(True)
     try:
-        if not traced:
-            yield trace.INVALID_SPAN
-            return
-        attributes = {"countersign.run_id": run_id, "countersign.agent_id": agent_id}
-        if thread_id:
-            attributes["countersign.thread_id"] = thread_id
         with _TRACER.start_as_current_span(
             name, attributes=attributes, links=links_to(carrier)
         ) as span:
