@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import json
 import logging
-import uuid
 from typing import Any
 
 from pydantic import ValidationError
 
 from agents._deciding import decide
+from agents._ids import new_id
 from agents._listing import list_suspended_runs
 from agents._messages import Message
 from agents._results import PendingToolCall
@@ -89,7 +89,7 @@ async def try_auto_resume(
         except NotAllowedToDecide as exc:  # the reply is a normal turn; the refusal is audited
             await rt.storage.append_audit(
                 AuditEvent(
-                    id=uuid.uuid4().hex,
+                    id=new_id(),
                     at=utcnow(),
                     kind="refused",
                     run_id=run_id,

@@ -27,6 +27,9 @@ OPTION_NAMES = frozenset(
 )
 DEFAULT_MAX_STEPS = 8
 
+_STRICT_JSON = json.JSONEncoder(allow_nan=False, ensure_ascii=False)
+"""``strict_json_args``'s encoder, built once (``json.dumps`` with options builds one per call)."""
+
 
 def resolve_model(model: Model | str) -> Model:
     if isinstance(model, str):
@@ -102,7 +105,7 @@ def strict_json_args(call: ToolCallPart) -> None:
     """Refuse a model's tool arguments that are not strict JSON (NaN, Infinity, a lone
     surrogate): they could not be stored, shown or fingerprinted faithfully."""
     try:
-        json.dumps(call.args, allow_nan=False, ensure_ascii=False).encode("utf-8")
+        _STRICT_JSON.encode(call.args).encode("utf-8")
     except (ValueError, UnicodeEncodeError) as exc:
         raise InvalidToolArgs(
             call.id, [{"loc": [], "msg": _why(exc), "type": "json_invalid"}], from_model=True

@@ -14,7 +14,7 @@ from typing import Any
 from agents._config import DELEGATION_PREFIX
 from agents._fingerprint import fingerprint
 from agents._hooks import ToolCallInfo, call_hook
-from agents._logcontext import logging_ids
+from agents._logcontext import LoggingIds
 from agents._messages import ToolCallPart
 from agents._observe import ToolExecuted, ToolOutcome, notify
 from agents._outcome import Outcome
@@ -49,7 +49,7 @@ class Executor:
         """Run a local call now (it was not gated, or it was approved/resumed)."""
         started = time.monotonic()
         with (
-            logging_ids(tool_call_id=call_id),
+            LoggingIds(tool_call_id=call_id),
             span(
                 "tool.execute",
                 **{"countersign.tool": name, "countersign.tool_call_id": call_id},
@@ -89,16 +89,11 @@ class Executor:
         if tool is None:
             known = ", ".join(sorted(self.rt.tools)) or "none"
             return Outcome.error(f"unknown tool {name!r}; available tools: {known}"), False
-        info = ToolCallInfo(
-            tool_name=name,
-            input=dict(args),
-            tool_call_id=call_id,
-            run_id=state.run_id,
-            request_context=state.request_context,
-        )
-        verdict = await call_hook(self.rt.hooks.before_tool_call, info)
-        if isinstance(verdict, dict) and verdict.get("proceed") is False:
-            return Outcome(status="ok", result=verdict.get("output")), True
+        before = self.rt.hooks.before_tool_call
+        if before is not None:  # no hook, no ToolCallInfo to build
+            verdict = await call_hook(before, _info(state, call_id, name, args, result=None))
+            if isinstance(verdict, dict) and verdict.get("proceed") is False:
+                return Outcome(status="ok", result=verdict.get("output")), True
         ctx = ToolContext(
             run_id=state.run_id,
             tool_call_id=call_id,
@@ -119,17 +114,9 @@ class Executor:
             return Outcome.error(f"tool {name!r} failed: {type(exc).__name__}: {exc}"), False
         if isinstance(result, Suspended):
             return Outcome(status="suspended", suspend_payload=result.payload), False
-        await call_hook(
-            self.rt.hooks.after_tool_call,
-            ToolCallInfo(
-                tool_name=name,
-                input=dict(args),
-                tool_call_id=call_id,
-                run_id=state.run_id,
-                request_context=state.request_context,
-                result=result,
-            ),
-        )
+        after = self.rt.hooks.after_tool_call
+        if after is not None:
+            await call_hook(after, _info(state, call_id, name, args, result=result))
         return Outcome(status="ok", result=result), False
 
     # -- pending entries -------------------------------------------------------------------
@@ -230,6 +217,20 @@ class Executor:
                 )
             )
         return entries
+
+
+def _info(
+    state: RunState, call_id: str, name: str, args: dict[str, Any], *, result: Any
+) -> ToolCallInfo:
+    """What a hook sees about the call (``result``: None before it runs)."""
+    return ToolCallInfo(
+        tool_name=name,
+        input=dict(args),
+        tool_call_id=call_id,
+        run_id=state.run_id,
+        request_context=state.request_context,
+        result=result,
+    )
 
 
 async def outcome_of_sub_run(stream: AgentStream) -> Outcome:

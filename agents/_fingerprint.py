@@ -6,10 +6,13 @@ import hashlib
 import json
 from typing import Any
 
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+"""``canonical_json``'s encoder, built once (``json.dumps`` with options builds one per call)."""
+
 
 def canonical_json(value: Any) -> str:
     """Sorted keys, no spaces, UTF-8 (non-ASCII kept as is)."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return _CANONICAL.encode(value)
 
 
 def fingerprint(tool_name: str, args: dict[str, Any]) -> str:

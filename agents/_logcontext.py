@@ -7,9 +7,7 @@ Each run is its own task, so the ids never leak into another run's lines.
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Iterator
-from contextvars import ContextVar
+from contextvars import ContextVar, Token
 
 _IDS: ContextVar[dict[str, str]] = ContextVar("countersign_log_ids", default={})  # noqa: B039
 
@@ -24,11 +22,24 @@ def log_context() -> dict[str, str]:
     return dict(_IDS.get())
 
 
-@contextlib.contextmanager
-def logging_ids(**ids: str | None) -> Iterator[None]:
-    """Add ``ids`` (the ones not None) to ``log_context()`` inside the block."""
-    token = _IDS.set({**_IDS.get(), **{k: v for k, v in ids.items() if v is not None}})
-    try:
-        yield
-    finally:
-        _IDS.reset(token)
+class LoggingIds:
+    """Adds ``ids`` (the ones not None) to ``log_context()`` inside a ``with`` block.
+
+    A class, not a ``@contextmanager`` generator: every stretch of a run and every tool call
+    enters one, and the generator's machinery cost as much as the work it wraps.
+    """
+
+    __slots__ = ("_ids", "_token")
+
+    def __init__(self, **ids: str | None) -> None:
+        self._ids = ids
+        self._token: Token[dict[str, str]] | None = None
+
+    def __enter__(self) -> None:
+        added = {k: v for k, v in self._ids.items() if v is not None}
+        self._token = _IDS.set({**_IDS.get(), **added})
+
+    def __exit__(self, *exc_info: object) -> None:
+        if self._token is not None:
+            _IDS.reset(self._token)
+            self._token = None

@@ -8,7 +8,6 @@ of the runner is needed, so a bounded runner cannot deadlock on delegation).
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -27,7 +26,7 @@ from agents._chunks import (
 from agents._config import strict_json_args
 from agents._executor import Executor, outcome_of_sub_run
 from agents._lease import held
-from agents._logcontext import logging_ids
+from agents._logcontext import LoggingIds
 from agents._messages import Message, ToolCallPart
 from agents._outcome import Outcome
 from agents._results import FinishReason, RunResult, ToolResultRecord
@@ -35,6 +34,7 @@ from agents._runtime import Runtime
 from agents._state import PendingCallState, RunState
 from agents._stream import AgentStream
 from agents._tally import Tally
+from agents._together import together
 from agents._tracing import current_carrier, record_wait, run_span, span
 from agents._writes import RunWriter
 from agents.decisions import CallRules
@@ -123,7 +123,7 @@ class Run:
     async def _guarded(self, body: Any, span_name: str) -> None:
         state = self.state
         with (
-            logging_ids(run_id=state.run_id, thread_id=state.thread_id),
+            LoggingIds(run_id=state.run_id, thread_id=state.thread_id),
             run_span(
                 span_name,
                 run_id=state.run_id,
@@ -254,11 +254,11 @@ class Run:
     async def _run_calls(self, calls: list[ToolCallPart]) -> list[PendingCallState]:
         """Gate every call, run the ungated ones together; returns the new pending calls."""
         rules = [self.rt.rules_for(c.name, dict(c.args)) for c in calls]
-        gated = await asyncio.gather(
-            *(self._needs_approval(c, r) for c, r in zip(calls, rules, strict=True))
+        gated = await together(
+            [self._needs_approval(c, r) for c, r in zip(calls, rules, strict=True)]
         )
         free = [c for c, g in zip(calls, gated, strict=True) if not g]
-        outcomes = await asyncio.gather(*(self.execute(c.id, c.name, c.args) for c in free))
+        outcomes = await together([self.execute(c.id, c.name, c.args) for c in free])
         by_id = dict(zip([c.id for c in free], outcomes, strict=True))
         fresh: list[PendingCallState] = []
         for c, g, r in zip(calls, gated, rules, strict=True):
@@ -393,5 +393,5 @@ class Run:
             logger.exception("could not store failed run %s for a retry", self.state.run_id)
 
     async def _remember_outcome(self, call_id: str, local_tool: str, outcome: Outcome) -> None:
-        if outcome.terminal:
+        if outcome.terminal and self.writer.remembers(self.state):  # else: no message to build
             await self.writer.remember(self.state, [outcome.tool_message(call_id, local_tool)])

@@ -9,7 +9,6 @@ which is why helpers read them from here at the moment they need them.
 from __future__ import annotations
 
 import logging
-import uuid
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -23,6 +22,7 @@ from agents._config import (
     json_safe,
 )
 from agents._hooks import Hooks
+from agents._ids import new_id
 from agents._messages import Message, ToolSpec
 from agents._observe import Observer
 from agents._runner import Runner
@@ -36,7 +36,7 @@ from tools import ApprovalPredicate, Tool
 
 logger = logging.getLogger(__name__)
 
-INSTANCE_ID = uuid.uuid4().hex
+INSTANCE_ID = new_id()
 """This process: the owner written on every claim it takes (and renews while the tool runs)."""
 
 DEFAULT_CLAIM_LEASE_SECONDS = 30.0
@@ -308,14 +308,14 @@ class Runtime:
         )
         context = dict(request_context or options.get("request_context") or {})
         state = RunState(
-            run_id=uuid.uuid4().hex,
+            run_id=new_id(),
             agent_id=self.id,
             thread_id=thread_id,
             resource_id=resource_id,
             max_steps=max_steps or int(options.get("max_steps") or DEFAULT_MAX_STEPS),
             require_tool_approval=approval is not False and approval is not None,
             auto_resume=auto_resume,
-            request_context=json_safe(context),
+            request_context=json_safe(context) if context else {},  # most runs have none
             requested_by=requested_by,
             approval_ttl_seconds=ttl,
         )
@@ -324,7 +324,7 @@ class Runtime:
     def audit_event(self, event_kind: str, state: RunState, **fields: Any) -> AuditEvent:
         """An audit event about a run of this agent (to write with a state change)."""
         return AuditEvent(
-            id=uuid.uuid4().hex,
+            id=new_id(),
             at=utcnow(),
             kind=event_kind,
             run_id=state.run_id,

@@ -21,21 +21,37 @@ class AgentStream:
         self.run_id = run_id
         """The run this stream belongs to."""
         self._chunks: list[Chunk] = []
-        self._changed = asyncio.Condition()
-        self._result: asyncio.Future[RunResult] = asyncio.get_running_loop().create_future()
+        self._result: RunResult | None = None
+        self._ended = asyncio.Event()
+        # One future per reader waiting for the next chunk. A run emits a dozen chunks per
+        # stretch, mostly while nobody reads: waking nobody must cost nothing (no lock).
+        self._waiters: list[asyncio.Future[None]] = []
 
     # -- producer side ---------------------------------------------------------------------
     async def emit(self, chunk: Chunk) -> None:
         """Append ``chunk`` and wake every reader."""
         self._chunks.append(chunk)
-        async with self._changed:
-            self._changed.notify_all()
+        self._wake()
 
     async def close(self, result: RunResult) -> None:
-        if not self._result.done():
-            self._result.set_result(result)
-        async with self._changed:
-            self._changed.notify_all()
+        if self._result is None:
+            self._result = result
+        self._ended.set()
+        self._wake()
+
+    def _wake(self) -> None:
+        if not self._waiters:
+            return
+        waiters, self._waiters = self._waiters, []
+        for waiter in waiters:
+            if not waiter.done():  # a cancelled reader's future is done
+                waiter.set_result(None)
+
+    async def _changed(self) -> None:
+        """Wait for the next chunk or the end (cancelling it cancels only this reader)."""
+        waiter = asyncio.get_running_loop().create_future()
+        self._waiters.append(waiter)
+        await waiter
 
     # -- consumer side ---------------------------------------------------------------------
     @property
@@ -50,7 +66,9 @@ class AgentStream:
 
     async def result(self) -> RunResult:
         """Wait for the run to finish (or suspend) and return its ``RunResult``."""
-        return await asyncio.shield(self._result)
+        await self._ended.wait()  # each waiter its own future: cancelling one spares the rest
+        assert self._result is not None
+        return self._result
 
     async def _iterate(self) -> AsyncIterator[Chunk]:
         position = 0
@@ -58,11 +76,9 @@ class AgentStream:
             while position < len(self._chunks):
                 yield self._chunks[position]
                 position += 1
-            if self._result.done():
+            if self._result is not None:
                 return
-            async with self._changed:
-                if position >= len(self._chunks) and not self._result.done():
-                    await self._changed.wait()
+            await self._changed()
 
     async def _texts(self) -> AsyncIterator[str]:
         async for chunk in self._iterate():

@@ -5,13 +5,14 @@ decision, ``agent.retry``), with ``model.call`` and ``tool.execute`` spans insid
 suspends stores its span context (W3C ``traceparent``) in the snapshot; the stretch that resumes
 it, in whatever process, links to it and records ``approval.wait`` from the call's suspension to
 its decision. Without a configured SDK no span is even created (``enabled()``): tracing off
-costs nothing.
+costs nothing. Whether it is on is looked up once per stretch (``run_span``), not per span.
 """
 
 from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
+from contextvars import ContextVar
 from datetime import datetime
 
 from opentelemetry import trace
@@ -21,6 +22,11 @@ from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapProp
 _TRACER = trace.get_tracer("countersign.agents")
 _PROPAGATOR = TraceContextTextMapPropagator()
 
+_STRETCH_TRACED: ContextVar[bool | None] = ContextVar("countersign_stretch_traced", default=None)
+"""Whether the stretch of a run under way is traced (None: outside any stretch)."""
+_NO_SPAN = contextlib.nullcontext(trace.INVALID_SPAN)
+"""What ``span`` gives when tracing is off (stateless, so one serves every call)."""
+
 
 def tracer() -> trace.Tracer:
     """The runtime's tracer (follows the provider the host sets, even later)."""
@@ -28,7 +34,19 @@ def tracer() -> trace.Tracer:
 
 
 def enabled() -> bool:
-    """Whether the host configured an SDK: without one, spans are skipped altogether (free)."""
+    """Whether the host configured an SDK: without one, spans are skipped altogether (free).
+
+    Inside a stretch of a run, the answer found when it started: asking OpenTelemetry reads the
+    environment each time, and a stretch would ask for every span. A provider the host sets
+    meanwhile applies from the next stretch.
+    """
+    traced = _STRETCH_TRACED.get()
+    if traced is not None:
+        return traced
+    return _configured()
+
+
+def _configured() -> bool:
     provider = trace.get_tracer_provider()
     return not isinstance(provider, trace.ProxyTracerProvider | trace.NoOpTracerProvider)
 
@@ -36,7 +54,7 @@ def enabled() -> bool:
 def span(name: str, **attributes: str) -> contextlib.AbstractContextManager[Span]:
     """A child span of the current one, or a no-op when tracing is off."""
     if not enabled():
-        return contextlib.nullcontext(trace.INVALID_SPAN)
+        return _NO_SPAN
     return _TRACER.start_as_current_span(name, attributes=attributes)
 
 
@@ -56,21 +74,44 @@ def links_to(carrier: dict[str, str]) -> list[Link]:
     return [Link(context)] if context.is_valid else []
 
 
-@contextlib.contextmanager
 def run_span(
     name: str, *, run_id: str, agent_id: str, thread_id: str | None, carrier: dict[str, str]
-) -> Iterator[Span]:
+) -> contextlib.AbstractContextManager[Span]:
     """A stretch of a run: a new trace (or a child of the calling run), linked to ``carrier``."""
-    if not enabled():
-        yield trace.INVALID_SPAN
-        return
+    if not _configured():
+        return _Untraced()
     attributes = {"countersign.run_id": run_id, "countersign.agent_id": agent_id}
     if thread_id:
         attributes["countersign.thread_id"] = thread_id
-    with _TRACER.start_as_current_span(
-        name, attributes=attributes, links=links_to(carrier)
-    ) as span:
-        yield span
+    return _traced(name, attributes, carrier)
+
+
+class _Untraced:
+    """A stretch without tracing: no span, and the spans inside it need not ask again.
+
+    A class, not a generator like ``_traced``: every stretch enters one when tracing is off.
+    """
+
+    __slots__ = ("_token",)
+
+    def __enter__(self) -> Span:
+        self._token = _STRETCH_TRACED.set(False)
+        return trace.INVALID_SPAN
+
+    def __exit__(self, *exc_info: object) -> None:
+        _STRETCH_TRACED.reset(self._token)
+
+
+@contextlib.contextmanager
+def _traced(name: str, attributes: dict[str, str], carrier: dict[str, str]) -> Iterator[Span]:
+    token = _STRETCH_TRACED.set(True)
+    try:
+        with _TRACER.start_as_current_span(
+            name, attributes=attributes, links=links_to(carrier)
+        ) as span:
+            yield span
+    finally:
+        _STRETCH_TRACED.reset(token)
 
 
 def record_wait(

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
+from agents._ids import new_id
 from agents._messages import Message
 from agents._outcome import Outcome
 from agents._runtime import Runtime
@@ -61,6 +61,10 @@ class RunWriter:
         self._thread_written = False
 
     # -- gathering -------------------------------------------------------------------------
+    def remembers(self, state: RunState) -> bool:
+        """Whether ``remember`` keeps this run's messages (a memory, and a thread to keep)."""
+        return self.rt.memory is not None and bool(state.thread_id)
+
     async def remember(self, state: RunState, messages: list[Message]) -> None:
         """Memory messages of the thread (the thread record too, the first time)."""
         memory = self.rt.memory
@@ -79,7 +83,7 @@ class RunWriter:
             self._thread_written = True
         self.outbox.messages.extend(
             MessageRecord(
-                id=uuid.uuid4().hex,
+                id=new_id(),
                 thread_id=state.thread_id,
                 resource_id=state.resource_id,
                 run_id=state.run_id,

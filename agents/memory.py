@@ -7,9 +7,9 @@ Example:
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Sequence
 
+from agents._ids import new_id
 from agents._messages import Message
 from storage import MessageRecord, Storage, ThreadRecord, utcnow
 
@@ -66,7 +66,7 @@ class Memory:
         await store.append_messages(
             [
                 MessageRecord(
-                    id=uuid.uuid4().hex,
+                    id=new_id(),
                     thread_id=thread_id,
                     resource_id=resource_id,
                     run_id=run_id,
