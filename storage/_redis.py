@@ -22,7 +22,7 @@ Layout under the key prefix (default ``countersign:``)::
     tmp:{uuid}               short-lived intersections of several indexes
 
 Multi-key writes are Lua scripts (``storage._redis_scripts``), hence atomic; ``commit`` is one
-script call for a whole state change (plus one read first when it completes claims).
+script call for a whole state change, and ``load_run`` one script call too.
 Claims, leases and approvals live in ``storage._redis_claims``, ``prune`` in ``_redis_prune``.
 """
 
@@ -59,6 +59,7 @@ from storage._redis_scripts import (
     BACKFILL_DECIDABLE,
     COMMIT,
     DELETE_SNAPSHOT,
+    LOAD_RUN,
     SAVE_SNAPSHOT,
 )
 
@@ -122,6 +123,7 @@ class RedisStorage(RedisClaims, RedisPrune):
         self._delete_snapshot = client.register_script(DELETE_SNAPSHOT)
         self._append_audit = client.register_script(APPEND_AUDIT)
         self._commit = client.register_script(COMMIT)
+        self._load_run = client.register_script(LOAD_RUN)
         self._backfill_decidable = client.register_script(BACKFILL_DECIDABLE)
         self._decidable_indexed = False
 
@@ -161,13 +163,8 @@ class RedisStorage(RedisClaims, RedisPrune):
 
     # -- state changes ---------------------------------------------------------------------
     async def commit(self, change: StateChange) -> ClaimRecord | None:
+        befores: list[str | None] | None = None  # first try: claims completed in the script
         while True:
-            befores: list[str | None] = []
-            if change.completions:
-                async with self._r.pipeline(transaction=False) as pipe:
-                    for done in change.completions:
-                        pipe.hget(f"{self._p}claims:{done.run_id}", done.key)
-                    befores = [None if b is None else _text(b) for b in await pipe.execute()]
             reply = await self._commit(
                 args=[self._p, change_args.payload(self._p, change, befores)]
             )
@@ -185,16 +182,18 @@ class RedisStorage(RedisClaims, RedisPrune):
                     f"no claim {done.key!r} on run {done.run_id!r} to complete: "
                     "claim() it before completing it"
                 )
-            # "changed": a claim to complete moved on since it was read; read it again
+            # "changed": a claim to complete is not as the script expects: read, then send
+            # the completed claims computed here
+            async with self._r.pipeline(transaction=False) as pipe:
+                for done in change.completions:
+                    pipe.hget(f"{self._p}claims:{done.run_id}", done.key)
+                befores = [None if b is None else _text(b) for b in await pipe.execute()]
 
     async def load_run(
         self, run_id: str
     ) -> tuple[SnapshotRecord | None, list[ClaimRecord], list[ApprovalRecord]]:
-        async with self._r.pipeline(transaction=True) as pipe:
-            pipe.hget(f"{self._p}snap:{run_id}", "doc")
-            pipe.hvals(f"{self._p}claims:{run_id}")
-            pipe.hvals(f"{self._p}approvals:{run_id}")
-            doc, claims, approvals = await pipe.execute()
+        keys = [f"{self._p}{kind}:{run_id}" for kind in ("snap", "claims", "approvals")]
+        doc, claims, approvals = await self._load_run(keys=keys)
         snapshot = None if doc is None else codec.loads(SnapshotRecord, doc)
         return snapshot, sorted_claims(claims), sorted_approvals(approvals)
 

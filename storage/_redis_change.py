@@ -74,10 +74,27 @@ def completed(before: str, outcome: Mapping[str, object]) -> str:
     )
 
 
-def payload(prefix: str, change: StateChange, befores: list[str | None]) -> str:
-    """The ``COMMIT`` script's argument; ``befores``: each completion's claim JSON as read."""
-    doc: dict[str, Any] = {
-        "completions": [
+def payload(prefix: str, change: StateChange, befores: list[str | None] | None = None) -> str:
+    """The ``COMMIT`` script's argument.
+
+    Without ``befores`` the script completes each claim in place (one round trip); with them
+    (each completion's claim JSON as read, after the script answered ``changed``) it checks the
+    claim is still that and writes the completed JSON computed here.
+    """
+    if befores is None:
+        at = json.dumps(utcnow().isoformat())
+        completions = [
+            {
+                "hash": f"{prefix}claims:{done.run_id}",
+                "key": done.key,
+                "outcome": json.dumps(dict(done.outcome), separators=(",", ":")),
+                "at": at,
+                "member": member(done.run_id, done.key),
+            }
+            for done in change.completions
+        ]
+    else:
+        completions = [
             {
                 "hash": f"{prefix}claims:{done.run_id}",
                 "key": done.key,
@@ -86,7 +103,9 @@ def payload(prefix: str, change: StateChange, befores: list[str | None]) -> str:
                 "member": member(done.run_id, done.key),
             }
             for done, before in zip(change.completions, befores, strict=True)
-        ],
+        ]
+    doc: dict[str, Any] = {
+        "completions": completions,
         "messages": [
             {"key": f"{prefix}msgs:{m.thread_id}", "doc": codec.dumps(m)} for m in change.messages
         ],

@@ -1,29 +1,29 @@
 """``RedisClaims``: the claim, lease and approval half of ``RedisStorage``.
 
-Claims are JSON in ``claims:{run_id}`` hashes; the Lua scripts never rewrite that JSON (Lua's
-``cjson`` would reorder keys, turn ``[]`` into ``{}`` and round numbers). A change to a stored
-claim (completion, lease) is built here from the JSON just read and swapped in by a script
-only if the stored JSON is still that one, else read again: compare-and-set.
+Claims are JSON in ``claims:{run_id}`` hashes; the Lua scripts never decode and re-encode that
+JSON (Lua's ``cjson`` would reorder keys, turn ``[]`` into ``{}`` and round numbers). A lease
+change is built here from the JSON just read and swapped in by a script only if the stored JSON
+is still that one, else read again: compare-and-set. A completion is a ``commit``, whose script
+rewrites only the fields after ``detail`` (see ``completed_in_place`` in the scripts).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime
 from typing import Any
 
 import redis.asyncio as aioredis
 
 from storage import _redis_codec as codec
-from storage._change import ApprovalTally
-from storage._records import ApprovalRecord, ClaimRecord, utcnow
+from storage._change import ApprovalTally, Completion, StateChange
+from storage._records import ApprovalRecord, ClaimRecord
 from storage._redis_change import lease_score, member
 from storage._redis_scripts import (
     ADD_APPROVAL,
     CLAIM,
-    COMPLETE_CLAIM,
     EXPIRED_CLAIMS,
     SWAP_CLAIMS,
 )
@@ -46,11 +46,13 @@ def sorted_approvals(docs: Sequence[Any], key: str | None = None) -> list[Approv
 class RedisClaims:
     """Single-use claims, their leases and quorum approvals on one Redis client."""
 
+    commit: Callable[[StateChange], Awaitable[ClaimRecord | None]]
+    """``RedisStorage.commit``: a completion is a state change like any other."""
+
     def __init__(self, client: aioredis.Redis, key_prefix: str) -> None:
         self._r = client
         self._p = key_prefix
         self._claim = client.register_script(CLAIM)
-        self._complete_claim = client.register_script(COMPLETE_CLAIM)
         self._expired_claims = client.register_script(EXPIRED_CLAIMS)
         self._swap_claims = client.register_script(SWAP_CLAIMS)
         self._add_approval = client.register_script(ADD_APPROVAL)
@@ -75,27 +77,8 @@ class RedisClaims:
         return None if existing is None else codec.loads(ClaimRecord, existing)
 
     async def complete_claim(self, run_id: str, key: str, outcome: dict[str, object]) -> None:
-        claims_key = f"{self._p}claims:{run_id}"
-        while True:
-            before = await self._r.hget(claims_key, key)
-            if before is None:
-                break
-            done = dataclasses.replace(
-                codec.loads(ClaimRecord, before),
-                status="completed",
-                outcome=dict(outcome),
-                completed_at=utcnow(),
-            )
-            swapped = await self._complete_claim(
-                keys=[claims_key, f"{self._p}claims:unfinished", f"{self._p}claims:leases"],
-                args=[key, before, codec.dumps(done), member(run_id, key)],
-            )
-            if int(swapped) == 1:
-                return
-            if int(swapped) == -1:
-                break
-        raise KeyError(
-            f"no claim {key!r} on run {run_id!r} to complete: claim() it before completing it"
+        await self.commit(
+            StateChange(completions=[Completion(run_id=run_id, key=key, outcome=outcome)])
         )
 
     async def list_claims(self, run_id: str) -> list[ClaimRecord]:

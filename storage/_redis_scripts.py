@@ -110,22 +110,6 @@ end
 return redis.call('HGET', KEYS[1], ARGV[1])
 """
 
-COMPLETE_CLAIM = """
--- KEYS[1] the run's claims hash, KEYS[2] the unfinished-claims zset, KEYS[3] the leases zset
--- ARGV: claim key, JSON read before, new JSON, unfinished member
-local cur = redis.call('HGET', KEYS[1], ARGV[1])
-if not cur then
-  return -1
-end
-if cur ~= ARGV[2] then
-  return 0
-end
-redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
-redis.call('ZREM', KEYS[2], ARGV[4])
-redis.call('ZREM', KEYS[3], ARGV[4])
-return 1
-"""
-
 EXPIRED_CLAIMS = """
 -- ARGV: prefix, now (score), limit. Returns member, claim JSON pairs of claims still claimed
 -- whose lease score is below now; unfinished claims without a lease score yet (written
@@ -188,6 +172,12 @@ end
 return head
 """
 
+LOAD_RUN = """
+-- KEYS: the run's snapshot hash, claims hash, approvals hash. One consistent read.
+return {redis.call('HGET', KEYS[1], 'doc'), redis.call('HVALS', KEYS[2]),
+        redis.call('HVALS', KEYS[3])}
+"""
+
 APPEND_AUDIT = """
 -- KEYS[1] sequence counter, KEYS[2] events hash, KEYS[3..] index zsets
 -- ARGV: event JSON, score
@@ -204,8 +194,28 @@ COMMIT = (
     + """
 -- ARGV: prefix, change JSON (built by storage._redis_change.payload; scores as strings).
 -- Every check runs before the first write, so a refused change writes nothing.
--- Returns {'ok'}, {'claimed', claim JSON}, {'changed'} (a completed claim moved on since it
--- was read: read again), {'missing', index} or {'conflict'} (snapshot version).
+-- Returns {'ok'}, {'claimed', claim JSON}, {'changed'} (a completed claim is not as this
+-- change expects it: read it and send it again), {'missing', index} or {'conflict'}.
+local CLAIMED_TAIL = ',"status":"claimed","outcome":null,"completed_at":null,"owner":'
+
+-- The claim JSON ``cur`` completed with ``outcome`` and ``at`` (JSON texts), as
+-- storage._redis_codec would write it: the fields after ``detail`` are always
+-- status, outcome, completed_at, owner, lease_until, and no JSON string can hold an unescaped
+-- quote, so the last match of CLAIMED_TAIL is those fields. nil when the claim is not claimed.
+local function completed_in_place(cur, outcome, at)
+  local found, from = nil, 1
+  while true do
+    local i = string.find(cur, CLAIMED_TAIL, from, true)
+    if not i then break end
+    found, from = i, i + 1
+  end
+  if not found then
+    return nil
+  end
+  return string.sub(cur, 1, found - 1) .. ',"status":"completed","outcome":' .. outcome
+    .. ',"completed_at":' .. at .. ',"owner":' .. string.sub(cur, found + #CLAIMED_TAIL)
+end
+
 local p = ARGV[1]
 local c = cjson.decode(ARGV[2])
 if c.claim then
@@ -214,16 +224,28 @@ if c.claim then
     return {'claimed', held}
   end
 end
+local afters = {}
 for i, done in ipairs(c.completions) do
   local cur = redis.call('HGET', done.hash, done.key)
-  if not cur then
-    if done.before == '' then
+  if done.before then  -- the caller read the claim and completed it itself
+    if not cur then
+      if done.before == '' then
+        return {'missing', tostring(i)}
+      end
+      return {'changed'}
+    end
+    if cur ~= done.before then
+      return {'changed'}
+    end
+    afters[i] = done.after
+  else
+    if not cur then
       return {'missing', tostring(i)}
     end
-    return {'changed'}
-  end
-  if cur ~= done.before then
-    return {'changed'}
+    afters[i] = completed_in_place(cur, done.outcome, done.at)
+    if not afters[i] then
+      return {'changed'}
+    end
   end
 end
 if c.snapshot and not snapshot_fits(c.snapshot.key, c.snapshot.expected) then
@@ -236,8 +258,8 @@ if c.claim then
     redis.call('ZADD', p .. 'claims:leases', c.claim.lease, c.claim.member)
   end
 end
-for _, done in ipairs(c.completions) do
-  redis.call('HSET', done.hash, done.key, done.after)
+for i, done in ipairs(c.completions) do
+  redis.call('HSET', done.hash, done.key, afters[i])
   redis.call('ZREM', p .. 'claims:unfinished', done.member)
   redis.call('ZREM', p .. 'claims:leases', done.member)
 end

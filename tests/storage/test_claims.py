@@ -51,6 +51,41 @@ async def test_complete_claim_records_the_outcome(storage: Storage) -> None:
     assert await storage.claim(claim("run-1", "call_1#0")) == done
 
 
+async def test_completion_keeps_a_detail_that_looks_like_a_claim_and_its_key_order(
+    storage: Storage,
+) -> None:
+    # Redis completes a claim inside its script by rewriting the stored JSON: a detail holding
+    # the same field names (and quotes in strings) must come through untouched.
+    lookalike = {"status": "claimed", "outcome": None, "completed_at": None, "owner": "x"}
+    record = claim(
+        "run-1",
+        "call_1#0",
+        detail={"z": 1, **lookalike, "args": lookalike, "note": '","status":"claimed",'},
+        owner='o"wner',
+        lease_until=at(30),
+    )
+    await storage.claim(record)
+
+    await storage.complete_claim("run-1", "call_1#0", {"b": 2, "a": 1})
+
+    [done] = await storage.list_claims("run-1")
+    assert (done.status, done.outcome, done.owner) == ("completed", {"b": 2, "a": 1}, 'o"wner')
+    assert list(done.detail) == ["z", *lookalike, "args", "note"]
+    assert done.detail["args"] == lookalike
+    assert list(done.outcome or {}) == ["b", "a"]
+    assert dataclasses.replace(done, status="claimed", outcome=None, completed_at=None) == record
+
+
+async def test_completing_twice_keeps_the_last_outcome(storage: Storage) -> None:
+    await storage.claim(claim("run-1", "call_1#0"))
+
+    await storage.complete_claim("run-1", "call_1#0", {"n": 1})
+    await storage.complete_claim("run-1", "call_1#0", {"n": 2})
+
+    [done] = await storage.list_claims("run-1")
+    assert (done.status, done.outcome) == ("completed", {"n": 2})
+
+
 async def test_completing_an_unknown_claim_raises_key_error(storage: Storage) -> None:
     with pytest.raises(KeyError):
         await storage.complete_claim("run-1", "never-claimed", {})
