@@ -3,8 +3,11 @@
 Atomicity comes from the database: a claim is an ``INSERT ... ON CONFLICT DO NOTHING`` on the
 ``(run_id, key)`` primary key, a snapshot update is ``UPDATE ... WHERE version = expected`` with a
 row-count check, ``add_if_absent`` an upsert that only overwrites an expired value, ``commit`` the
-statements of several writes (``storage._sql_writes``) in one transaction. The schema is
-migrated by Alembic on first use (see ``storage._migrate``).
+statements of several writes (``storage._sql_writes``) in one transaction. The decision path
+(``commit``, ``load_run``, ``add_approval``) skips SQLAlchemy's statement pipeline: on a SQLite
+file it runs on the ``sqlite3`` driver (``storage._sqlite_hot``), on PostgreSQL it is one
+statement calling a function of the schema (``storage._pg_hot``). The schema is migrated by
+Alembic on first use (see ``storage._migrate``).
 """
 
 from __future__ import annotations
@@ -18,8 +21,8 @@ import sqlalchemy as sa
 from sqlalchemy.engine import URL
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
+from storage import _pg_hot, _sqlite_hot
 from storage import _sql_writes as _writes
-from storage import _sqlite_hot
 from storage._change import ApprovalTally, StateChange
 from storage._errors import SnapshotVersionConflict
 from storage._prune import PruneReport
@@ -98,6 +101,9 @@ class SQLStorage:
         driver = await self._db.sqlite_connection()
         if driver is not None:
             return await self._db.sqlite_write(driver, lambda conn: _sqlite_hot.apply(conn, change))
+        postgres = await self._db.postgres()
+        if postgres is not None:
+            return await _pg_hot.apply(postgres, change)
         return await self._db.write(lambda conn: _writes.apply(self._db, conn, change))
 
     async def load_run(self, run_id: str) -> RunState:
@@ -106,6 +112,9 @@ class SQLStorage:
             return await self._db.sqlite_read(
                 driver, lambda conn: _sqlite_hot.load_run(conn, run_id)
             )
+        postgres = await self._db.postgres()
+        if postgres is not None:
+            return await _pg_hot.load_run(postgres, run_id)
         params = {"b_run_id": run_id}
 
         async def work(
@@ -238,6 +247,9 @@ class SQLStorage:
 
     # -- approvals -------------------------------------------------------------------------
     async def add_approval(self, record: ApprovalRecord) -> ApprovalTally:
+        postgres = await self._db.postgres()
+        if postgres is not None:
+            return await _pg_hot.add_approval(postgres, record)
         return await self._db.write(lambda conn: add_approval(self._db, conn, record))
 
     async def list_approvals(self, run_ids: Sequence[str]) -> dict[str, list[ApprovalRecord]]:
