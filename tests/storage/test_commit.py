@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,8 @@ from storage import (
     Storage,
     ThreadRecord,
 )
+from tests.backends import POSTGRES_ENV, unique_url
+from tests.postgres_trace import traced_postgres
 from tests.sqlite_trace import traced_sqlite
 from tests.storage.records import T0, at, claim, message, snapshot
 from tests.storage.records import event as audit_event
@@ -193,3 +196,39 @@ async def test_a_typical_change_on_sqlite_is_one_commit(tmp_path: Path) -> None:
         "INSERT INTO audit",
         "COMMIT",
     ], completion.statements
+
+
+@pytest.mark.skipif(not os.environ.get(POSTGRES_ENV), reason=f"set {POSTGRES_ENV}")
+async def test_a_typical_change_on_postgres_is_one_statement_and_one_round_trip(
+    tmp_path: Path,
+) -> None:
+    async with unique_url("postgres", tmp_path) as url:
+        store, tap = traced_postgres(url)
+        try:
+            await store.save_snapshot(snapshot("run-1"))
+            await store.claim(claim("run-1", "call_1#0"))
+            # asyncpg prepares a statement on its first run on a connection (a round trip)
+            await store.commit(StateChange(audit=[audit_event(0)]))
+            await store.load_run("run-0")
+            with tap.counting() as completion:  # outcome + messages + snapshot + audit
+                await store.commit(
+                    StateChange(
+                        completions=[
+                            Completion(run_id="run-1", key="call_1#0", outcome={"ok": True})
+                        ],
+                        snapshot=dataclasses.replace(snapshot("run-1", version=2), decidable=False),
+                        messages=[message("T1", 0), message("T1", 1)],
+                        audit=[audit_event(1), audit_event(2)],
+                    )
+                )
+            with tap.counting() as load:
+                _, [done], _ = await store.load_run("run-1")
+        finally:
+            await store.close()
+
+    assert done.outcome == {"ok": True}
+    for call in (completion, load):  # one statement, its own transaction, one round trip
+        assert len(call.statements) == 1 and call.autocommitted, call.statements
+        assert call.round_trips == 1
+    assert "countersign_commit" in completion.statements[0].sql
+    assert "countersign_load_run" in load.statements[0].sql
