@@ -2,14 +2,15 @@
 statement (one round trip, its own transaction) each.
 
 Each call runs a function of migration ``0005`` (``countersign_commit``,
-``countersign_load_run``, ``countersign_add_approval``) with one JSON document and gets one
-back; the functions write and read the same columns as ``storage._sql_writes`` and return rows
-as ``row_to_json`` objects, which are read into the records here. Values are converted as the
-table types of ``storage._sql_schema`` convert them: timestamps go as ISO 8601 with their offset
-(``timestamptz``, microseconds kept) and come back as aware UTC datetimes, JSON documents are
-embedded in the document sent (PostgreSQL stores their text as it is, so key order and the
-stored text are those of a write through SQLAlchemy). Errors the functions raise carry our own
-SQLSTATE codes and become ``SnapshotVersionConflict`` / ``KeyError`` with the usual messages.
+``countersign_load_run``, ``countersign_add_approval``) with JSON arguments and gets one JSON
+document back; the functions write and read the same columns as ``storage._sql_writes`` and
+return rows as ``row_to_json`` objects, which are read into the records here. Values are
+converted as the table types of ``storage._sql_schema`` convert them: timestamps go as ISO 8601
+with their offset (``timestamptz``, microseconds kept) and come back as aware UTC datetimes,
+JSON documents are embedded in the JSON sent (PostgreSQL stores their text as it is, so key
+order and the stored text are those of a write through SQLAlchemy). Errors the functions raise
+carry our own SQLSTATE codes and become ``SnapshotVersionConflict`` / ``KeyError`` with the
+usual messages.
 """
 
 from __future__ import annotations
@@ -36,7 +37,10 @@ from storage._sqlite_hot import RunState
 
 # ``$1::text``: the argument goes as text whatever JSON codec the connection was given, and
 # the result comes back as text that ``json.loads`` reads with its key order.
-_COMMIT = "SELECT countersign_commit($1::text::json)::text"
+_COMMIT = (
+    "SELECT countersign_commit($1::text::json, $2::text::json, $3::text::json, $4::text,"
+    " $5::text::json, $6::text::json, $7::text::json)::text"
+)
 _LOAD_RUN = "SELECT countersign_load_run($1::text)::text"
 _ADD_APPROVAL = "SELECT countersign_add_approval($1::text::json)::text"
 
@@ -50,7 +54,7 @@ async def apply(calls: PostgresCalls, change: StateChange) -> ClaimRecord | None
     """Write ``change`` in one statement (``StateChange`` semantics): None when applied, the
     stored claim (having written nothing) when ``change.claim``'s key is taken."""
     try:
-        found = await calls.fetchval(_COMMIT, json.dumps(_change_document(change)))
+        found = await calls.fetchval(_COMMIT, *_change_arguments(change))
     except asyncpg.PostgresError as exc:
         if exc.sqlstate == VERSION_CONFLICT:
             run_id, expected = json.loads(exc.detail)
@@ -92,28 +96,24 @@ async def add_approval(calls: PostgresCalls, record: ApprovalRecord) -> Approval
     )
 
 
-# -- the document countersign_commit reads (absent parts are left out) -----------------------
-def _change_document(change: StateChange) -> dict[str, Any]:
-    document: dict[str, Any] = {}
-    if change.claim is not None:
-        document["claim"] = _claim_values(change.claim)
+# -- the arguments of countersign_commit: one JSON text per part, None when absent ----------
+def _change_arguments(change: StateChange) -> tuple[str | None, ...]:
+    completions = None
     if change.completions:
         at = _timestamp(utcnow())
-        document["completions"] = [
+        completions = [
             {"run_id": c.run_id, "key": c.key, "outcome": c.outcome, "at": at}
             for c in change.completions
         ]
-    if change.snapshot is not None:
-        document["snapshot"] = _snapshot_values(change.snapshot)
-    if change.delete_snapshot is not None:
-        document["delete_snapshot"] = change.delete_snapshot
-    if change.thread is not None:
-        document["thread"] = _thread_values(change.thread)
-    if change.messages:
-        document["messages"] = [_message_values(m) for m in change.messages]
-    if change.audit:
-        document["audit"] = [_audit_values(e) for e in change.audit]
-    return document
+    return (
+        None if change.claim is None else json.dumps(_claim_values(change.claim)),
+        None if completions is None else json.dumps(completions),
+        None if change.snapshot is None else json.dumps(_snapshot_values(change.snapshot)),
+        change.delete_snapshot,
+        None if change.thread is None else json.dumps(_thread_values(change.thread)),
+        json.dumps([_message_values(m) for m in change.messages]) if change.messages else None,
+        json.dumps([_audit_values(e) for e in change.audit]) if change.audit else None,
+    )
 
 
 def _claim_values(record: ClaimRecord) -> dict[str, Any]:
