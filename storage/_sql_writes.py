@@ -59,7 +59,6 @@ _UPDATE_SNAPSHOT = (
 )
 _DELETE_SNAPSHOT = snapshots.delete().where(snapshots.c.run_id == _RUN)
 _DELETE_APPROVALS = approvals.delete().where(approvals.c.run_id == _RUN)
-_LOCK_CALL = sa.select(sa.func.pg_advisory_xact_lock(sa.func.hashtext(sa.bindparam("b_call"))))
 _CLAIM_OF_KEY = claims.select().where(claims.c.run_id == _RUN, claims.c.key == _KEY)
 
 
@@ -181,12 +180,11 @@ async def add_approval(
 ) -> ApprovalTally:
     """Add one approval unless the key is claimed or this approver already approved it.
 
-    On PostgreSQL the transaction first takes an advisory lock on the call, so concurrent
-    approvers are counted one after the other (each sees the ones before it: the N-th is known
-    to be the N-th); SQLite has one writer at a time anyway.
+    SQLite has one writer at a time, so concurrent approvers are counted one after the other
+    (each sees the ones before it: the N-th is known to be the N-th). PostgreSQL runs
+    ``countersign_add_approval`` instead (``storage._pg_hot``), which serializes them with an
+    advisory lock on the call.
     """
-    if db.dialect == "postgresql":
-        await conn.execute(_LOCK_CALL, {"b_call": f"{record.run_id}#{record.key}"})
     existing = claims.select().where(claims.c.run_id == record.run_id, claims.c.key == record.key)
     row = (await conn.execute(existing)).first()
     held = None if row is None else record_from_row(ClaimRecord, row)
