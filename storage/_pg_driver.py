@@ -24,7 +24,8 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from storage._errors import StorageUnavailable
 
 _ATTEMPTS = 2
-"""A dead pooled connection (or, for a read, one lost mid-call) costs one more attempt."""
+"""A connection found broken when used (or, for a read, one lost mid-call) costs one more
+attempt; pooled connections already marked closed are skipped without counting."""
 
 
 def never_sent(exc: BaseException) -> bool:
@@ -61,10 +62,15 @@ class PostgresCalls:
         the statement writes nothing, so a call lost half-way is simply tried again.
         """
         lost: BaseException | None = None
-        for _ in range(_ATTEMPTS):
+        attempts = _ATTEMPTS
+        while attempts:
             try:
                 async with self._engine.connect() as conn:
                     driver = _driver(conn)
+                    if driver.is_closed():  # closed by the server while pooled: try the next
+                        await conn.invalidate()  # (a given engine may have no checkout check)
+                        continue
+                    attempts -= 1
                     try:
                         return await driver.fetchval(query, *args)
                     except (asyncpg.PostgresError, OSError) as exc:

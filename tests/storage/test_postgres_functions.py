@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import os
 from collections.abc import AsyncIterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -114,15 +116,21 @@ async def test_each_schema_has_its_own_functions_and_sees_only_its_rows(tmp_path
 
 
 async def test_a_given_engine_runs_the_functions_and_stays_open(tmp_path: Path) -> None:
+    # Its sessions show times in Kathmandu: +05:45, and +05:41:16 (local mean time) in 1900.
+    old = dataclasses.replace(
+        snapshot("run-1"), suspended_at=datetime(1900, 1, 1, 12, 0, 0, 1, UTC)
+    )
     async with unique_url("postgres", tmp_path) as url:
         engine = create_async_engine(
             make_url(url).difference_update_query(["schema"]),
-            connect_args={"server_settings": {"search_path": _schema(url)}},
+            connect_args={
+                "server_settings": {"search_path": _schema(url), "timezone": "Asia/Kathmandu"}
+            },
         )
         async with engine.begin() as conn:
             await conn.exec_driver_sql(f'CREATE SCHEMA "{_schema(url)}"')
         store = SQLStorage(engine)
-        await store.commit(StateChange(snapshot=snapshot("run-1")))
+        await store.commit(StateChange(snapshot=old))
         assert await store.commit(StateChange(claim=claim("run-1", "call_1#0"))) is None
         found = await store.load_run("run-1")
         await store.close()
@@ -132,7 +140,9 @@ async def test_a_given_engine_runs_the_functions_and_stays_open(tmp_path: Path) 
         finally:
             await engine.dispose()
 
-    assert found == (snapshot("run-1"), [claim("run-1", "call_1#0")], [])
+    assert found == (old, [claim("run-1", "call_1#0")], [])
+    assert found[0] is not None and found[0].suspended_at.tzinfo == UTC
+    assert found[1][0].decided_at.tzinfo == UTC
 
 
 async def test_an_unreachable_server_is_storage_unavailable_until_it_is_back(
