@@ -7,8 +7,8 @@ document back; the functions write and read the same columns as ``storage._sql_w
 return rows as ``row_to_json`` objects, which are read into the records here. Values are
 converted as the table types of ``storage._sql_schema`` convert them: timestamps go as ISO 8601
 with their offset (``timestamptz``, microseconds kept) and come back as aware UTC datetimes,
-JSON documents are embedded in the JSON sent (PostgreSQL stores their text as it is, so key
-order and the stored text are those of a write through SQLAlchemy). Errors the functions raise
+JSON documents go as their own text (PostgreSQL stores it as it is, so key order and the stored
+text are those of a write through SQLAlchemy, ``\\u0000`` included). Errors the functions raise
 carry our own SQLSTATE codes and become ``SnapshotVersionConflict`` / ``KeyError`` with the
 usual messages.
 """
@@ -38,8 +38,9 @@ from storage._sqlite_hot import RunState
 # ``$1::text``: the argument goes as text whatever JSON codec the connection was given, and
 # the result comes back as text that ``json.loads`` reads with its key order.
 _COMMIT = (
-    "SELECT countersign_commit($1::text::json, $2::text::json, $3::text::json, $4::text,"
-    " $5::text::json, $6::text::json, $7::text::json)::text"
+    "SELECT countersign_commit($1::text::json, $2::text, $3::text, $4::text::json,"
+    " $5::text[], $6::text::json, $7::text, $8::text, $9::text::json, $10::text,"
+    " $11::text::json, $12::text[], $13::text::json, $14::text[])::text"
 )
 _LOAD_RUN = "SELECT countersign_load_run($1::text)::text"
 _ADD_APPROVAL = "SELECT countersign_add_approval($1::text::json)::text"
@@ -96,23 +97,31 @@ async def add_approval(calls: PostgresCalls, record: ApprovalRecord) -> Approval
     )
 
 
-# -- the arguments of countersign_commit: one JSON text per part, None when absent ----------
-def _change_arguments(change: StateChange) -> tuple[str | None, ...]:
-    completions = None
+# -- the arguments of countersign_commit: per part, its plain columns as one JSON document and
+# -- the text of its JSON columns apart (None when the part is absent) ----------------------
+def _change_arguments(change: StateChange) -> tuple[object, ...]:
+    claim = change.claim
+    completions, outcomes = None, None
     if change.completions:
         at = _timestamp(utcnow())
-        completions = [
-            {"run_id": c.run_id, "key": c.key, "outcome": c.outcome, "at": at}
-            for c in change.completions
-        ]
+        completions = [{"run_id": c.run_id, "key": c.key, "at": at} for c in change.completions]
+        outcomes = [json.dumps(c.outcome) for c in change.completions]
+    snapshot, thread = change.snapshot, change.thread
     return (
-        None if change.claim is None else json.dumps(_claim_values(change.claim)),
+        None if claim is None else json.dumps(_claim_values(claim)),
+        None if claim is None else json.dumps(claim.detail),
+        None if claim is None else json.dumps(claim.outcome),
         None if completions is None else json.dumps(completions),
-        None if change.snapshot is None else json.dumps(_snapshot_values(change.snapshot)),
+        outcomes,
+        None if snapshot is None else json.dumps(_snapshot_values(snapshot)),
+        None if snapshot is None else json.dumps(snapshot.data),
         change.delete_snapshot,
-        None if change.thread is None else json.dumps(_thread_values(change.thread)),
+        None if thread is None else json.dumps(_thread_values(thread)),
+        None if thread is None else json.dumps(thread.metadata),
         json.dumps([_message_values(m) for m in change.messages]) if change.messages else None,
+        [json.dumps(m.content) for m in change.messages] if change.messages else None,
         json.dumps([_audit_values(e) for e in change.audit]) if change.audit else None,
+        [json.dumps(e.data) for e in change.audit] if change.audit else None,
     )
 
 
@@ -124,9 +133,7 @@ def _claim_values(record: ClaimRecord) -> dict[str, Any]:
         "decision": record.decision,
         "decided_by": record.decided_by,
         "decided_at": _timestamp(record.decided_at),
-        "detail": record.detail,
         "status": record.status,
-        "outcome": record.outcome,
         "completed_at": _optional_timestamp(record.completed_at),
         "owner": record.owner,
         "lease_until": _optional_timestamp(record.lease_until),
@@ -141,7 +148,6 @@ def _snapshot_values(record: SnapshotRecord) -> dict[str, Any]:
         "resource_id": record.resource_id,
         "suspended_at": _timestamp(record.suspended_at),
         "version": record.version,
-        "data": record.data,
         "decidable": record.decidable,
     }
 
@@ -152,7 +158,6 @@ def _thread_values(record: ThreadRecord) -> dict[str, Any]:
         "resource_id": record.resource_id,
         "created_at": _timestamp(record.created_at),
         "updated_at": _timestamp(record.updated_at),
-        "metadata": record.metadata,
     }
 
 
@@ -163,7 +168,6 @@ def _message_values(record: MessageRecord) -> dict[str, Any]:
         "resource_id": record.resource_id,
         "run_id": record.run_id,
         "role": record.role,
-        "content": record.content,
         "created_at": _timestamp(record.created_at),
     }
 
@@ -179,7 +183,6 @@ def _audit_values(event: AuditEvent) -> dict[str, Any]:
         "agent_id": event.agent_id,
         "actor": event.actor,
         "source": event.source,
-        "data": event.data,
     }
 
 

@@ -27,8 +27,8 @@ from tests.storage.records import event as audit_event
 PLUS_TWO = timezone(timedelta(hours=2))
 ODD = datetime(2026, 3, 4, 7, 8, 9, 123456, tzinfo=PLUS_TWO)
 """A timestamp with microseconds, given in another time zone than UTC."""
-DOCUMENT = {"z": 1, "a": {"y": [3, {"c": None, "b": "é"}], "x": 1.5}, "m": True}
-"""A JSON document whose keys are not in sorted order, at every depth."""
+DOCUMENT = {"z": 1, "a": {"y": [3, {"c": None, "b": "é\x00𝄞"}], "x": 1.5}, "m": True}
+"""A JSON document whose keys are not in sorted order, at every depth (and a NUL inside)."""
 
 
 async def _everything(store: Storage) -> tuple[Any, ...]:

@@ -30,7 +30,7 @@ from tests.storage.records import event as audit_event
 
 pytestmark = pytest.mark.skipif(not os.environ.get(POSTGRES_ENV), reason=f"set {POSTGRES_ENV}")
 
-DOCUMENT = {"z": 1, "a": {"y": [3, {"c": None, "b": "é"}], "x": 1.5}}
+DOCUMENT = {"z": 1, "a": {"y": [3, {"c": None, "b": "é\x00"}], "x": 1.5}}
 THREAD = ThreadRecord(
     thread_id="T1", resource_id="U1", created_at=T0, updated_at=at(1), metadata=DOCUMENT
 )
