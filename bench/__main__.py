@@ -4,7 +4,8 @@ Figures:
   cycle   per storage URL: suspend → persist → new Agent → approve → finish with a scripted
           model: median_ms, p99_ms, cycles_per_s; snapshot_bytes per pending call;
           floor_median_ms and ratio_to_floor (a raw-store floor timed in the same run);
-          statements/transactions/commits_per_cycle (SQL) or redis_commands/round_trips_per_cycle;
+          statements/transactions/commits_per_cycle (SQL; PostgreSQL also round_trips_per_cycle)
+          or redis_commands/round_trips_per_cycle;
           concurrent_cycles_per_s with --in-flight cycles (default 100) at once, and failures
   list    list_suspended_runs with --runs stored runs (one page, one thread)
   clicks  p50/p99 Slack click-to-ack time under concurrent clicks against the real bot

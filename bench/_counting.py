@@ -8,9 +8,13 @@ at the driver edge, never inside ``storage``:
   it came through SQLAlchemy or straight from the driver (``storage._sqlite_hot``): statements
   are all but ``COMMIT`` / ``ROLLBACK`` (our ``BEGIN`` / ``BEGIN IMMEDIATE`` included),
   transactions the ``BEGIN`` ones, commits the ``COMMIT`` ones.
-- ``SQLStorage`` on PostgreSQL: SQLAlchemy's ``before_cursor_execute`` (every statement sent),
-  ``begin`` (transactions, reads included) and ``commit`` listeners on
-  ``store.engine.sync_engine``.
+- ``SQLStorage`` on PostgreSQL: the protocol messages each ``asyncpg`` connection of the engine
+  writes (``bench._pg_wire``, attached by SQLAlchemy's ``connect`` event), which sees what
+  SQLAlchemy sends and what ``storage._pg_hot`` runs on the driver alike: statements are all
+  but ``COMMIT`` / ``ROLLBACK`` (``BEGIN`` and the pool's pings included), transactions the
+  ``BEGIN`` ones plus each statement run outside one (autocommit), commits the ``COMMIT`` ones
+  plus those autocommitted statements, round trips the waits for the server (``Sync`` or a
+  simple query).
 - ``RedisStorage`` on ``redis://``: a ``redis.asyncio`` connection class that counts the commands
   it packs and the writes it sends (one per command, one per pipeline: the round trips). Lua
   scripts count as one command each (``EVALSHA``).
@@ -26,6 +30,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from bench._floor import split_key_prefix
+from bench._pg_wire import Sent, WireTap, verb
 from storage import RedisStorage, SQLStorage, Storage, create_storage
 
 REDIS_DEFAULT_KEY_PREFIX = "countersign:"
@@ -47,6 +52,7 @@ class Counts:
 
 
 SQL_COUNTS = ("statements", "transactions", "commits")
+POSTGRES_COUNTS = (*SQL_COUNTS, "round_trips")
 REDIS_COUNTS = ("redis_commands", "redis_round_trips")
 
 
@@ -57,17 +63,38 @@ def open_counted(url: str) -> tuple[Storage, Counts | None]:
     store = create_storage(url)
     if not isinstance(store, SQLStorage):
         return store, None
-    counts = Counts(SQL_COUNTS)
+    if store.engine.dialect.name != "sqlite":
+        return store, _counted_postgres(store)
     from sqlalchemy import event
 
-    engine = store.engine.sync_engine
-    if store.engine.dialect.name == "sqlite":
-        event.listen(engine, "connect", lambda conn, _: _trace_sqlite(conn, counts))
-        return store, counts
-    event.listen(engine, "before_cursor_execute", lambda *_: counts.add("statements"))
-    event.listen(engine, "begin", lambda *_: counts.add("transactions"))
-    event.listen(engine, "commit", lambda *_: counts.add("commits"))
+    counts = Counts(SQL_COUNTS)
+    event.listen(store.engine.sync_engine, "connect", lambda conn, _: _trace_sqlite(conn, counts))
     return store, counts
+
+
+def _counted_postgres(store: SQLStorage) -> Counts:
+    from sqlalchemy import event
+
+    counts = Counts(POSTGRES_COUNTS)
+
+    def on_statement(sent: Sent) -> None:
+        first = verb(sent.sql)
+        if first in ("COMMIT", "END"):
+            counts.add("commits")
+        elif first in ("ROLLBACK", "ABORT"):
+            counts.add("rollbacks")
+        else:
+            counts.add("statements")
+            if first in ("BEGIN", "START") or not sent.in_transaction:
+                counts.add("transactions")
+            if not sent.in_transaction:
+                counts.add("commits")
+
+    tap = WireTap(on_statement=on_statement, on_round_trip=lambda: counts.add("round_trips"))
+    event.listen(
+        store.engine.sync_engine, "connect", lambda conn, _: tap.attach(conn.driver_connection)
+    )
+    return counts
 
 
 def _counted_redis(url: str) -> tuple[Storage, Counts]:

@@ -7,9 +7,10 @@
 - ``floor_median_ms``, ``ratio_to_floor``: the raw-store floor (``bench._floor``), one round
   right after each timed cycle in this process; the ratio is our median over the floor's.
 - ``snapshot_bytes``: the stored snapshot of the pending call (read untimed, between the halves).
-- ``statements_per_cycle``, ``transactions_per_cycle``, ``commits_per_cycle`` (SQL backends) or
-  ``redis_commands_per_cycle``, ``redis_round_trips_per_cycle`` (Redis): the median over the
-  timed cycles (``bench._counting``); the snapshot read is not counted.
+- ``statements_per_cycle``, ``transactions_per_cycle``, ``commits_per_cycle`` (SQL backends;
+  PostgreSQL adds ``round_trips_per_cycle``) or ``redis_commands_per_cycle``,
+  ``redis_round_trips_per_cycle`` (Redis): the median over the timed cycles
+  (``bench._counting``); the snapshot read is not counted.
 - ``in_flight``, ``concurrent_cycles_per_s``, ``concurrent_failures``: ``in_flight`` cycles
   started at once (``asyncio.gather``), each its own run and thread; a cycle that raises or does
   not end with ``"stop"`` is a failure, and the first failure's message is in ``error``.

@@ -2,24 +2,26 @@
 
 Atomicity comes from the database: a claim is an ``INSERT ... ON CONFLICT DO NOTHING`` on the
 ``(run_id, key)`` primary key, a snapshot update is ``UPDATE ... WHERE version = expected`` with a
-row-count check, ``add_if_absent`` an upsert that only overwrites an expired value, ``commit`` the
-statements of several writes (``storage._sql_writes``) in one transaction. The schema is
-migrated by Alembic on first use (see ``storage._migrate``).
+row-count check, ``add_if_absent`` an upsert that only overwrites an expired value, ``commit``
+the statements of a whole state change in one transaction. Every write of a run's state is a
+``commit``. The decision path (``commit``, ``load_run``, ``add_approval``) skips SQLAlchemy's
+statement pipeline: on SQLite it runs on the ``sqlite3`` driver (``storage._sqlite_hot``), on
+PostgreSQL it is one statement calling a function of the schema (``storage._pg_hot``). The
+schema is migrated by Alembic on first use (see ``storage._migrate``).
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, TypeVar
 
 import sqlalchemy as sa
 from sqlalchemy.engine import URL
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from storage import _sql_writes as _writes
-from storage import _sqlite_hot
+from storage import _pg_hot, _sqlite_hot
 from storage._change import ApprovalTally, Completion, StateChange
 from storage._errors import SnapshotVersionConflict
 from storage._prune import PruneReport
@@ -36,7 +38,6 @@ from storage._sql_database import SQLDatabase
 from storage._sql_prune import prune
 from storage._sql_schema import (
     CLAIM_ORDER,
-    approvals,
     approvals_query,
     audit,
     claims,
@@ -48,17 +49,10 @@ from storage._sql_schema import (
     take_over_query,
     threads,
 )
-from storage._sql_writes import add_approval
 from storage._sqlite_hot import RunState
 
-_RUN: sa.BindParameter[str] = sa.bindparam("b_run_id")
-_SNAPSHOT_OF_RUN = snapshots.select().where(snapshots.c.run_id == _RUN)
-_CLAIMS_OF_RUN = claims.select().where(claims.c.run_id == _RUN).order_by(*CLAIM_ORDER)
-_APPROVALS_OF_RUN = (
-    approvals.select()
-    .where(approvals.c.run_id == _RUN)
-    .order_by(approvals.c.approved_at, approvals.c.key, approvals.c.approver)
-)
+T = TypeVar("T")
+
 _KV_PURGE_EVERY_SECONDS = 60.0
 
 
@@ -95,34 +89,28 @@ class SQLStorage:
 
     # -- state changes ---------------------------------------------------------------------
     async def commit(self, change: StateChange) -> ClaimRecord | None:
-        driver = await self._db.sqlite_connection()
-        if driver is not None:
-            return await self._db.sqlite_write(driver, lambda conn: _sqlite_hot.apply(conn, change))
-        return await self._db.write(lambda conn: _writes.apply(self._db, conn, change))
+        sqlite = await self._db.sqlite_connection()
+        if sqlite is not None:
+            return await self._db.sqlite_write(sqlite, lambda conn: _sqlite_hot.apply(conn, change))
+        postgres = await self._db.postgres()
+        if postgres is not None:
+            return await _pg_hot.apply(postgres, change)
+        return await self._db.write(_through_sqlalchemy(lambda c: _sqlite_hot.apply(c, change)))
 
     async def load_run(self, run_id: str) -> RunState:
-        driver = await self._db.sqlite_connection()
-        if driver is not None:
-            return await self._db.sqlite_read(
-                driver, lambda conn: _sqlite_hot.load_run(conn, run_id)
-            )
-        params = {"b_run_id": run_id}
+        sqlite = await self._db.sqlite_connection()
+        if sqlite is not None:
+            return await self._db.sqlite_read(sqlite, lambda c: _sqlite_hot.load_run(c, run_id))
+        postgres = await self._db.postgres()
+        if postgres is not None:
+            return await _pg_hot.load_run(postgres, run_id)
+        work = _through_sqlalchemy(lambda c: _sqlite_hot.load_run(c, run_id))
 
-        async def work(
-            conn: AsyncConnection,
-        ) -> tuple[SnapshotRecord | None, list[ClaimRecord], list[ApprovalRecord]]:
-            conn = await self._consistent(conn)
-            async with conn.begin():
-                row = (await conn.execute(_SNAPSHOT_OF_RUN, params)).first()
-                found = [
-                    record_from_row(ClaimRecord, r)
-                    for r in (await conn.execute(_CLAIMS_OF_RUN, params)).all()
-                ]
-                rows = (await conn.execute(_APPROVALS_OF_RUN, params)).all()
-            record = None if row is None else record_from_row(SnapshotRecord, row)
-            return record, found, [record_from_row(ApprovalRecord, r) for r in rows]
+        async def in_transaction(conn: AsyncConnection) -> RunState:
+            async with conn.begin():  # SQLite: one transaction reads one snapshot
+                return await work(conn)
 
-        return await self._db.read(work)
+        return await self._db.read(in_transaction)
 
     async def _consistent(self, conn: AsyncConnection) -> AsyncConnection:
         """``conn`` reading one snapshot of the database for a whole transaction."""
@@ -240,7 +228,17 @@ class SQLStorage:
 
     # -- approvals -------------------------------------------------------------------------
     async def add_approval(self, record: ApprovalRecord) -> ApprovalTally:
-        return await self._db.write(lambda conn: add_approval(self._db, conn, record))
+        sqlite = await self._db.sqlite_connection()
+        if sqlite is not None:
+            return await self._db.sqlite_write(
+                sqlite, lambda conn: _sqlite_hot.add_approval(conn, record)
+            )
+        postgres = await self._db.postgres()
+        if postgres is not None:
+            return await _pg_hot.add_approval(postgres, record)
+        return await self._db.write(
+            _through_sqlalchemy(lambda c: _sqlite_hot.add_approval(c, record))
+        )
 
     async def list_approvals(self, run_ids: Sequence[str]) -> dict[str, list[ApprovalRecord]]:
         found: dict[str, list[ApprovalRecord]] = {run_id: [] for run_id in run_ids}
@@ -365,3 +363,14 @@ class SQLStorage:
     # -- retention -------------------------------------------------------------------------
     async def prune(self, *, before: datetime, audit: bool = False) -> PruneReport:
         return await self._db.write(lambda conn: prune(conn, before=before, audit_too=audit))
+
+
+def _through_sqlalchemy(
+    work: Callable[[_sqlite_hot.Connection], T],
+) -> Callable[[AsyncConnection], Awaitable[T]]:
+    """``work`` (``storage._sqlite_hot``'s statements) on a connection SQLAlchemy drives."""
+
+    async def run(conn: AsyncConnection) -> T:
+        return await conn.run_sync(lambda sync: work(_sqlite_hot.ThroughSQLAlchemy(sync)))
+
+    return run

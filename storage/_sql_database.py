@@ -3,7 +3,9 @@
 One object owns the async engine and runs work on it: reads on a plain connection, writes in one
 transaction each (SQLite: ``BEGIN IMMEDIATE``, queued per process, retried while another process
 holds the lock), the schema migrated before the first use. ``SQLStorage`` builds its statements
-and hands them here, so a state change that writes several records is one ``write`` call.
+and hands them here, so a state change that writes several records is one ``write`` call. On
+PostgreSQL the decision path's single statements run on the pool's driver connections
+(``postgres()``, ``storage._pg_driver``).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from storage import _migrate
 from storage._errors import StorageConfigError, StorageUnavailable
+from storage._pg_driver import PostgresCalls, never_sent
 from storage._sql_engine import WRITE_OPTION, create_engine, is_locked
 from storage._sqlite_inline import InlineConnection
 
@@ -64,6 +67,11 @@ class SQLDatabase:
         self._sqlite3: sqlite3.Connection | None = None
         self._driver_checked = False
         self._driver_lock = asyncio.Lock()
+        self._postgres = (
+            PostgresCalls(self.engine, self._raise_unavailable)
+            if self.dialect == "postgresql"
+            else None
+        )
 
     async def migrate(self) -> str | None:
         """Apply pending migrations now; return the revision.
@@ -142,6 +150,13 @@ class SQLDatabase:
         self._driver = conn
         return raw.driver_connection.sqlite3_connection
 
+    async def postgres(self) -> PostgresCalls | None:
+        """Single statements on the driver connections of the pool (``storage._pg_driver``),
+        the schema migrated first; None unless this is PostgreSQL."""
+        if self._postgres is not None:
+            await self._ready()
+        return self._postgres
+
     async def sqlite_write(
         self, conn: sqlite3.Connection, work: Callable[[sqlite3.Connection], T]
     ) -> T:
@@ -193,6 +208,8 @@ class SQLDatabase:
                 return await once()
             except (OSError, sa.exc.DBAPIError, sqlite3.OperationalError) as exc:
                 attempt += 1
+                if attempt == 1 and self.dialect == "postgresql" and never_sent(exc):
+                    continue  # a connection the server had just closed: nothing was sent
                 locked = is_locked(exc)
                 if self.dialect != "sqlite" or not locked or time.monotonic() > deadline:
                     self._raise_unavailable(exc)

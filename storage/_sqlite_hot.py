@@ -1,24 +1,27 @@
-"""The decision path of a SQLite file on the standard ``sqlite3`` driver: ``commit`` and
-``load_run``, the calls every approval cycle makes.
+"""SQLite's decision path on the standard ``sqlite3`` driver: ``commit``, ``load_run`` and
+``add_approval``, the calls every approval cycle makes.
 
 SQLAlchemy's execution pipeline (compiled-cache lookup, events, result objects, the greenlet
 hop of its asyncio layer) cost about 0.2 ms per statement, ten times what SQLite itself needs;
 a cycle is four transactions. Here the same statements are plain SQL text with named
 parameters, run on the engine's own connection (``SQLDatabase.sqlite_connection``), and the
 values are converted exactly as the table types in ``storage._sql_schema`` convert them, so a
-row written here reads back identically through SQLAlchemy and the other way round (the
-contract suite runs both paths: every other protocol method still goes through SQLAlchemy).
+row written here reads back identically through SQLAlchemy and the other way round (listing,
+leases, prune and the other reads still go through SQLAlchemy; the contract suite runs both).
+A database not driven in the loop's thread (an engine the caller gave, ``:memory:``) runs the
+same statements through SQLAlchemy (``ThroughSQLAlchemy``).
 """
 
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Sequence
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Protocol
 
-from storage._change import StateChange
+import sqlalchemy as sa
+
+from storage._change import ApprovalTally, StateChange
 from storage._errors import SnapshotVersionConflict
 from storage._records import (
     ApprovalRecord,
@@ -29,6 +32,38 @@ from storage._records import (
     ThreadRecord,
     utcnow,
 )
+
+
+class Cursor(Protocol):
+    """What ``apply`` and ``load_run`` read off an executed statement."""
+
+    @property
+    def rowcount(self) -> int: ...
+    def fetchone(self) -> Any: ...
+    def fetchall(self) -> Sequence[Any]: ...
+
+
+class Connection(Protocol):
+    """The two calls ``apply`` and ``load_run`` make: ``sqlite3.Connection`` has them, and
+    ``ThroughSQLAlchemy`` gives them to a connection SQLAlchemy drives."""
+
+    def execute(self, sql: str, parameters: Any = (), /) -> Cursor: ...
+    def executemany(self, sql: str, parameters: Any, /) -> Cursor: ...
+
+
+class ThroughSQLAlchemy:
+    """The same statements on a SQLAlchemy connection, for a SQLite database not driven in the
+    loop's thread (an engine the caller gave, ``:memory:``): one implementation either way."""
+
+    def __init__(self, conn: sa.Connection) -> None:
+        self._conn = conn
+
+    def execute(self, sql: str, parameters: Any = (), /) -> Cursor:
+        return self._conn.exec_driver_sql(sql, parameters)
+
+    def executemany(self, sql: str, parameters: Any, /) -> Cursor:
+        return self._conn.exec_driver_sql(sql, list(parameters))
+
 
 RunState = tuple[SnapshotRecord | None, list[ClaimRecord], list[ApprovalRecord]]
 """What ``load_run`` returns: the snapshot, the claims and the approvals of one run."""
@@ -77,6 +112,14 @@ _INSERT_AUDIT = (
     "INSERT INTO audit (id, at, kind, run_id, tool_call_id, thread_id, agent_id, actor, source,"
     " data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
+_INSERT_APPROVAL = (
+    f"INSERT INTO approvals ({_APPROVAL_COLUMNS}) VALUES (?, ?, ?, ?)"
+    " ON CONFLICT (run_id, key, approver) DO NOTHING"
+)
+_APPROVALS_OF_KEY = (
+    f"SELECT {_APPROVAL_COLUMNS} FROM approvals WHERE run_id = ? AND key = ?"
+    " ORDER BY approved_at, key, approver"
+)
 _SNAPSHOT_OF_RUN = f"SELECT {_SNAPSHOT_COLUMNS} FROM snapshots WHERE run_id = ?"
 _CLAIMS_OF_RUN = f"SELECT {_CLAIM_COLUMNS} FROM claims WHERE run_id = ? ORDER BY decided_at, key"
 _APPROVALS_OF_RUN = (
@@ -85,7 +128,7 @@ _APPROVALS_OF_RUN = (
 )
 
 
-def apply(conn: sqlite3.Connection, change: StateChange) -> ClaimRecord | None:
+def apply(conn: Connection, change: StateChange) -> ClaimRecord | None:
     """Write ``change`` inside the caller's transaction (``StateChange`` semantics).
 
     Returns the stored claim, having written nothing, when ``change.claim``'s key is taken.
@@ -116,19 +159,30 @@ def apply(conn: sqlite3.Connection, change: StateChange) -> ClaimRecord | None:
     return None
 
 
-def load_run(conn: sqlite3.Connection, run_id: str) -> RunState:
+def load_run(conn: Connection, run_id: str) -> RunState:
     """The snapshot, claims and approvals of ``run_id``, inside the caller's read transaction."""
     row = conn.execute(_SNAPSHOT_OF_RUN, (run_id,)).fetchone()
     snapshot = None if row is None else _snapshot(row)
     found = [_claim_record(r) for r in conn.execute(_CLAIMS_OF_RUN, (run_id,)).fetchall()]
-    approvals = [
-        ApprovalRecord(run_id=r[0], key=r[1], approver=r[2], approved_at=_parse_time(r[3]))
-        for r in conn.execute(_APPROVALS_OF_RUN, (run_id,)).fetchall()
-    ]
+    approvals = [_approval(r) for r in conn.execute(_APPROVALS_OF_RUN, (run_id,)).fetchall()]
     return snapshot, found, approvals
 
 
-def _claim(conn: sqlite3.Connection, record: ClaimRecord) -> ClaimRecord | None:
+def add_approval(conn: Connection, record: ApprovalRecord) -> ApprovalTally:
+    """Add one approval unless its key is claimed or this approver already approved it, inside
+    the caller's write transaction (SQLite has one writer at a time: each approver counts the
+    ones before theirs)."""
+    row = conn.execute(_CLAIM_OF_KEY, (record.run_id, record.key)).fetchone()
+    held = None if row is None else _claim_record(row)
+    added = False
+    if held is None:
+        values = (record.run_id, record.key, record.approver, _timestamp(record.approved_at))
+        added = conn.execute(_INSERT_APPROVAL, values).rowcount == 1
+    rows = conn.execute(_APPROVALS_OF_KEY, (record.run_id, record.key)).fetchall()
+    return ApprovalTally(added=added, approvals=[_approval(r) for r in rows], claim=held)
+
+
+def _claim(conn: Connection, record: ClaimRecord) -> ClaimRecord | None:
     """Insert the claim unless its key is taken; None when inserted, else the stored one."""
     values = {
         "run_id": record.run_id,
@@ -149,7 +203,7 @@ def _claim(conn: sqlite3.Connection, record: ClaimRecord) -> ClaimRecord | None:
     return _claim_record(conn.execute(_CLAIM_OF_KEY, (record.run_id, record.key)).fetchone())
 
 
-def _save_snapshot(conn: sqlite3.Connection, record: SnapshotRecord) -> None:
+def _save_snapshot(conn: Connection, record: SnapshotRecord) -> None:
     """Insert (version 1) or replace (the next version); ``SnapshotVersionConflict`` otherwise."""
     values = {
         "run_id": record.run_id,
@@ -182,7 +236,7 @@ def _thread_row(record: ThreadRecord) -> tuple[Any, ...]:
     )
 
 
-def _append_messages(conn: sqlite3.Connection, records: Sequence[MessageRecord]) -> None:
+def _append_messages(conn: Connection, records: Sequence[MessageRecord]) -> None:
     """Insert messages in order (the autoincrement ``seq`` keeps it)."""
     if records:
         conn.executemany(
@@ -202,7 +256,7 @@ def _append_messages(conn: sqlite3.Connection, records: Sequence[MessageRecord])
         )
 
 
-def _append_audit(conn: sqlite3.Connection, events: Sequence[AuditEvent]) -> None:
+def _append_audit(conn: Connection, events: Sequence[AuditEvent]) -> None:
     """Append audit events in order."""
     if events:
         conn.executemany(
@@ -235,6 +289,12 @@ def _snapshot(row: tuple[Any, ...]) -> SnapshotRecord:
         version=row[5],
         data=json.loads(row[6]),
         decidable=bool(row[7]),
+    )
+
+
+def _approval(row: Sequence[Any]) -> ApprovalRecord:
+    return ApprovalRecord(
+        run_id=row[0], key=row[1], approver=row[2], approved_at=_parse_time(row[3])
     )
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 from pathlib import Path
 from typing import Any
 
@@ -12,10 +13,13 @@ from storage import (
     ApprovalRecord,
     Completion,
     SnapshotVersionConflict,
+    SQLStorage,
     StateChange,
     Storage,
     ThreadRecord,
 )
+from tests.backends import POSTGRES_ENV, unique_url
+from tests.postgres_trace import traced_postgres
 from tests.sqlite_trace import traced_sqlite
 from tests.storage.records import T0, at, claim, message, snapshot
 from tests.storage.records import event as audit_event
@@ -193,3 +197,72 @@ async def test_a_typical_change_on_sqlite_is_one_commit(tmp_path: Path) -> None:
         "INSERT INTO audit",
         "COMMIT",
     ], completion.statements
+
+
+@pytest.mark.skipif(not os.environ.get(POSTGRES_ENV), reason=f"set {POSTGRES_ENV}")
+async def test_a_typical_change_on_postgres_is_one_statement_and_one_round_trip(
+    tmp_path: Path,
+) -> None:
+    async with unique_url("postgres", tmp_path) as url:
+        store, tap = traced_postgres(url)
+        try:
+            await store.save_snapshot(snapshot("run-1"))
+            await store.claim(claim("run-1", "call_1#0"))
+            # asyncpg prepares a statement on its first run on a connection (a round trip)
+            await store.commit(StateChange(audit=[audit_event(0)]))
+            await store.load_run("run-0")
+            with tap.counting() as completion:  # outcome + messages + snapshot + audit
+                await store.commit(
+                    StateChange(
+                        completions=[
+                            Completion(run_id="run-1", key="call_1#0", outcome={"ok": True})
+                        ],
+                        snapshot=dataclasses.replace(snapshot("run-1", version=2), decidable=False),
+                        messages=[message("T1", 0), message("T1", 1)],
+                        audit=[audit_event(1), audit_event(2)],
+                    )
+                )
+            with tap.counting() as load:
+                _, [done], _ = await store.load_run("run-1")
+        finally:
+            await store.close()
+
+    assert done.outcome == {"ok": True}
+    for call in (completion, load):  # one statement, its own transaction, one round trip
+        assert len(call.statements) == 1 and call.autocommitted, call.statements
+        assert call.round_trips == 1
+    assert "countersign_commit" in completion.statements[0].sql
+    assert "countersign_load_run" in load.statements[0].sql
+
+
+async def test_a_given_sqlite_engine_runs_the_same_statements_through_sqlalchemy(
+    tmp_path: Path,
+) -> None:
+    # Not driven in the loop's thread (aiosqlite's own worker): commit, load_run and
+    # add_approval go through SQLAlchemy's connection, with the same statements.
+    from sqlalchemy.ext.asyncio import create_async_engine
+
+    engine = create_async_engine(f"sqlite+aiosqlite:///{tmp_path / 'given.db'}")
+    store = SQLStorage(engine)
+    try:
+        decided = claim("run-1", "call_1#0")
+        await store.commit(StateChange(snapshot=snapshot("run-1"), audit=[audit_event(1)]))
+        tally = await store.add_approval(
+            ApprovalRecord(run_id="run-1", key="call_1#0", approver="U1", approved_at=T0)
+        )
+        assert tally.added and [a.approver for a in tally.approvals] == ["U1"]
+        assert await store.commit(StateChange(claim=decided)) is None
+        assert await store.commit(StateChange(claim=claim("run-1", "call_1#0"))) == decided
+        with pytest.raises(SnapshotVersionConflict):
+            await store.commit(StateChange(snapshot=snapshot("run-1")))
+        await store.commit(
+            StateChange(
+                completions=[Completion(run_id="run-1", key="call_1#0", outcome={"ok": 1})],
+                delete_snapshot="run-1",
+            )
+        )
+        found, [done], approvals = await store.load_run("run-1")
+        assert found is None and approvals == [] and done.outcome == {"ok": 1}
+    finally:
+        await store.close()
+        await engine.dispose()

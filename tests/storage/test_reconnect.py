@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 from pathlib import Path
 
 import asyncpg
 import pytest
+from sqlalchemy.engine import make_url
+from sqlalchemy.ext.asyncio import create_async_engine
 
-from storage import SQLStorage
+from storage import SQLStorage, StateChange
 from tests.backends import POSTGRES_ENV, unique_url
+from tests.storage.records import claim, snapshot
 
 pytestmark = pytest.mark.skipif(not os.environ.get(POSTGRES_ENV), reason=f"set {POSTGRES_ENV}")
 
@@ -34,3 +38,65 @@ async def test_the_first_call_after_the_server_dropped_every_connection_succeeds
             assert not await store.add_if_absent("k", "w", 60)
         finally:
             await store.close()
+
+
+async def test_the_decision_path_after_the_server_dropped_every_connection_succeeds(
+    tmp_path: Path,
+) -> None:
+    async with unique_url("postgres", tmp_path) as url:
+        store = SQLStorage(url)
+        try:
+            await store.commit(StateChange(snapshot=snapshot("run-1")))
+            await _drop_every_connection(store)
+            assert await store.commit(StateChange(claim=claim("run-1", "call_1#0"))) is None
+            await _drop_every_connection(store)
+            found, [taken], [] = await store.load_run("run-1")
+            assert found == snapshot("run-1") and taken == claim("run-1", "call_1#0")
+        finally:
+            await store.close()
+
+
+async def _drop_every_connection(store: SQLStorage) -> None:
+    """What a restart does to every pooled connection: the server end goes away."""
+    async with store.engine.connect() as conn:
+        pid = (await conn.exec_driver_sql("SELECT pg_backend_pid()")).scalar_one()
+    await _terminate([pid])
+
+
+async def _terminate(pids: list[int]) -> None:
+    base = os.environ[POSTGRES_ENV].replace("postgresql+asyncpg://", "postgresql://")
+    admin = await asyncpg.connect(base.split("?")[0])
+    try:
+        for pid in pids:
+            assert await admin.fetchval("SELECT pg_terminate_backend($1)", pid)
+    finally:
+        await admin.close()
+
+
+async def test_on_a_given_engine_the_decision_path_skips_every_dead_pooled_connection(
+    tmp_path: Path,
+) -> None:
+    async with unique_url("postgres", tmp_path) as url:
+        parsed = make_url(url)
+        schema = str(parsed.query["schema"])
+        engine = create_async_engine(  # no pre-ping, no checkout check: the user's engine
+            parsed.difference_update_query(["schema"]),
+            connect_args={"server_settings": {"search_path": schema}},
+        )
+        async with engine.begin() as conn:
+            await conn.exec_driver_sql(f'CREATE SCHEMA "{schema}"')
+        store = SQLStorage(engine)
+        try:
+            await store.commit(StateChange(snapshot=snapshot("run-1")))
+            held = [await engine.connect() for _ in range(3)]  # three pooled connections
+            pids = [(await c.exec_driver_sql("SELECT pg_backend_pid()")).scalar() for c in held]
+            for conn in held:
+                await conn.close()
+            await _terminate(pids)
+            await asyncio.sleep(0.2)  # the pool's connections now know they are closed
+
+            assert await store.commit(StateChange(claim=claim("run-1", "call_1#0"))) is None
+            assert (await store.load_run("run-1"))[1] == [claim("run-1", "call_1#0")]
+        finally:
+            await store.close()
+            await engine.dispose()
