@@ -101,7 +101,6 @@ claims = sa.Table(
     sa.Column("completed_at", UTCDateTime(), nullable=True),
     sa.Column("owner", _ID, nullable=True),
     sa.Column("lease_until", UTCDateTime(), nullable=True),
-    sa.Index(None, "status", "decided_at"),
     sa.Index(None, "status", "lease_until"),  # take_over_expired_claims
     sa.Index(None, "status", "completed_at"),  # prune
 )
@@ -154,8 +153,7 @@ audit = sa.Table(
     sa.Column("actor", _ID, nullable=True),
     sa.Column("source", sa.String(64), nullable=True),
     sa.Column("data", sa.JSON(), nullable=False),
-    sa.Index(None, "run_id", "at"),
-    sa.Index(None, "tool_call_id", "at"),
+    sa.Index(None, "run_id", "at"),  # a call's events are asked for with its run (0006)
     sa.Index(None, "thread_id", "at"),
     sa.Index(None, "at"),
 )
