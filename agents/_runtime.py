@@ -258,7 +258,9 @@ class Runtime:
     def tool_specs(self) -> list[ToolSpec]:
         """What the model is offered: the tools, then one delegation tool per sub-agent."""
         specs = [
-            ToolSpec(name=name, description=tool.description, parameters=tool.parameters_schema())
+            ToolSpec(
+                name=name, description=tool.description, parameters=tool.shared_parameters_schema
+            )
             for name, tool in self.tools.items()
         ]
         specs.extend(
