@@ -121,10 +121,15 @@ class Executor:
 
     # -- pending entries -------------------------------------------------------------------
     def approval_entry(
-        self, state: RunState, call: ToolCallPart, rules: CallRules | None = None
+        self,
+        state: RunState,
+        call: ToolCallPart,
+        rules: CallRules | None = None,
+        canonical_args: str | None = None,
     ) -> PendingCallState:
         """The pending entry of a call held for approval before it runs (``rules``, the host's:
-        a quorum never below the tool's own, a TTL instead of the run's)."""
+        a quorum never below the tool's own, a TTL instead of the run's; ``canonical_args``:
+        the arguments' canonical JSON, when the caller has it)."""
         tool = self.rt.tools.get(call.name)
         now = utcnow()
         ttl = state.approval_ttl_seconds
@@ -139,7 +144,7 @@ class Executor:
             kind="approval",
             tool_name=call.name,
             args=dict(call.args),
-            fingerprint=fingerprint(call.name, dict(call.args)),
+            fingerprint=fingerprint(call.name, call.args, canonical_args=canonical_args),
             agent_path=[self.rt.id],
             resume_schema=tool.resume_json_schema() if tool else None,
             suspended_at=now,
@@ -171,7 +176,7 @@ class Executor:
                     kind="suspension",
                     tool_name=local_tool,
                     args=dict(local_args),
-                    fingerprint=fingerprint(local_tool, dict(local_args)),
+                    fingerprint=fingerprint(local_tool, local_args),
                     agent_path=[self.rt.id],
                     suspend_payload=outcome.suspend_payload,
                     resume_schema=tool.resume_json_schema() if tool else None,

@@ -195,8 +195,7 @@ class Run:
                 await self._finish("length")
                 return
             text, calls, usage = await self._model_turn()
-            for c in calls:
-                strict_json_args(c)
+            canonical_args = [strict_json_args(c) for c in calls]
             self.state.steps += 1
             assistant = Message(role="assistant", content=text or None, tool_calls=calls)
             self.state.messages.append(assistant)
@@ -217,7 +216,7 @@ class Run:
                         args=dict(c.args),
                     )
                 )
-            fresh = await self._run_calls(calls)
+            fresh = await self._run_calls(calls, canonical_args)
             self.tally.record_step(text, calls, usage)
             await self.stream.emit(
                 StepFinishChunk(run_id=self.state.run_id, finish_reason="tool-calls")
@@ -251,9 +250,11 @@ class Run:
         self.tally.usage = self.tally.usage + usage
         return joined, calls, usage
 
-    async def _run_calls(self, calls: list[ToolCallPart]) -> list[PendingCallState]:
+    async def _run_calls(
+        self, calls: list[ToolCallPart], canonical_args: list[str | None]
+    ) -> list[PendingCallState]:
         """Gate every call, run the ungated ones together; returns the new pending calls."""
-        rules = [self.rt.rules_for(c.name, dict(c.args)) for c in calls]
+        rules = [self.rt.rules_for(c.name, c.args) for c in calls]
         gated = await together(
             [self._needs_approval(c, r) for c, r in zip(calls, rules, strict=True)]
         )
@@ -261,9 +262,9 @@ class Run:
         outcomes = await together([self.execute(c.id, c.name, c.args) for c in free])
         by_id = dict(zip([c.id for c in free], outcomes, strict=True))
         fresh: list[PendingCallState] = []
-        for c, g, r in zip(calls, gated, rules, strict=True):
+        for c, g, r, encoded in zip(calls, gated, rules, canonical_args, strict=True):
             if g:
-                fresh.append(self.executor.approval_entry(self.state, c, r))
+                fresh.append(self.executor.approval_entry(self.state, c, r, encoded))
             else:
                 fresh.extend(self._fold(c.id, c.name, c.args, by_id[c.id], []))
                 await self._remember_outcome(c.id, c.name, by_id[c.id])
@@ -275,10 +276,12 @@ class Run:
         """The OR of the host's rules, the tool's own gate and the run's predicate."""
         if rules is not None and rules.require_approval:
             return True
+        tool = self.rt.tools.get(call.name)
+        if tool is not None and tool.require_approval is True:
+            return True  # a plain gate: no predicate needs to see the call
         context = ApprovalContext(
             tool_name=call.name, args=dict(call.args), request_context=self.state.request_context
         )
-        tool = self.rt.tools.get(call.name)
         if tool is not None and await tool.needs_approval(context):
             return True
         return await evaluate_predicate(self.approval_predicate, context)

@@ -205,13 +205,15 @@ class Runtime:
             sub.use_call_rules(fn, (*self.path, sub.id))
 
     def rules_for(self, name: str, args: dict[str, Any]) -> CallRules | None:
-        """The host's rules for a call of this agent; a ``call_rules`` that raises requires
-        approval (fail safe)."""
+        """The host's rules for a call of this agent (given a copy of ``args``); a
+        ``call_rules`` that raises requires approval (fail safe)."""
         if self.call_rules is None:
             return None
         tool = self.tools.get(name)
         try:
-            return self.call_rules(name, tool.id if tool else name, self.path or (self.id,), args)
+            return self.call_rules(
+                name, tool.id if tool else name, self.path or (self.id,), dict(args)
+            )
         except Exception:
             logger.exception(
                 "call_rules failed for %s of agent %s: approval required", name, self.id
