@@ -109,7 +109,7 @@ class Tool:
         parsed = self.parse_input(args)
         ctx.suspend_schema = self.suspend_schema
         ctx.tool_id = self.id
-        if inspect.iscoroutinefunction(self.execute):
+        if self._execute_is_async:
             result = await self.execute(parsed, ctx)
         else:
             result = await asyncio.to_thread(self.execute, parsed, ctx)
@@ -120,6 +120,11 @@ class Tool:
         if isinstance(result, Suspended):
             return result
         return self._check_output(result)
+
+    @functools.cached_property
+    def _execute_is_async(self) -> bool:
+        # Asked at every call; the answer never changes (a Tool is frozen).
+        return inspect.iscoroutinefunction(self.execute)
 
     def _check_output(self, result: Any) -> Any:
         if self.output_schema is not None:
