@@ -78,7 +78,7 @@ class Run:
         await self._guarded(self._start(prompt), "agent.turn")
 
     async def _start(self, prompt: str) -> None:
-        await self.stream.emit(StartChunk(run_id=self.state.run_id))
+        self.stream.emit(StartChunk(run_id=self.state.run_id))
         user = Message(role="user", content=prompt)
         self.state.messages.append(user)
         await self.writer.remember(self.state, [user])
@@ -89,14 +89,14 @@ class Run:
         await self._guarded(self._finish_decided(pending, outcome_of), "agent.resume")
 
     async def _finish_decided(self, pending: PendingCallState, outcome_of: OutcomeFn) -> None:
-        await self.stream.emit(StartChunk(run_id=self.state.run_id))
+        self.stream.emit(StartChunk(run_id=self.state.run_id))
         record_wait(
             tool_name=pending.tool_name,
             tool_call_id=pending.tool_call_id,
             since=pending.suspended_at,
             carrier=self.state.trace_context,
         )
-        await self.stream.emit(
+        self.stream.emit(
             ToolCallResumedChunk(
                 run_id=self.state.run_id,
                 tool_call_id=pending.tool_call_id,
@@ -117,7 +117,7 @@ class Run:
         await self._guarded(self._retry(), "agent.retry")
 
     async def _retry(self) -> None:
-        await self.stream.emit(StartChunk(run_id=self.state.run_id))
+        self.stream.emit(StartChunk(run_id=self.state.run_id))
         await self._loop()
 
     async def _guarded(self, body: Any, span_name: str) -> None:
@@ -140,9 +140,9 @@ class Run:
                 else:
                     logger.exception("run %s of agent %s failed", state.run_id, self.rt.id)
                 await self._keep_failed(exc)
-                await self.stream.emit(ErrorChunk(run_id=self.state.run_id, error=exc))
-                await self.stream.emit(FinishChunk(run_id=self.state.run_id, finish_reason="error"))
-                await self.stream.close(self._result("error", error=exc))
+                self.stream.emit(ErrorChunk(run_id=self.state.run_id, error=exc))
+                self.stream.emit(FinishChunk(run_id=self.state.run_id, finish_reason="error"))
+                self.stream.close(self._result("error", error=exc))
 
     # -- executing -------------------------------------------------------------------------
     async def execute(
@@ -202,13 +202,11 @@ class Run:
             await self.writer.remember(self.state, [assistant])
             if not calls:
                 self.tally.record_step(text, [], usage)
-                await self.stream.emit(
-                    StepFinishChunk(run_id=self.state.run_id, finish_reason="stop")
-                )
+                self.stream.emit(StepFinishChunk(run_id=self.state.run_id, finish_reason="stop"))
                 await self._finish("stop")
                 return
             for c in calls:
-                await self.stream.emit(
+                self.stream.emit(
                     ToolCallChunk(
                         run_id=self.state.run_id,
                         tool_call_id=c.id,
@@ -218,9 +216,7 @@ class Run:
                 )
             fresh = await self._run_calls(calls, canonical_args)
             self.tally.record_step(text, calls, usage)
-            await self.stream.emit(
-                StepFinishChunk(run_id=self.state.run_id, finish_reason="tool-calls")
-            )
+            self.stream.emit(StepFinishChunk(run_id=self.state.run_id, finish_reason="tool-calls"))
             if fresh:
                 await self._suspend(fresh)
                 return
@@ -236,9 +232,7 @@ class Run:
             async for event in self.rt.model.stream(request):
                 if isinstance(event, TextDelta):
                     text.append(event.text)
-                    await self.stream.emit(
-                        TextDeltaChunk(run_id=self.state.run_id, text=event.text)
-                    )
+                    self.stream.emit(TextDeltaChunk(run_id=self.state.run_id, text=event.text))
                 elif isinstance(event, ToolCallRequest):
                     calls.append(ToolCallPart(id=event.id, name=event.name, args=event.args))
                 elif isinstance(event, Usage):
@@ -310,7 +304,7 @@ class Run:
             ToolResultRecord(tool_call_id=call_id, tool_name=local_tool, result=outcome.result)
         )
         if outcome.status == "denied":
-            await self.stream.emit(
+            self.stream.emit(
                 ToolOutputDeniedChunk(
                     run_id=self.state.run_id,
                     tool_call_id=call_id,
@@ -319,7 +313,7 @@ class Run:
                 )
             )
         else:
-            await self.stream.emit(
+            self.stream.emit(
                 ToolResultChunk(
                     run_id=self.state.run_id,
                     tool_call_id=call_id,
@@ -371,14 +365,14 @@ class Run:
             self.writer.requested(self.state, fresh)
             await self.writer.save(self.state)
         for p in fresh:
-            await self.stream.emit(p.announcement(self.state.run_id))
-        await self.stream.emit(FinishChunk(run_id=self.state.run_id, finish_reason="suspended"))
-        await self.stream.close(self._result("suspended"))
+            self.stream.emit(p.announcement(self.state.run_id))
+        self.stream.emit(FinishChunk(run_id=self.state.run_id, finish_reason="suspended"))
+        self.stream.close(self._result("suspended"))
 
     async def _finish(self, reason: FinishReason) -> None:
         await self.writer.finish(self.state)
-        await self.stream.emit(FinishChunk(run_id=self.state.run_id, finish_reason=reason))
-        await self.stream.close(self._result(reason))
+        self.stream.emit(FinishChunk(run_id=self.state.run_id, finish_reason=reason))
+        self.stream.close(self._result(reason))
 
     def _result(self, reason: FinishReason, error: BaseException | None = None) -> RunResult:
         pending = [p.public() for p in self.state.pending]
