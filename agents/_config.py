@@ -8,6 +8,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from agents._fingerprint import strict_canonical_json
 from agents._messages import ToolCallPart
 from agents.errors import AgentConfigError, InvalidToolArgs
 from agents.models._base import Model
@@ -28,7 +29,8 @@ OPTION_NAMES = frozenset(
 DEFAULT_MAX_STEPS = 8
 
 _STRICT_JSON = json.JSONEncoder(allow_nan=False, ensure_ascii=False)
-"""``strict_json_args``'s encoder, built once (``json.dumps`` with options builds one per call)."""
+"""``strict_json_args``'s encoder for keys that cannot be sorted, built once (``json.dumps``
+with options builds one per call)."""
 
 
 def resolve_model(model: Model | str) -> Model:
@@ -101,15 +103,26 @@ def check_lease(seconds: float) -> float:
     return float(seconds)
 
 
-def strict_json_args(call: ToolCallPart) -> None:
+def strict_json_args(call: ToolCallPart) -> str | None:
     """Refuse a model's tool arguments that are not strict JSON (NaN, Infinity, a lone
-    surrogate): they could not be stored, shown or fingerprinted faithfully."""
+    surrogate): they could not be stored, shown or fingerprinted faithfully.
+
+    Returns their canonical JSON, for the call's fingerprint (encoded once), or None when their
+    keys cannot be sorted (keys of mixed types: the check itself does not sort).
+    """
     try:
-        _STRICT_JSON.encode(call.args).encode("utf-8")
+        try:
+            checked = strict_canonical_json(call.args)
+            encoded: str | None = checked
+        except TypeError:  # keys of mixed types cannot be sorted; the check does not sort
+            encoded = None
+            checked = _STRICT_JSON.encode(call.args)
+        checked.encode("utf-8")
     except (ValueError, UnicodeEncodeError) as exc:
         raise InvalidToolArgs(
             call.id, [{"loc": [], "msg": _why(exc), "type": "json_invalid"}], from_model=True
         ) from None
+    return encoded
 
 
 def _why(exc: Exception) -> str:

@@ -135,9 +135,9 @@ def _waiting_for_more(
             p.public(approvers if p.claim_key == approved.claim_key else None)
             for p in state.pending
         ]
-        await stream.emit(StartChunk(run_id=state.run_id))
-        await stream.emit(FinishChunk(run_id=state.run_id, finish_reason="suspended"))
-        await stream.close(
+        stream.emit(StartChunk(run_id=state.run_id))
+        stream.emit(FinishChunk(run_id=state.run_id, finish_reason="suspended"))
+        stream.close(
             RunResult(text="", finish_reason="suspended", run_id=state.run_id, pending=pending)
         )
 

@@ -120,11 +120,17 @@ class Executor:
         return Outcome(status="ok", result=result), False
 
     # -- pending entries -------------------------------------------------------------------
+    # PendingCallState validates its dict fields into new (shallow) dicts: no copies needed here.
     def approval_entry(
-        self, state: RunState, call: ToolCallPart, rules: CallRules | None = None
+        self,
+        state: RunState,
+        call: ToolCallPart,
+        rules: CallRules | None = None,
+        canonical_args: str | None = None,
     ) -> PendingCallState:
         """The pending entry of a call held for approval before it runs (``rules``, the host's:
-        a quorum never below the tool's own, a TTL instead of the run's)."""
+        a quorum never below the tool's own, a TTL instead of the run's; ``canonical_args``:
+        the arguments' canonical JSON, when the caller has it)."""
         tool = self.rt.tools.get(call.name)
         now = utcnow()
         ttl = state.approval_ttl_seconds
@@ -135,11 +141,11 @@ class Executor:
             tool_call_id=call.id,
             call_id=call.id,
             local_tool=call.name,
-            local_args=dict(call.args),
+            local_args=call.args,
             kind="approval",
             tool_name=call.name,
-            args=dict(call.args),
-            fingerprint=fingerprint(call.name, dict(call.args)),
+            args=call.args,
+            fingerprint=fingerprint(call.name, call.args, canonical_args=canonical_args),
             agent_path=[self.rt.id],
             resume_schema=tool.resume_json_schema() if tool else None,
             suspended_at=now,
@@ -167,11 +173,11 @@ class Executor:
                     tool_call_id=call_id,
                     call_id=call_id,
                     local_tool=local_tool,
-                    local_args=dict(local_args),
+                    local_args=local_args,
                     kind="suspension",
                     tool_name=local_tool,
-                    args=dict(local_args),
-                    fingerprint=fingerprint(local_tool, dict(local_args)),
+                    args=local_args,
+                    fingerprint=fingerprint(local_tool, local_args),
                     agent_path=[self.rt.id],
                     suspend_payload=outcome.suspend_payload,
                     resume_schema=tool.resume_json_schema() if tool else None,
@@ -196,10 +202,10 @@ class Executor:
                     tool_call_id=handle,
                     call_id=call_id,
                     local_tool=local_tool,
-                    local_args=dict(local_args),
+                    local_args=local_args,
                     kind="approval" if inner.requires_approval else "suspension",
                     tool_name=inner.tool_name,
-                    args=dict(inner.args),
+                    args=inner.args,
                     fingerprint=inner.fingerprint,
                     agent_path=[self.rt.id, *inner.agent_path],
                     suspend_payload=inner.suspend_payload,

@@ -40,3 +40,5 @@ class ToolSpec(BaseModel):
     name: str
     description: str
     parameters: dict[str, Any]
+    """The input's JSON schema. Its contents are shared with every other turn (built once per
+    tool): a model adapter reads them, and copies before changing anything."""

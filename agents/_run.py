@@ -78,7 +78,7 @@ class Run:
         await self._guarded(self._start(prompt), "agent.turn")
 
     async def _start(self, prompt: str) -> None:
-        await self.stream.emit(StartChunk(run_id=self.state.run_id))
+        self.stream.emit(StartChunk(run_id=self.state.run_id))
         user = Message(role="user", content=prompt)
         self.state.messages.append(user)
         await self.writer.remember(self.state, [user])
@@ -89,14 +89,14 @@ class Run:
         await self._guarded(self._finish_decided(pending, outcome_of), "agent.resume")
 
     async def _finish_decided(self, pending: PendingCallState, outcome_of: OutcomeFn) -> None:
-        await self.stream.emit(StartChunk(run_id=self.state.run_id))
+        self.stream.emit(StartChunk(run_id=self.state.run_id))
         record_wait(
             tool_name=pending.tool_name,
             tool_call_id=pending.tool_call_id,
             since=pending.suspended_at,
             carrier=self.state.trace_context,
         )
-        await self.stream.emit(
+        self.stream.emit(
             ToolCallResumedChunk(
                 run_id=self.state.run_id,
                 tool_call_id=pending.tool_call_id,
@@ -117,7 +117,7 @@ class Run:
         await self._guarded(self._retry(), "agent.retry")
 
     async def _retry(self) -> None:
-        await self.stream.emit(StartChunk(run_id=self.state.run_id))
+        self.stream.emit(StartChunk(run_id=self.state.run_id))
         await self._loop()
 
     async def _guarded(self, body: Any, span_name: str) -> None:
@@ -140,9 +140,9 @@ class Run:
                 else:
                     logger.exception("run %s of agent %s failed", state.run_id, self.rt.id)
                 await self._keep_failed(exc)
-                await self.stream.emit(ErrorChunk(run_id=self.state.run_id, error=exc))
-                await self.stream.emit(FinishChunk(run_id=self.state.run_id, finish_reason="error"))
-                await self.stream.close(self._result("error", error=exc))
+                self.stream.emit(ErrorChunk(run_id=self.state.run_id, error=exc))
+                self.stream.emit(FinishChunk(run_id=self.state.run_id, finish_reason="error"))
+                self.stream.close(self._result("error", error=exc))
 
     # -- executing -------------------------------------------------------------------------
     async def execute(
@@ -195,21 +195,18 @@ class Run:
                 await self._finish("length")
                 return
             text, calls, usage = await self._model_turn()
-            for c in calls:
-                strict_json_args(c)
+            canonical_args = [strict_json_args(c) for c in calls]
             self.state.steps += 1
             assistant = Message(role="assistant", content=text or None, tool_calls=calls)
             self.state.messages.append(assistant)
             await self.writer.remember(self.state, [assistant])
             if not calls:
                 self.tally.record_step(text, [], usage)
-                await self.stream.emit(
-                    StepFinishChunk(run_id=self.state.run_id, finish_reason="stop")
-                )
+                self.stream.emit(StepFinishChunk(run_id=self.state.run_id, finish_reason="stop"))
                 await self._finish("stop")
                 return
             for c in calls:
-                await self.stream.emit(
+                self.stream.emit(
                     ToolCallChunk(
                         run_id=self.state.run_id,
                         tool_call_id=c.id,
@@ -217,11 +214,9 @@ class Run:
                         args=dict(c.args),
                     )
                 )
-            fresh = await self._run_calls(calls)
+            fresh = await self._run_calls(calls, canonical_args)
             self.tally.record_step(text, calls, usage)
-            await self.stream.emit(
-                StepFinishChunk(run_id=self.state.run_id, finish_reason="tool-calls")
-            )
+            self.stream.emit(StepFinishChunk(run_id=self.state.run_id, finish_reason="tool-calls"))
             if fresh:
                 await self._suspend(fresh)
                 return
@@ -237,9 +232,7 @@ class Run:
             async for event in self.rt.model.stream(request):
                 if isinstance(event, TextDelta):
                     text.append(event.text)
-                    await self.stream.emit(
-                        TextDeltaChunk(run_id=self.state.run_id, text=event.text)
-                    )
+                    self.stream.emit(TextDeltaChunk(run_id=self.state.run_id, text=event.text))
                 elif isinstance(event, ToolCallRequest):
                     calls.append(ToolCallPart(id=event.id, name=event.name, args=event.args))
                 elif isinstance(event, Usage):
@@ -251,9 +244,11 @@ class Run:
         self.tally.usage = self.tally.usage + usage
         return joined, calls, usage
 
-    async def _run_calls(self, calls: list[ToolCallPart]) -> list[PendingCallState]:
+    async def _run_calls(
+        self, calls: list[ToolCallPart], canonical_args: list[str | None]
+    ) -> list[PendingCallState]:
         """Gate every call, run the ungated ones together; returns the new pending calls."""
-        rules = [self.rt.rules_for(c.name, dict(c.args)) for c in calls]
+        rules = [self.rt.rules_for(c.name, c.args) for c in calls]
         gated = await together(
             [self._needs_approval(c, r) for c, r in zip(calls, rules, strict=True)]
         )
@@ -261,9 +256,9 @@ class Run:
         outcomes = await together([self.execute(c.id, c.name, c.args) for c in free])
         by_id = dict(zip([c.id for c in free], outcomes, strict=True))
         fresh: list[PendingCallState] = []
-        for c, g, r in zip(calls, gated, rules, strict=True):
+        for c, g, r, encoded in zip(calls, gated, rules, canonical_args, strict=True):
             if g:
-                fresh.append(self.executor.approval_entry(self.state, c, r))
+                fresh.append(self.executor.approval_entry(self.state, c, r, encoded))
             else:
                 fresh.extend(self._fold(c.id, c.name, c.args, by_id[c.id], []))
                 await self._remember_outcome(c.id, c.name, by_id[c.id])
@@ -275,10 +270,12 @@ class Run:
         """The OR of the host's rules, the tool's own gate and the run's predicate."""
         if rules is not None and rules.require_approval:
             return True
+        tool = self.rt.tools.get(call.name)
+        if tool is not None and tool.require_approval is True:
+            return True  # a plain gate: no predicate needs to see the call
         context = ApprovalContext(
             tool_name=call.name, args=dict(call.args), request_context=self.state.request_context
         )
-        tool = self.rt.tools.get(call.name)
         if tool is not None and await tool.needs_approval(context):
             return True
         return await evaluate_predicate(self.approval_predicate, context)
@@ -307,7 +304,7 @@ class Run:
             ToolResultRecord(tool_call_id=call_id, tool_name=local_tool, result=outcome.result)
         )
         if outcome.status == "denied":
-            await self.stream.emit(
+            self.stream.emit(
                 ToolOutputDeniedChunk(
                     run_id=self.state.run_id,
                     tool_call_id=call_id,
@@ -316,7 +313,7 @@ class Run:
                 )
             )
         else:
-            await self.stream.emit(
+            self.stream.emit(
                 ToolResultChunk(
                     run_id=self.state.run_id,
                     tool_call_id=call_id,
@@ -368,14 +365,14 @@ class Run:
             self.writer.requested(self.state, fresh)
             await self.writer.save(self.state)
         for p in fresh:
-            await self.stream.emit(p.announcement(self.state.run_id))
-        await self.stream.emit(FinishChunk(run_id=self.state.run_id, finish_reason="suspended"))
-        await self.stream.close(self._result("suspended"))
+            self.stream.emit(p.announcement(self.state.run_id))
+        self.stream.emit(FinishChunk(run_id=self.state.run_id, finish_reason="suspended"))
+        self.stream.close(self._result("suspended"))
 
     async def _finish(self, reason: FinishReason) -> None:
         await self.writer.finish(self.state)
-        await self.stream.emit(FinishChunk(run_id=self.state.run_id, finish_reason=reason))
-        await self.stream.close(self._result(reason))
+        self.stream.emit(FinishChunk(run_id=self.state.run_id, finish_reason=reason))
+        self.stream.close(self._result(reason))
 
     def _result(self, reason: FinishReason, error: BaseException | None = None) -> RunResult:
         pending = [p.public() for p in self.state.pending]

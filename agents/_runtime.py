@@ -8,6 +8,7 @@ which is why helpers read them from here at the moment they need them.
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
@@ -205,13 +206,15 @@ class Runtime:
             sub.use_call_rules(fn, (*self.path, sub.id))
 
     def rules_for(self, name: str, args: dict[str, Any]) -> CallRules | None:
-        """The host's rules for a call of this agent; a ``call_rules`` that raises requires
-        approval (fail safe)."""
+        """The host's rules for a call of this agent (given a copy of ``args``); a
+        ``call_rules`` that raises requires approval (fail safe)."""
         if self.call_rules is None:
             return None
         tool = self.tools.get(name)
         try:
-            return self.call_rules(name, tool.id if tool else name, self.path or (self.id,), args)
+            return self.call_rules(
+                name, tool.id if tool else name, self.path or (self.id,), dict(args)
+            )
         except Exception:
             logger.exception(
                 "call_rules failed for %s of agent %s: approval required", name, self.id
@@ -258,7 +261,9 @@ class Runtime:
     def tool_specs(self) -> list[ToolSpec]:
         """What the model is offered: the tools, then one delegation tool per sub-agent."""
         specs = [
-            ToolSpec(name=name, description=tool.description, parameters=tool.parameters_schema())
+            ToolSpec(
+                name=name, description=tool.description, parameters=tool.shared_parameters_schema
+            )
             for name, tool in self.tools.items()
         ]
         specs.extend(
@@ -275,7 +280,7 @@ class Runtime:
         """The messages the model sees: instructions, thread history, this run."""
         messages: list[Message] = []
         if self.instructions:
-            messages.append(Message(role="system", content=self.instructions))
+            messages.append(_system_message(self.instructions))
         if self.memory is not None and state.thread_id:
             messages.extend(await self.memory.history(state.thread_id, exclude_run_id=state.run_id))
         messages.extend(state.messages)
@@ -336,3 +341,10 @@ class Runtime:
     async def audit(self, event_kind: str, state: RunState, **fields: Any) -> None:
         """Append an audit event about a run of this agent now (outside any state change)."""
         await self.storage.append_audit(self.audit_event(event_kind, state, **fields))
+
+
+@functools.lru_cache(maxsize=256)
+def _system_message(instructions: str) -> Message:
+    """The system message of ``instructions``: a frozen ``Message``, so one serves every turn of
+    every run of every agent with these instructions (instead of one validated per turn)."""
+    return Message(role="system", content=instructions)

@@ -28,12 +28,14 @@ class AgentStream:
         self._waiters: list[asyncio.Future[None]] = []
 
     # -- producer side ---------------------------------------------------------------------
-    async def emit(self, chunk: Chunk) -> None:
+    # Plain methods, not coroutines: the producer never waits (a run emits a dozen chunks per
+    # stretch, and awaiting a coroutine that cannot suspend costs a coroutine each time).
+    def emit(self, chunk: Chunk) -> None:
         """Append ``chunk`` and wake every reader."""
         self._chunks.append(chunk)
         self._wake()
 
-    async def close(self, result: RunResult) -> None:
+    def close(self, result: RunResult) -> None:
         if self._result is None:
             self._result = result
         self._ended.set()

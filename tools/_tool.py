@@ -75,6 +75,14 @@ class Tool:
             return copy.deepcopy(self.json_schema)
         return _json_schema_of(self.input_schema)
 
+    @functools.cached_property
+    def shared_parameters_schema(self) -> dict[str, Any]:
+        """``parameters_schema()`` built once per tool and shared by every model turn of every
+        agent (a run offers every tool at every turn): READ ONLY. Model adapters only read a
+        request's tools; one that needs to change a schema copies it (as the OpenAI adapter's
+        strict-mode rewrite does)."""
+        return self.parameters_schema()
+
     def resume_json_schema(self) -> dict[str, Any] | None:
         """The JSON schema of the resume data, or None."""
         return None if self.resume_schema is None else _json_schema_of(self.resume_schema)
@@ -101,7 +109,7 @@ class Tool:
         parsed = self.parse_input(args)
         ctx.suspend_schema = self.suspend_schema
         ctx.tool_id = self.id
-        if inspect.iscoroutinefunction(self.execute):
+        if self._execute_is_async:
             result = await self.execute(parsed, ctx)
         else:
             result = await asyncio.to_thread(self.execute, parsed, ctx)
@@ -112,6 +120,11 @@ class Tool:
         if isinstance(result, Suspended):
             return result
         return self._check_output(result)
+
+    @functools.cached_property
+    def _execute_is_async(self) -> bool:
+        # Asked at every call; the answer never changes (a Tool is frozen).
+        return inspect.iscoroutinefunction(self.execute)
 
     def _check_output(self, result: Any) -> Any:
         if self.output_schema is not None:

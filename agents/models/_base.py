@@ -19,7 +19,8 @@ class ModelRequest:
     messages: list[Message]
     """The conversation so far, system instructions first."""
     tools: list[ToolSpec] = field(default_factory=list)
-    """Tools the model may call (empty for structured-output requests)."""
+    """Tools the model may call (empty for structured-output requests); read only: their
+    schemas are shared by every turn."""
     response_schema: dict[str, Any] | None = None
     """When set, the model must answer with one JSON object valid against this schema."""
     response_schema_name: str = "response"

@@ -48,6 +48,9 @@ class Obj:
     value: Any
 
 
+_ITEMS = (Reply, Call, Calls, Obj)
+"""The script items that are answers (any other callable item is called to get one)."""
+
 ScriptItem = Union[Reply, Call, Calls, Obj, Callable[[ModelRequest], "ScriptItem"]]  # noqa: UP007
 
 
@@ -105,7 +108,7 @@ class ScriptedModel:
             )
         item = self._script[self._position]
         self._position += 1
-        while callable(item) and not isinstance(item, Reply | Call | Calls | Obj):
+        while callable(item) and not isinstance(item, _ITEMS):
             item = item(request)
         for event in self._events(item):
             yield event

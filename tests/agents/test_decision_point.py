@@ -218,8 +218,8 @@ async def test_a_sub_agents_own_approval_option_applies_under_a_supervisor(
 
 @pytest.mark.parametrize(
     "bad",
-    [math.nan, math.inf, -math.inf, "\ud800 lone surrogate"],
-    ids=["nan", "inf", "-inf", "surrogate"],
+    [math.nan, math.inf, -math.inf, "\ud800 lone surrogate", {1: math.nan, "a": 1}],
+    ids=["nan", "inf", "-inf", "surrogate", "nan-under-keys-that-cannot-be-sorted"],
 )
 async def test_arguments_that_are_not_strict_json_are_refused_and_nothing_is_listed(
     storage: Storage,  # noqa: F811
