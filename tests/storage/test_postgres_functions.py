@@ -7,6 +7,7 @@ import asyncio
 import contextlib
 import dataclasses
 import os
+import uuid
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -164,6 +165,44 @@ async def test_an_unreachable_server_is_storage_unavailable_until_it_is_back(
             assert await store.commit(StateChange(claim=claim("run-1", "call_1#0"))) is None
             assert (await store.load_run("run-1"))[1] == [claim("run-1", "call_1#0")]
         finally:
+            await store.close()
+
+
+async def test_an_approval_waits_while_another_approval_of_the_call_is_counted(
+    tmp_path: Path,
+) -> None:
+    # Two approvers of one call at the same moment must be counted one after the other, so the
+    # N-th knows it is the N-th (and claims): countersign_add_approval takes the call's lock
+    # first. Here another session holds that lock; the approval must wait for it.
+    import asyncpg
+
+    run_id = f"run-{uuid.uuid4().hex}"
+    async with unique_url("postgres", tmp_path) as url:
+        store = SQLStorage(url)
+        admin = await asyncpg.connect(
+            os.environ[POSTGRES_ENV].replace("+asyncpg", "").split("?")[0]
+        )
+        try:
+            await store.migrate()
+            holding = admin.transaction()
+            await holding.start()
+            await admin.execute("SELECT pg_advisory_xact_lock(hashtext($1))", f"{run_id}#k")
+            approving = asyncio.create_task(
+                store.add_approval(
+                    ApprovalRecord(run_id=run_id, key="k", approver="U1", approved_at=T0)
+                )
+            )
+            waiting = "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted"
+            async with asyncio.timeout(30):
+                while not await admin.fetchval(waiting):
+                    assert not approving.done(), "the approval did not wait for the call's lock"
+                    await asyncio.sleep(0.01)
+            assert not approving.done()
+            await holding.rollback()
+            tally = await approving
+            assert tally.added and [a.approver for a in tally.approvals] == ["U1"]
+        finally:
+            await admin.close()
             await store.close()
 
 
