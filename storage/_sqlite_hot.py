@@ -316,9 +316,13 @@ def _claim_record(row: tuple[Any, ...]) -> ClaimRecord:
 
 
 # -- values, as the column types of storage._sql_schema store them on SQLite ----------------
+_ENCODER = json.JSONEncoder(separators=(",", ":"))
+"""Built once: ``json.dumps`` with any option builds a new encoder on every call."""
+
+
 def _json(value: object) -> str:
     """A JSON column's text (``sa.JSON`` stores Python ``None`` as JSON ``null`` too)."""
-    return json.dumps(value, separators=(",", ":"))
+    return _ENCODER.encode(value)
 
 
 def _timestamp(value: datetime) -> str:
@@ -328,7 +332,9 @@ def _timestamp(value: datetime) -> str:
             f"naive datetime {value.isoformat()} given to storage: "
             "pass a timezone-aware one (storage.utcnow() or datetime.now(UTC))"
         )
-    return value.astimezone(UTC).replace(tzinfo=None).isoformat(" ", "microseconds")
+    if value.tzinfo is not UTC:  # storage.utcnow() gives UTC already
+        value = value.astimezone(UTC)
+    return value.replace(tzinfo=None).isoformat(" ", "microseconds")
 
 
 def _optional_timestamp(value: datetime | None) -> str | None:
