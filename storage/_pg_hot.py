@@ -16,11 +16,11 @@ usual messages.
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
 from typing import Any
 
 import asyncpg
 
+from storage import _codec as codec
 from storage._change import ApprovalTally, StateChange
 from storage._errors import SnapshotVersionConflict
 from storage._pg_driver import PostgresCalls
@@ -66,7 +66,7 @@ async def apply(calls: PostgresCalls, change: StateChange) -> ClaimRecord | None
                 f"no claim {key!r} on run {run_id!r} to complete: claim() it before completing it"
             ) from None
         raise
-    return None if found is None else _claim(json.loads(found))
+    return None if found is None else codec.from_document(ClaimRecord, json.loads(found))
 
 
 async def load_run(calls: PostgresCalls, run_id: str) -> RunState:
@@ -74,26 +74,21 @@ async def load_run(calls: PostgresCalls, run_id: str) -> RunState:
     found = json.loads(await calls.fetchval(_LOAD_RUN, run_id, read=True))
     snapshot = found["snapshot"]
     return (
-        None if snapshot is None else _snapshot(snapshot),
-        [_claim(row) for row in found["claims"] or ()],
-        [_approval(row) for row in found["approvals"] or ()],
+        None if snapshot is None else codec.from_document(SnapshotRecord, snapshot),
+        [codec.from_document(ClaimRecord, row) for row in found["claims"] or ()],
+        [codec.from_document(ApprovalRecord, row) for row in found["approvals"] or ()],
     )
 
 
 async def add_approval(calls: PostgresCalls, record: ApprovalRecord) -> ApprovalTally:
     """``Storage.add_approval`` in one statement (the call's advisory lock included)."""
-    document = {
-        "run_id": record.run_id,
-        "key": record.key,
-        "approver": record.approver,
-        "approved_at": _timestamp(record.approved_at),
-    }
-    found = json.loads(await calls.fetchval(_ADD_APPROVAL, json.dumps(document)))
+    document = json.dumps(codec.document(record))
+    found = json.loads(await calls.fetchval(_ADD_APPROVAL, document))
     held = found["claim"]
     return ApprovalTally(
         added=found["added"],
-        approvals=[_approval(row) for row in found["approvals"] or ()],
-        claim=None if held is None else _claim(held),
+        approvals=[codec.from_document(ApprovalRecord, row) for row in found["approvals"] or ()],
+        claim=None if held is None else codec.from_document(ClaimRecord, held),
     )
 
 
@@ -103,148 +98,34 @@ def _change_arguments(change: StateChange) -> tuple[object, ...]:
     claim = change.claim
     completions, outcomes = None, None
     if change.completions:
-        at = _timestamp(utcnow())
+        at = codec.stamp(utcnow()).isoformat()
         completions = [{"run_id": c.run_id, "key": c.key, "at": at} for c in change.completions]
         outcomes = [json.dumps(c.outcome) for c in change.completions]
     snapshot, thread = change.snapshot, change.thread
     return (
-        None if claim is None else json.dumps(_claim_values(claim)),
+        None if claim is None else json.dumps(_columns(claim)),
         None if claim is None else json.dumps(claim.detail),
         None if claim is None else json.dumps(claim.outcome),
         None if completions is None else json.dumps(completions),
         outcomes,
-        None if snapshot is None else json.dumps(_snapshot_values(snapshot)),
+        None if snapshot is None else json.dumps(_columns(snapshot)),
         None if snapshot is None else json.dumps(snapshot.data),
         change.delete_snapshot,
-        None if thread is None else json.dumps(_thread_values(thread)),
+        None if thread is None else json.dumps(_columns(thread)),
         None if thread is None else json.dumps(thread.metadata),
-        json.dumps([_message_values(m) for m in change.messages]) if change.messages else None,
+        json.dumps([_columns(m) for m in change.messages]) if change.messages else None,
         [json.dumps(m.content) for m in change.messages] if change.messages else None,
-        json.dumps([_audit_values(e) for e in change.audit]) if change.audit else None,
+        json.dumps([_columns(e) for e in change.audit]) if change.audit else None,
         [json.dumps(e.data) for e in change.audit] if change.audit else None,
     )
 
 
-def _claim_values(record: ClaimRecord) -> dict[str, Any]:
-    return {
-        "run_id": record.run_id,
-        "key": record.key,
-        "tool_call_id": record.tool_call_id,
-        "decision": record.decision,
-        "decided_by": record.decided_by,
-        "decided_at": _timestamp(record.decided_at),
-        "status": record.status,
-        "completed_at": _optional_timestamp(record.completed_at),
-        "owner": record.owner,
-        "lease_until": _optional_timestamp(record.lease_until),
-    }
+_JSON_COLUMNS = frozenset({"detail", "outcome", "data", "metadata", "content"})
+"""The records' JSON documents: they travel as their own text, beside the plain columns."""
 
 
-def _snapshot_values(record: SnapshotRecord) -> dict[str, Any]:
-    return {
-        "run_id": record.run_id,
-        "agent_id": record.agent_id,
-        "thread_id": record.thread_id,
-        "resource_id": record.resource_id,
-        "suspended_at": _timestamp(record.suspended_at),
-        "version": record.version,
-        "decidable": record.decidable,
-    }
-
-
-def _thread_values(record: ThreadRecord) -> dict[str, Any]:
-    return {
-        "thread_id": record.thread_id,
-        "resource_id": record.resource_id,
-        "created_at": _timestamp(record.created_at),
-        "updated_at": _timestamp(record.updated_at),
-    }
-
-
-def _message_values(record: MessageRecord) -> dict[str, Any]:
-    return {
-        "id": record.id,
-        "thread_id": record.thread_id,
-        "resource_id": record.resource_id,
-        "run_id": record.run_id,
-        "role": record.role,
-        "created_at": _timestamp(record.created_at),
-    }
-
-
-def _audit_values(event: AuditEvent) -> dict[str, Any]:
-    return {
-        "id": event.id,
-        "at": _timestamp(event.at),
-        "kind": event.kind,
-        "run_id": event.run_id,
-        "tool_call_id": event.tool_call_id,
-        "thread_id": event.thread_id,
-        "agent_id": event.agent_id,
-        "actor": event.actor,
-        "source": event.source,
-    }
-
-
-# -- rows back (``row_to_json``: the column names are the record fields) ---------------------
-def _snapshot(row: dict[str, Any]) -> SnapshotRecord:
-    return SnapshotRecord(
-        run_id=row["run_id"],
-        agent_id=row["agent_id"],
-        thread_id=row["thread_id"],
-        resource_id=row["resource_id"],
-        suspended_at=_time(row["suspended_at"]),
-        version=row["version"],
-        data=row["data"],
-        decidable=row["decidable"],
-    )
-
-
-def _claim(row: dict[str, Any]) -> ClaimRecord:
-    return ClaimRecord(
-        run_id=row["run_id"],
-        key=row["key"],
-        tool_call_id=row["tool_call_id"],
-        decision=row["decision"],
-        decided_by=row["decided_by"],
-        decided_at=_time(row["decided_at"]),
-        detail=row["detail"],
-        status=row["status"],
-        outcome=row["outcome"],
-        completed_at=_optional_time(row["completed_at"]),
-        owner=row["owner"],
-        lease_until=_optional_time(row["lease_until"]),
-    )
-
-
-def _approval(row: dict[str, Any]) -> ApprovalRecord:
-    return ApprovalRecord(
-        run_id=row["run_id"],
-        key=row["key"],
-        approver=row["approver"],
-        approved_at=_time(row["approved_at"]),
-    )
-
-
-# -- timestamps, as UTCDateTime takes and gives them -----------------------------------------
-def _timestamp(value: datetime) -> str:
-    """ISO 8601 with the UTC offset, microseconds kept; naive datetimes are refused."""
-    if value.tzinfo is None:
-        raise ValueError(
-            f"naive datetime {value.isoformat()} given to storage: "
-            "pass a timezone-aware one (storage.utcnow() or datetime.now(UTC))"
-        )
-    return value.astimezone(UTC).isoformat()
-
-
-def _optional_timestamp(value: datetime | None) -> str | None:
-    return None if value is None else _timestamp(value)
-
-
-def _time(text: str) -> datetime:
-    """A ``timestamptz`` as ``to_json`` writes it (in the session's time zone), in UTC."""
-    return datetime.fromisoformat(text).astimezone(UTC)
-
-
-def _optional_time(text: str | None) -> datetime | None:
-    return None if text is None else _time(text)
+def _columns(
+    record: ClaimRecord | SnapshotRecord | ThreadRecord | MessageRecord | AuditEvent,
+) -> dict[str, Any]:
+    """A record's plain columns as one JSON document (timestamps as ISO 8601 with offset)."""
+    return codec.document(record, without=_JSON_COLUMNS)

@@ -40,8 +40,8 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 import redis.asyncio as aioredis
 from redis import exceptions as redis_errors
 
+from storage import _codec as codec
 from storage import _redis_change as change_args
-from storage import _redis_codec as codec
 from storage._change import StateChange
 from storage._errors import SnapshotVersionConflict, StorageConfigError, StorageUnavailable
 from storage._records import (

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
-from storage import _redis_codec as codec
+from storage import _codec as codec
 from storage._change import StateChange
 from storage._records import AuditEvent, ClaimRecord, SnapshotRecord, utcnow
 

@@ -17,7 +17,7 @@ from typing import Any
 
 import redis.asyncio as aioredis
 
-from storage import _redis_codec as codec
+from storage import _codec as codec
 from storage._change import ApprovalTally, Completion, StateChange
 from storage._records import ApprovalRecord, ClaimRecord
 from storage._redis_change import lease_score, member

@@ -18,7 +18,7 @@ from typing import Any
 
 import redis.asyncio as aioredis
 
-from storage import _redis_codec as codec
+from storage import _codec as codec
 from storage._prune import PruneReport
 from storage._records import ApprovalRecord, AuditEvent, ClaimRecord
 from storage._redis_change import audit_indexes, member, opt

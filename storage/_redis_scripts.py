@@ -199,7 +199,7 @@ COMMIT = (
 local CLAIMED_TAIL = ',"status":"claimed","outcome":null,"completed_at":null,"owner":'
 
 -- The claim JSON ``cur`` completed with ``outcome`` and ``at`` (JSON texts), as
--- storage._redis_codec would write it: the fields after ``detail`` are always
+-- storage._codec would write it: the fields after ``detail`` are always
 -- status, outcome, completed_at, owner, lease_until, and no JSON string can hold an unescaped
 -- quote, so the last match of CLAIMED_TAIL is those fields. nil when the claim is not claimed.
 local function completed_in_place(cur, outcome, at)

@@ -1,4 +1,8 @@
-"""Records ↔ JSON text for ``RedisStorage`` (timestamps as ISO 8601 with offset)."""
+"""Records ↔ JSON documents, timestamps as ISO 8601 with their offset (UTC).
+
+``RedisStorage`` stores records as this JSON text; the PostgreSQL functions of the decision path
+(``storage._pg_hot``) take their arguments and give their rows as these documents.
+"""
 
 from __future__ import annotations
 
@@ -31,6 +35,25 @@ _TIMESTAMPS = frozenset(
 )
 
 
+def document(
+    record: ApprovalRecord
+    | AuditEvent
+    | ClaimRecord
+    | MessageRecord
+    | SnapshotRecord
+    | ThreadRecord,
+    *,
+    without: frozenset[str] = frozenset(),
+) -> dict[str, Any]:
+    """The fields of ``record`` (but ``without``) as a JSON-ready dict; naive datetimes refused."""
+    doc: dict[str, Any] = {}
+    for f in dataclasses.fields(record):
+        if f.name not in without:
+            value = getattr(record, f.name)
+            doc[f.name] = stamp(value).isoformat() if isinstance(value, datetime) else value
+    return doc
+
+
 def dumps(
     record: ApprovalRecord
     | AuditEvent
@@ -40,20 +63,20 @@ def dumps(
     | ThreadRecord,
 ) -> str:
     """JSON text of a record."""
-    doc: dict[str, Any] = {}
-    for f in dataclasses.fields(record):
-        value = getattr(record, f.name)
-        doc[f.name] = stamp(value).isoformat() if isinstance(value, datetime) else value
-    return json.dumps(doc, separators=(",", ":"))
+    return json.dumps(document(record), separators=(",", ":"))
 
 
-def loads(cls: type[R], text: str | bytes) -> R:
-    """The record of type ``cls`` encoded in ``text``."""
-    doc = json.loads(text)
+def from_document(cls: type[R], doc: dict[str, Any]) -> R:
+    """The record of type ``cls`` in ``doc`` (as ``document`` writes it); timestamps in UTC."""
     for name in _TIMESTAMPS.intersection(doc):
         if doc[name] is not None:
             doc[name] = datetime.fromisoformat(doc[name]).astimezone(UTC)
     return cls(**doc)
+
+
+def loads(cls: type[R], text: str | bytes) -> R:
+    """The record of type ``cls`` encoded in ``text``."""
+    return from_document(cls, json.loads(text))
 
 
 def stamp(value: datetime) -> datetime:
