@@ -25,15 +25,7 @@ async def test_the_first_call_after_the_server_dropped_every_connection_succeeds
         store = SQLStorage(url)
         try:
             assert await store.add_if_absent("k", "v", 60)
-            async with store.engine.connect() as conn:  # the pooled connection's server process
-                pid = (await conn.exec_driver_sql("SELECT pg_backend_pid()")).scalar_one()
-            # What a restart does to every pooled connection: the server end goes away.
-            base = os.environ[POSTGRES_ENV].replace("postgresql+asyncpg://", "postgresql://")
-            admin = await asyncpg.connect(base.split("?")[0])
-            try:
-                assert await admin.fetchval("SELECT pg_terminate_backend($1)", pid)
-            finally:
-                await admin.close()
+            await _drop_every_connection(store)
             assert await store.get_value("k") == "v"
             assert not await store.add_if_absent("k", "w", 60)
         finally:
