@@ -35,16 +35,11 @@ _TIMESTAMPS = frozenset(
 )
 
 
-def document(
-    record: ApprovalRecord
-    | AuditEvent
-    | ClaimRecord
-    | MessageRecord
-    | SnapshotRecord
-    | ThreadRecord,
-    *,
-    without: frozenset[str] = frozenset(),
-) -> dict[str, Any]:
+Record = ApprovalRecord | AuditEvent | ClaimRecord | MessageRecord | SnapshotRecord | ThreadRecord
+"""Any one stored record."""
+
+
+def document(record: Record, *, without: frozenset[str] = frozenset()) -> dict[str, Any]:
     """The fields of ``record`` (but ``without``) as a JSON-ready dict; naive datetimes refused."""
     doc: dict[str, Any] = {}
     for f in dataclasses.fields(record):
@@ -54,14 +49,7 @@ def document(
     return doc
 
 
-def dumps(
-    record: ApprovalRecord
-    | AuditEvent
-    | ClaimRecord
-    | MessageRecord
-    | SnapshotRecord
-    | ThreadRecord,
-) -> str:
+def dumps(record: Record) -> str:
     """JSON text of a record."""
     return json.dumps(document(record), separators=(",", ":"))
 
