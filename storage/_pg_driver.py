@@ -23,6 +23,11 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from storage._errors import StorageUnavailable
 
+KEPT_CONNECTIONS = 2
+"""Connections kept checked out between calls: a checkout through SQLAlchemy's pool costs about
+0.05–0.1 ms, half a local round trip, on each of a cycle's four calls. The rest of the pool
+stays free for everything else (listing, leases, a burst of calls)."""
+
 _ATTEMPTS = 2
 """A connection found broken when used (or, for a read, one lost mid-call) costs one more
 attempt; pooled connections already marked closed are skipped without counting."""
@@ -53,6 +58,29 @@ class PostgresCalls:
         self._engine = engine
         self._unavailable = unavailable
         """Raises ``StorageUnavailable`` when a checkout error says the server is unreachable."""
+        self._kept: list[AsyncConnection] = []
+
+    async def close(self) -> None:
+        """Return the kept connections to the pool."""
+        kept, self._kept = self._kept, []
+        for conn in kept:
+            await conn.close()
+
+    async def _borrow(self) -> AsyncConnection:
+        """A kept connection the server has not closed, else one checked out of the pool."""
+        while self._kept:
+            conn = self._kept.pop()
+            if not _driver(conn).is_closed():
+                return conn
+            await conn.invalidate()  # closed by the server while kept (a restart)
+            await conn.close()
+        return await self._engine.connect()
+
+    async def _give_back(self, conn: AsyncConnection) -> None:
+        if len(self._kept) < KEPT_CONNECTIONS and not conn.invalidated:
+            self._kept.append(conn)
+        else:
+            await conn.close()
 
     async def fetchval(self, query: str, *args: object, read: bool = False) -> Any:
         """The first column of the first row of ``query``, run in its own transaction.
@@ -65,7 +93,8 @@ class PostgresCalls:
         attempts = _ATTEMPTS
         while attempts:
             try:
-                async with self._engine.connect() as conn:
+                conn = await self._borrow()
+                try:
                     driver = _driver(conn)
                     if driver.is_closed():  # closed by the server while pooled: try the next
                         await conn.invalidate()  # (a given engine may have no checkout check)
@@ -87,6 +116,8 @@ class PostgresCalls:
                     except BaseException:  # cancelled, or a driver error: state unknown
                         await _discard(conn, driver)
                         raise
+                finally:
+                    await self._give_back(conn)
             except (OSError, sa.exc.DBAPIError) as exc:  # the checkout: no server
                 self._unavailable(exc)
                 raise

@@ -116,6 +116,8 @@ class SQLDatabase:
 
     async def close(self) -> None:
         """Dispose the engine if it was made here."""
+        if self._postgres is not None:
+            await self._postgres.close()
         if self._driver is not None:
             await self._driver.close()  # back to the pool, which dispose() then closes
             self._driver = self._sqlite3 = None

@@ -31,6 +31,9 @@ WRITE_OPTION = "countersign_write"
 SQLITE_BUSY_TIMEOUT_MS = 30_000
 """How long a SQLite connection waits for another process's write lock before giving up."""
 
+APPLICATION_NAME = "countersign"
+"""``application_name`` of the PostgreSQL connections of an engine made from a URL."""
+
 POSTGRES_POOL_SIZE = 10
 """Connections a PostgreSQL engine made from a URL keeps open, and never exceeds: callers
 beyond it wait for one (a call holds it for about one round trip). SQLAlchemy's default
@@ -98,8 +101,10 @@ def create_engine(url: str | URL, *, inline: bool = True) -> tuple[AsyncEngine, 
         engine = create_async_engine(parsed, connect_args=connect_args)
         configure_sqlite(engine)
         return engine, schema
+    # Named, so an operator finds countersign's connections in pg_stat_activity.
+    connect_args["server_settings"] = {"application_name": APPLICATION_NAME}
     if schema is not None:
-        connect_args["server_settings"] = {"search_path": schema}
+        connect_args["server_settings"]["search_path"] = schema
     engine = create_async_engine(
         parsed, connect_args=connect_args, pool_size=POSTGRES_POOL_SIZE, max_overflow=0
     )

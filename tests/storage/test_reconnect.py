@@ -12,6 +12,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import create_async_engine
 
 from storage import SQLStorage, StateChange
+from storage._sql_engine import APPLICATION_NAME
 from tests.backends import POSTGRES_ENV, unique_url
 from tests.storage.records import claim, snapshot
 
@@ -49,18 +50,21 @@ async def test_the_decision_path_after_the_server_dropped_every_connection_succe
 
 
 async def _drop_every_connection(store: SQLStorage) -> None:
-    """What a restart does to every pooled connection: the server end goes away."""
-    async with store.engine.connect() as conn:
-        pid = (await conn.exec_driver_sql("SELECT pg_backend_pid()")).scalar_one()
-    await _terminate([pid])
+    """What a restart does to every connection of ``store`` (pooled, or kept by the decision
+    path between calls): the server end goes away."""
+    await _terminate_application(APPLICATION_NAME)
 
 
-async def _terminate(pids: list[int]) -> None:
+async def _terminate_application(name: str) -> None:
     base = os.environ[POSTGRES_ENV].replace("postgresql+asyncpg://", "postgresql://")
     admin = await asyncpg.connect(base.split("?")[0])
     try:
-        for pid in pids:
-            assert await admin.fetchval("SELECT pg_terminate_backend($1)", pid)
+        ended = await admin.fetchval(
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
+            " WHERE application_name = $1 AND datname = current_database()",
+            name,
+        )
+        assert ended, f"no connection named {name!r} to end"
     finally:
         await admin.close()
 
@@ -73,7 +77,7 @@ async def test_on_a_given_engine_the_decision_path_skips_every_dead_pooled_conne
         schema = str(parsed.query["schema"])
         engine = create_async_engine(  # no pre-ping, no checkout check: the user's engine
             parsed.difference_update_query(["schema"]),
-            connect_args={"server_settings": {"search_path": schema}},
+            connect_args={"server_settings": {"search_path": schema, "application_name": schema}},
         )
         async with engine.begin() as conn:
             await conn.exec_driver_sql(f'CREATE SCHEMA "{schema}"')
@@ -81,10 +85,10 @@ async def test_on_a_given_engine_the_decision_path_skips_every_dead_pooled_conne
         try:
             await store.commit(StateChange(snapshot=snapshot("run-1")))
             held = [await engine.connect() for _ in range(3)]  # three pooled connections
-            pids = [(await c.exec_driver_sql("SELECT pg_backend_pid()")).scalar() for c in held]
             for conn in held:
+                await conn.exec_driver_sql("SELECT 1")
                 await conn.close()
-            await _terminate(pids)
+            await _terminate_application(schema)  # those and the one the decision path keeps
             await asyncio.sleep(0.2)  # the pool's connections now know they are closed
 
             assert await store.commit(StateChange(claim=claim("run-1", "call_1#0"))) is None
