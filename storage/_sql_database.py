@@ -2,10 +2,10 @@
 
 One object owns the async engine and runs work on it: reads on a plain connection, writes in one
 transaction each (SQLite: ``BEGIN IMMEDIATE``, queued per process, retried while another process
-holds the lock), the schema migrated before the first use. ``SQLStorage`` builds its statements
-and hands them here, so a state change that writes several records is one ``write`` call. On
-PostgreSQL the decision path's single statements run on the pool's driver connections
-(``postgres()``, ``storage._pg_driver``).
+holds the lock), the schema migrated before the first use. The decision path skips SQLAlchemy's
+statement pipeline: on a SQLite file its transactions run on one ``sqlite3`` connection of the
+pool (``sqlite_connection``, ``sqlite_write``, ``sqlite_read``), on PostgreSQL its single
+statements on the pool's driver connections (``postgres()``, ``storage._pg_driver``).
 """
 
 from __future__ import annotations
