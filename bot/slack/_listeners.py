@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 import logging
-from typing import Any
+from typing import Any, TypeVar
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncBoltContext
 from slack_bolt.response import BoltResponse
 
@@ -31,15 +31,15 @@ from bot.slack._services import Services
 
 logger = logging.getLogger(__name__)
 
+M = TypeVar("M", bound=BaseModel)
+
 
 def register_listeners(app: AsyncApp, services: Services) -> None:
     """Attach every listener of the bot to ``app``."""
 
     async def on_event(body: dict[str, Any], context: AsyncBoltContext) -> BoltResponse | None:
-        try:
-            envelope = EventEnvelope.model_validate(body)
-        except ValidationError as exc:
-            logger.warning("ignoring an event that does not parse: %s", _where(exc))
+        envelope = _parsed(EventEnvelope, body, "an event")
+        if envelope is None:
             return None
         event = envelope.event
         if not event.is_from_person:
@@ -66,12 +66,8 @@ def register_listeners(app: AsyncApp, services: Services) -> None:
         return None
 
     async def on_home_opened(body: dict[str, Any]) -> None:
-        try:
-            envelope = HomeEnvelope.model_validate(body)
-        except ValidationError as exc:
-            logger.warning("ignoring an app_home_opened that does not parse: %s", _where(exc))
-            return
-        if envelope.event.tab == "home":
+        envelope = _parsed(HomeEnvelope, body, "an app_home_opened")
+        if envelope is not None and envelope.event.tab == "home":
             user = envelope.event.user
             services.runner.submit(publish_home(services, user), name=f"home-{user}")
 
@@ -90,31 +86,23 @@ def register_listeners(app: AsyncApp, services: Services) -> None:
     def on_click(choice: Choice) -> Any:
         async def listener(ack: AsyncAck, body: dict[str, Any]) -> None:
             await ack()
-            try:
-                click = BlockActions.model_validate(body)
-            except ValidationError as exc:
-                logger.warning("ignoring a click that does not parse: %s", _where(exc))
-                return
-            services.runner.submit(on_card(click, choice), name=f"{choice}-{click.user.id}")
+            click = _parsed(BlockActions, body, "a click")
+            if click is not None:
+                services.runner.submit(on_card(click, choice), name=f"{choice}-{click.user.id}")
 
         listener.__name__ = f"on_{choice}"
         return listener
 
     async def on_show_all(ack: AsyncAck, body: dict[str, Any]) -> None:
         await ack()
-        try:
-            click = BlockActions.model_validate(body)
-        except ValidationError as exc:
-            logger.warning("ignoring a click that does not parse: %s", _where(exc))
-            return
-        services.runner.submit(show_all_arguments(services, click), name="show-all")
+        click = _parsed(BlockActions, body, "a click")
+        if click is not None:
+            services.runner.submit(show_all_arguments(services, click), name="show-all")
 
     def on_submit(choice: Choice) -> Any:
         async def listener(ack: AsyncAck, body: dict[str, Any]) -> None:
-            try:
-                submission = ViewSubmission.model_validate(body)
-            except ValidationError as exc:
-                logger.warning("ignoring a submission that does not parse: %s", _where(exc))
+            submission = _parsed(ViewSubmission, body, "a submission")
+            if submission is None:
                 await ack()
                 return
             result = await submitted(services, submission, choice)
@@ -142,6 +130,12 @@ def register_listeners(app: AsyncApp, services: Services) -> None:
     app.view(PROVIDE_VIEW)(on_submit("provide"))
 
 
-def _where(exc: ValidationError) -> str:
-    """Which fields failed, never their values."""
-    return ", ".join(".".join(str(p) for p in e["loc"]) for e in exc.errors()[:5])
+def _parsed(model: type[M], body: dict[str, Any], what: str) -> M | None:
+    """``body`` as ``model``; None, logged with the fields that failed (never their values),
+    when it does not parse."""
+    try:
+        return model.model_validate(body)
+    except ValidationError as exc:
+        failed = ", ".join(".".join(str(p) for p in e["loc"]) for e in exc.errors()[:5])
+        logger.warning("ignoring %s that does not parse: %s", what, failed)
+        return None

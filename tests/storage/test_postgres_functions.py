@@ -136,6 +136,8 @@ async def test_a_given_engine_runs_the_functions_and_stays_open(tmp_path: Path) 
         found = await store.load_run("run-1")
         await store.close()
         try:
+            # every connection the decision path kept between calls is back in the user's pool
+            assert engine.pool.checkedout() == 0  # type: ignore[attr-defined]
             async with engine.connect() as conn:  # not disposed
                 assert (await conn.exec_driver_sql("SELECT count(*) FROM claims")).scalar() == 1
         finally:
