@@ -7,26 +7,8 @@ Example:
 """
 
 from agents._agent import Agent
-from agents._chunks import (
-    Chunk,
-    ChunkBase,
-    ErrorChunk,
-    FinishChunk,
-    Payload,
-    StartChunk,
-    StepFinishChunk,
-    TextDeltaChunk,
-    ToolCallApprovalChunk,
-    ToolCallChunk,
-    ToolCallResumedChunk,
-    ToolCallSuspendedChunk,
-    ToolOutputDeniedChunk,
-    ToolResultChunk,
-)
 from agents._fingerprint import fingerprint
 from agents._hooks import Hooks, ToolCallInfo
-from agents._logcontext import log_context
-from agents._observe import DecisionTaken, Observer, ToolExecuted
 from agents._results import (
     FinishReason,
     PendingToolCall,
@@ -37,8 +19,6 @@ from agents._results import (
     ToolCallRecord,
     ToolResultRecord,
 )
-from agents._runner import Runner
-from agents._stream import AgentStream
 from agents.decisions import (
     Approve,
     CallRules,
@@ -66,6 +46,26 @@ from agents.errors import (
     SnapshotNotFound,
     ToolCallNotSuspended,
 )
+from agents.observing._logcontext import log_context
+from agents.observing._observe import DecisionTaken, Observer, ToolExecuted
+from agents.running._chunks import (
+    Chunk,
+    ChunkBase,
+    ErrorChunk,
+    FinishChunk,
+    Payload,
+    StartChunk,
+    StepFinishChunk,
+    TextDeltaChunk,
+    ToolCallApprovalChunk,
+    ToolCallChunk,
+    ToolCallResumedChunk,
+    ToolCallSuspendedChunk,
+    ToolOutputDeniedChunk,
+    ToolResultChunk,
+)
+from agents.running._runner import Runner
+from agents.running._stream import AgentStream
 from tools import ApprovalContext
 
 __all__ = [

@@ -6,21 +6,21 @@ from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from agents._config import check_lease, check_options, resolve_model, tool_map
-from agents._deciding import decide, retry
 from agents._facade import OnRuntime
 from agents._hooks import Hooks
-from agents._listing import list_suspended_runs, send_tool_approval
-from agents._observe import Observer
-from agents._recovery import recover_interrupted_runs
 from agents._results import PendingToolCall, RunResult, SuspendedRunsPage
-from agents._runner import Runner
 from agents._runtime import DEFAULT_CLAIM_LEASE_SECONDS, Runtime
-from agents._start import start
-from agents._stream import AgentStream
+from agents.deciding._decide import decide, retry
+from agents.deciding._listing import list_suspended_runs, send_tool_approval
+from agents.deciding._recovery import recover_interrupted_runs
 from agents.decisions import Approve, CallRulesFn, Decision, DecisionPolicy, Decline, Resume
 from agents.errors import AgentConfigError
 from agents.memory import Memory
 from agents.models._base import Model
+from agents.observing._observe import Observer
+from agents.running._runner import Runner
+from agents.running._start import start
+from agents.running._stream import AgentStream
 from storage import Storage
 from tools import ApprovalPredicate, Tool
 

@@ -25,13 +25,13 @@ from agents._config import (
 from agents._hooks import Hooks
 from agents._ids import new_id
 from agents._messages import Message, ToolSpec
-from agents._observe import Observer
-from agents._runner import Runner
-from agents._state import RunState
+from agents.deciding._state import RunState
 from agents.decisions import CallRules, CallRulesFn, DecisionPolicy
 from agents.errors import AgentConfigError
 from agents.memory import Memory
 from agents.models._base import Model
+from agents.observing._observe import Observer
+from agents.running._runner import Runner
 from storage import AuditEvent, InMemoryStorage, Storage, utcnow
 from tools import ApprovalPredicate, Tool
 

@@ -5,12 +5,14 @@ at the driver edge, never inside ``storage``:
 
 - ``SQLStorage`` on a SQLite file: the ``sqlite3`` trace callback of every connection the
   engine opens (SQLAlchemy's ``connect`` event), which sees each statement SQLite runs, whether
-  it came through SQLAlchemy or straight from the driver (``storage._sqlite_hot``): statements
+  it came through SQLAlchemy or straight from the driver (``storage.sql.sqlite._decision_path``):
+  statements
   are all but ``COMMIT`` / ``ROLLBACK`` (our ``BEGIN`` / ``BEGIN IMMEDIATE`` included),
   transactions the ``BEGIN`` ones, commits the ``COMMIT`` ones.
 - ``SQLStorage`` on PostgreSQL: the protocol messages each ``asyncpg`` connection of the engine
   writes (``bench._pg_wire``, attached by SQLAlchemy's ``connect`` event), which sees what
-  SQLAlchemy sends and what ``storage._pg_hot`` runs on the driver alike: statements are all
+  SQLAlchemy sends and what ``storage.sql.postgres._decision_path`` runs on the driver alike:
+  statements are all
   but ``COMMIT`` / ``ROLLBACK`` (``BEGIN`` and the pool's pings included), transactions the
   ``BEGIN`` ones plus each statement run outside one (autocommit), commits the ``COMMIT`` ones
   plus those autocommitted statements, round trips the waits for the server (``Sync`` or a

@@ -9,7 +9,7 @@ from datetime import timedelta
 from typing import Any
 
 from agents import Agent
-from agents._state import PendingCallState, RunState
+from agents.deciding._state import PendingCallState, RunState
 from agents.models import ScriptedModel
 from storage import SnapshotRecord, Storage, create_storage, utcnow
 

@@ -3,7 +3,7 @@
 ``WireTap.attach(connection)`` wraps the ``write`` / ``writelines`` of the connection's
 transport and parses the frontend messages of the PostgreSQL protocol, so every statement is
 seen however it was sent: through SQLAlchemy (prepared statements, ``BEGIN`` / ``COMMIT`` as
-simple queries) or straight on the driver (``storage._pg_hot``).
+simple queries) or straight on the driver (``storage.sql.postgres._decision_path``).
 
 - a statement is an ``Execute`` (of a prepared statement; its text is the one last bound) or a
   simple ``Query`` (asyncpg sends ``BEGIN`` / ``COMMIT`` / ``ROLLBACK`` and scripts so);

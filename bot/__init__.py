@@ -2,8 +2,11 @@
 
 The parts live in sub-packages: ``bot.slack`` (the Slack edge), ``bot.api`` (the HTTP API),
 ``bot.local`` (the local workspace, an emulated Slack), ``bot.demo`` (the built-in ops agent and
-its offline model). This top level only wires them together: ``_settings`` reads the
-configuration, ``_serve`` starts everything, ``__main__`` is ``python -m bot``.
+its offline model), ``bot.policy`` (who may decide), ``bot.coordination`` (de-duplication and
+thread locks across instances), ``bot.ops`` (metrics, readiness, outages, drain, tracing) and
+``bot.background`` (expiry sweeps, recovery, the outbox). This top level only wires them
+together: ``_settings`` reads the configuration, ``_serve`` starts everything, ``__main__`` is
+``python -m bot``.
 
 Example:
     >>> from bot import load_settings
@@ -15,6 +18,7 @@ Example:
 from bot._agent_loader import AgentLoadError
 from bot._errors import BotConfigError, BotError
 from bot._settings import Settings, load_settings
+from bot.policy._approval_rules import ApprovalRules
 from bot.slack import (
     APPROVE_ACTION,
     BOLT_APP,
@@ -22,7 +26,6 @@ from bot.slack import (
     HEALTH_CHECKS,
     SERVICES,
     AnyoneMayDecide,
-    ApprovalRules,
     EdgePolicy,
     Refusal,
     Services,

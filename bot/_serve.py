@@ -21,12 +21,13 @@ from bot._errors import BotConfigError
 from bot._mcp_servers import mcp_servers
 from bot._settings import AUTH_TEST_FAILED, Settings
 from bot.api import ApiDecision, DecisionObserver, add_api_routes
+from bot.background import Background
+from bot.coordination import shared_coordination
 from bot.demo import openai_client, ops_agent
 from bot.local import LocalSlack
 from bot.ops import DRAIN, install_drain, install_metrics, start_tracing
 from bot.slack import (
     HEALTH_CHECKS,
-    Background,
     OutsideDecision,
     Services,
     create_bolt_app,
@@ -34,7 +35,6 @@ from bot.slack import (
     create_web_app,
     create_web_client,
     publish,
-    shared_coordination,
 )
 from storage import Storage, create_storage
 from tools.examples import DemoDB, demo_database_url

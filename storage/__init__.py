@@ -29,8 +29,8 @@ from storage._records import (
 )
 
 if TYPE_CHECKING:
-    from storage._redis import RedisStorage
-    from storage._sql import SQLStorage
+    from storage.redis._storage import RedisStorage
+    from storage.sql._storage import SQLStorage
 
 __all__ = [
     "DEFAULT_STORAGE_URL",
@@ -60,11 +60,11 @@ __all__ = [
 def __getattr__(name: str) -> Any:
     """Import the SQL and Redis backends only when first asked for (they pull in drivers)."""
     if name == "SQLStorage":
-        from storage._sql import SQLStorage
+        from storage.sql._storage import SQLStorage
 
         return SQLStorage
     if name == "RedisStorage":
-        from storage._redis import RedisStorage
+        from storage.redis._storage import RedisStorage
 
         return RedisStorage
     raise AttributeError(f"module 'storage' has no attribute {name!r}")

@@ -87,7 +87,7 @@ async def _upgrade(url: str) -> str:
     scheme = url.split("://", 1)[0]
     if not scheme.startswith(("sqlite", "postgresql")):
         return f"{scheme}:// storage has no schema to migrate"
-    from storage._sql import SQLStorage
+    from storage.sql._storage import SQLStorage
 
     store = SQLStorage(url)
     try:

@@ -1,7 +1,8 @@
 """Records ↔ JSON documents, timestamps as ISO 8601 with their offset (UTC).
 
 ``RedisStorage`` stores records as this JSON text; the PostgreSQL functions of the decision path
-(``storage._pg_hot``) take their arguments and give their rows as these documents.
+(``storage.sql.postgres._decision_path``) take their arguments and give their rows as these
+documents.
 """
 
 from __future__ import annotations

@@ -20,11 +20,11 @@ def create_storage(url: str | None = None) -> Storage:
     if scheme == "memory":
         return InMemoryStorage()
     if scheme in ("sqlite+aiosqlite", "postgresql+asyncpg"):
-        from storage._sql import SQLStorage
+        from storage.sql._storage import SQLStorage
 
         return SQLStorage(url)
     if scheme in ("redis", "rediss"):
-        from storage._redis import RedisStorage
+        from storage.redis._storage import RedisStorage
 
         return RedisStorage.from_url(url)
     raise StorageConfigError(

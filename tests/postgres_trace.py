@@ -1,5 +1,5 @@
 """Every statement a ``SQLStorage`` sends PostgreSQL, read off the wire (``bench._pg_wire``):
-what SQLAlchemy sends and what ``storage._pg_hot`` runs on the driver, alike."""
+what SQLAlchemy sends and what ``storage.sql.postgres._decision_path`` runs on the driver, alike."""
 
 from __future__ import annotations
 

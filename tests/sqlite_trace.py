@@ -1,5 +1,6 @@
 """Every statement SQLite runs for a ``SQLStorage``, seen at the driver (``sqlite3``'s trace
-callback): what SQLAlchemy sends and what ``storage._sqlite_hot`` runs directly, alike."""
+callback): what SQLAlchemy sends and what ``storage.sql.sqlite._decision_path`` runs directly,
+alike."""
 
 from __future__ import annotations
 

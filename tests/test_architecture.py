@@ -183,3 +183,46 @@ def test_the_runtime_uses_only_the_opentelemetry_api_and_no_metrics_library() ->
                 if n.startswith(("opentelemetry.sdk", "opentelemetry.exporter", "prometheus"))
             ]
     assert offenders == []
+
+
+MAX_MODULES_PER_FOLDER = 14
+"""bolt-python's largest folder: past it, the names inside are folders in disguise."""
+MAX_MODULE_LINES = 400
+
+
+def _package_folders() -> list[Path]:
+    return sorted(
+        folder
+        for layer in LAYERS
+        for folder in [ROOT / layer, *(ROOT / layer).rglob("*")]
+        if folder.is_dir() and (folder / "__init__.py").exists()
+    )
+
+
+def test_no_folder_of_package_code_holds_more_than_14_modules() -> None:
+    crowded = {
+        str(folder.relative_to(ROOT)): count
+        for folder in _package_folders()
+        if (count := len(list(folder.glob("*.py")))) > MAX_MODULES_PER_FOLDER
+    }
+    assert crowded == {}
+
+
+def test_every_sub_package_has_a_docstring_saying_its_role() -> None:
+    silent = [
+        str(folder.relative_to(ROOT))
+        for folder in _package_folders()
+        if folder.name != "versions"
+        and len(ast.get_docstring(ast.parse((folder / "__init__.py").read_text())) or "") < 40
+    ]
+    assert silent == []
+
+
+def test_no_module_of_package_code_is_over_400_lines() -> None:
+    long = {
+        str(path.relative_to(ROOT)): lines
+        for layer in LAYERS
+        for path in (ROOT / layer).rglob("*.py")
+        if (lines := len(path.read_text().splitlines())) > MAX_MODULE_LINES
+    }
+    assert long == {}

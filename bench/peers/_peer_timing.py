@@ -33,7 +33,7 @@ Cycle = Callable[[int], Awaitable[tuple[float, int]]]
 """One cycle number ``n`` → (seconds, persisted state bytes of the pending call)."""
 
 SQLITE_PRAGMAS = ("PRAGMA journal_mode = WAL", "PRAGMA synchronous = NORMAL")
-"""The pragmas countersign's SQLite backend sets (``storage/_sql_engine.py``)."""
+"""The pragmas countersign's SQLite backend sets (``storage/sql/_engine.py``)."""
 
 
 class RawStore(Protocol):

@@ -2,7 +2,7 @@
 
 Example line::
 
-    {"time": "2024-05-01T12:00:00.123Z", "level": "INFO", "logger": "agents._run",
+    {"time": "2024-05-01T12:00:00.123Z", "level": "INFO", "logger": "agents.running._run",
      "message": "…", "run_id": "9f…", "thread_id": "C1:1690000000.000001"}
 """
 

@@ -1,4 +1,6 @@
-"""The approval policy file (SPEC 11): parsing (``read_policy``) and matching (``CallPolicy``).
+"""Who may decide: the approval policy file (SPEC 11, ``read_policy``), matching a call against it
+(``CallPolicy``), the served agent's decision policy (``bot.policy._approval_rules``: approvers,
+user groups, self-approval), and what a card says about it (``CardRules``).
 
 Example:
     >>> file = read_policy(Path("countersign.toml"))  # doctest: +SKIP

@@ -2,12 +2,23 @@
 
 ``create_bolt_app`` registers the listeners on a bolt ``AsyncApp``; ``create_web_app`` serves
 it at ``/slack/events`` with ``/healthz``. Everything a listener needs arrives in ``Services``
-(``create_services``). ``Background`` sweeps expired approvals and recovers crashed runs;
-``publish`` shows a decision taken elsewhere (the HTTP API) on its card and in its thread;
-``shared_coordination`` shares de-duplication and thread locks across instances (Redis).
+(``create_services``). ``publish`` shows a decision taken elsewhere (the HTTP API) on its card
+and in its thread.
+
+A click is read by following the folders: ``receiving/`` (the bolt app, listeners, payloads) →
+``deciding/`` (clicks, modals, thread replies → one runtime decision) → ``delivery/`` (cards
+updated, the run's stream posted, the card index, the outbox, the Home tab), with every Block Kit
+builder in ``blocks/``. Who may decide lives in ``bot.policy``; locks and de-duplication in
+``bot.coordination``; readiness and outages in ``bot.ops``; the periodic work in
+``bot.background``.
 """
 
-from bot.slack._app import (
+from bot.slack._ids import APPROVE_ACTION, DECLINE_ACTION
+from bot.slack._services import Services, create_services
+from bot.slack.deciding._workspace import AnyoneMayDecide, EdgePolicy, Refusal, SettingsPolicy
+from bot.slack.delivery._publish import OutsideDecision, publish
+from bot.slack.delivery._webclient import create_web_client
+from bot.slack.receiving._app import (
     BOLT_APP,
     EVENTS_PATH,
     HEALTH_CHECKS,
@@ -15,14 +26,6 @@ from bot.slack._app import (
     create_bolt_app,
     create_web_app,
 )
-from bot.slack._expiry import Background
-from bot.slack._ids import APPROVE_ACTION, DECLINE_ACTION
-from bot.slack._policy import AnyoneMayDecide, EdgePolicy, Refusal, SettingsPolicy
-from bot.slack._publish import OutsideDecision, publish
-from bot.slack._rules import ApprovalRules
-from bot.slack._services import Services, create_services
-from bot.slack._shared import shared_coordination
-from bot.slack._webclient import create_web_client
 
 __all__ = [
     "APPROVE_ACTION",
@@ -32,8 +35,6 @@ __all__ = [
     "HEALTH_CHECKS",
     "SERVICES",
     "AnyoneMayDecide",
-    "ApprovalRules",
-    "Background",
     "EdgePolicy",
     "OutsideDecision",
     "Refusal",
@@ -44,5 +45,4 @@ __all__ = [
     "create_web_app",
     "create_web_client",
     "publish",
-    "shared_coordination",
 ]

@@ -9,16 +9,16 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from agents import Agent, DecisionPolicy, PendingToolCall, Runner
 from bot._settings import Settings
+from bot.coordination._dedupe import Deduper
+from bot.coordination._locks import LocalThreadLocks, ThreadLocks
+from bot.ops._outage import Outages
 from bot.policy import CallPolicy
-from bot.slack._card_rules import CardRules
-from bot.slack._cards import CardStore
-from bot.slack._dedupe import Deduper
-from bot.slack._home_view import HomeViewers
-from bot.slack._locks import LocalThreadLocks, ThreadLocks
-from bot.slack._outage import Outages
-from bot.slack._policy import EdgePolicy, SettingsPolicy
-from bot.slack._rules import ApprovalRules, call_policy, serve_with_rules
-from bot.slack._usergroups import UserGroups
+from bot.policy._approval_rules import ApprovalRules, call_policy, serve_with_rules
+from bot.policy._card_rules import CardRules
+from bot.policy._usergroups import UserGroups
+from bot.slack.blocks._home_view import HomeViewers
+from bot.slack.deciding._workspace import EdgePolicy, SettingsPolicy
+from bot.slack.delivery._card_index import CardStore
 from storage import Storage
 from tools import Tool
 

@@ -1,1 +1,2 @@
-"""Alembic migrations of the SQL schema; applied by ``storage._migrate`` (no alembic.ini needed)."""
+"""Alembic migrations of the SQL schema; applied by ``storage.sql._migrate`` (no alembic.ini
+needed)."""

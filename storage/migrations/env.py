@@ -1,4 +1,4 @@
-"""Alembic environment: runs on the connection ``storage._migrate`` hands over.
+"""Alembic environment: runs on the connection ``storage.sql._migrate`` hands over.
 
 Run migrations with ``python -m storage upgrade`` (or let ``SQLStorage`` do it on first use);
 the ``alembic`` command line is not wired up because no alembic.ini exists.
@@ -9,7 +9,7 @@ from __future__ import annotations
 from alembic import context
 from sqlalchemy.engine import Connection
 
-from storage._sql_schema import VERSION_TABLE, metadata
+from storage.sql._schema import VERSION_TABLE, metadata
 
 connection = context.config.attributes.get("connection")
 if not isinstance(connection, Connection):

@@ -6,9 +6,9 @@ from typing import Any
 import pytest
 
 from agents import Agent, AmbiguousToolCall
-from agents._auto_resume import response_schema
 from agents.memory import Memory
 from agents.models import ScriptedModel, call, calls, obj, reply
+from agents.running._auto_resume import response_schema
 from storage import InMemoryStorage
 from tests.agents.conftest import Executions
 from tests.agents.test_suspend_resume import Priority, Ticketing

@@ -24,8 +24,8 @@ from bot import Services, create_bolt_app, create_services, create_web_app, load
 from bot._agent_loader import attach_storage
 from bot._serve import install_api
 from bot.ops import install_metrics
-from bot.slack._policy import EdgePolicy
-from bot.slack._webclient import create_web_client
+from bot.slack.deciding._workspace import EdgePolicy
+from bot.slack.delivery._webclient import create_web_client
 from storage import Storage
 from tests.bot.home_payloads import home_click_payload
 from tests.fakes.slack_api import ApiCall, FakeSlackAPI, PostedMessage

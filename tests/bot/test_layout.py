@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 BOT = Path(__file__).resolve().parents[2] / "bot"
-PARTS = ("api", "demo", "local", "ops", "policy", "slack")
+PARTS = ("api", "background", "coordination", "demo", "local", "ops", "policy", "slack")
 TOP_LEVEL = {
     "__init__.py",
     "__main__.py",
@@ -27,11 +27,13 @@ TOP_LEVEL = {
 }
 MAY_IMPORT = {
     "api": set(),
+    "background": {"slack", "policy", "ops", "coordination"},
+    "coordination": set(),
     "demo": set(),
     "local": {"slack", "demo"},
     "ops": set(),
     "policy": set(),
-    "slack": {"policy"},
+    "slack": {"policy", "ops", "coordination"},
 }
 """The other parts each part may import."""
 WIRING_A_PART_MAY_USE = {"bot._settings", "bot._errors", "bot._logs"}

@@ -17,8 +17,8 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import create_async_engine
 
 from storage import SQLStorage, create_storage
-from storage._migrate import alembic_config
-from storage._sql_schema import VERSION_TABLE, metadata
+from storage.sql._migrate import alembic_config
+from storage.sql._schema import VERSION_TABLE, metadata
 from tests.backends import POSTGRES_ENV, unique_url
 from tests.storage.records import T0
 
@@ -168,7 +168,7 @@ async def test_first_use_upgrades_an_older_schema_and_keeps_its_rows(tmp_path: P
 def test_head_revision_constant_matches_the_newest_migration() -> None:
     from alembic.script import ScriptDirectory
 
-    from storage._migrate import HEAD_REVISION, alembic_config
+    from storage.sql._migrate import HEAD_REVISION, alembic_config
 
     assert ScriptDirectory.from_config(alembic_config()).get_current_head() == HEAD_REVISION
 

@@ -12,7 +12,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import create_async_engine
 
 from storage import SQLStorage, StateChange
-from storage._sql_engine import APPLICATION_NAME
+from storage.sql._engine import APPLICATION_NAME
 from tests.backends import POSTGRES_ENV, unique_url
 from tests.storage.records import claim, snapshot
 

@@ -9,7 +9,7 @@ import pytest
 from sqlalchemy.dialects import sqlite
 
 from storage import SQLStorage
-from storage._sql_schema import snapshot_list_queries
+from storage.sql._schema import snapshot_list_queries
 
 _ALL = "ix_snapshots_suspended_at_run_id"
 _DECIDABLE = "ix_snapshots_decidable_suspended_at_run_id"
@@ -67,7 +67,7 @@ class _Planner:
 
 async def test_every_prune_statement_searches_an_index(tmp_path: Path) -> None:
     from storage import utcnow
-    from storage._sql_prune import prune
+    from storage.sql._prune import prune
 
     store = SQLStorage(f"sqlite+aiosqlite:///{tmp_path / 'plans.db'}")
     try:

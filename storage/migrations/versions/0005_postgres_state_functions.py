@@ -3,7 +3,8 @@
 - ``countersign_commit(new_claim, claim_detail, claim_outcome, completions, outcomes,
   new_snapshot, snapshot_data, deleted_run, new_thread, thread_metadata, new_messages,
   message_contents, new_audit, audit_data) RETURNS json``: a whole ``StateChange`` (NULL for an
-  absent part) applied as ``storage._sqlite_hot.apply`` does on SQLite: the claim first (when its
+  absent part) applied as ``storage.sql.sqlite._decision_path.apply`` does on SQLite: the claim
+  first (when its
   key is taken nothing is written and the stored claim is returned), then completions,
   snapshot (version checked), snapshot deletion with its approvals, thread, messages and audit
   in order. A missing claim raises SQLSTATE ``CS404``, a version conflict ``CS409`` (the

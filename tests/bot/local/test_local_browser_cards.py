@@ -13,7 +13,7 @@ import pytest
 from playwright.async_api import Locator, Page, expect
 
 from bot import APPROVE_ACTION, DECLINE_ACTION
-from bot.slack._expiry import sweep_expired
+from bot.background._periodic import sweep_expired
 from storage import utcnow
 from tests.bot.local.browser import act_as, ask, browser, click, narrow, opened, overflow_x
 from tests.bot.local.fixtures import Local

@@ -7,10 +7,10 @@ import asyncio
 from agents import Agent
 from agents.models import ScriptedModel, call, calls, reply
 from bot import APPROVE_ACTION, DECLINE_ACTION
-from bot.slack._cards import PostedCard
 from bot.slack._ids import EDIT_ACTION
-from bot.slack._policy import Choice, Refusal
-from bot.slack._refs import ApprovalRef
+from bot.slack.blocks._refs import ApprovalRef
+from bot.slack.deciding._workspace import Choice, Refusal
+from bot.slack.delivery._card_index import PostedCard
 from storage import Storage
 from tests.bot.conftest import BotFactory
 from tests.bot.harness import Executions, make_agent, start_bot

@@ -10,9 +10,9 @@ from aiohttp.test_utils import TestClient, TestServer
 
 from agents.models import ScriptItem, call, obj, reply
 from bot.api import add_api_routes
-from bot.slack._expiry import sweep_expired
+from bot.background._periodic import sweep_expired
 from bot.slack._ids import APPROVE_ACTION
-from bot.slack._refs import ApprovalRef
+from bot.slack.blocks._refs import ApprovalRef
 from storage import Storage, utcnow
 from tests.bot.harness import CHANNEL, Bot, Executions, make_agent, start_bot
 from tests.fakes.slack_api import FakeSlackAPI, PostedMessage
@@ -108,7 +108,7 @@ async def test_presentations_and_every_way_of_deciding_are_audited(
 async def test_a_card_recorded_before_cards_stored_their_workspace_is_still_found(
     store: Storage,
 ) -> None:
-    from bot.slack._cards import PRESENTED, CardStore
+    from bot.slack.delivery._card_index import PRESENTED, CardStore
     from storage import AuditEvent
 
     old_data = {"channel": CHANNEL, "ts": "1.0", "thread_ts": "0.5", "fingerprint": "f"}

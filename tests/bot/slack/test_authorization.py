@@ -10,9 +10,9 @@ from contextlib import asynccontextmanager
 
 import bot.slack._messages as msg
 from agents.models import ScriptItem, call, reply
+from bot.policy._usergroups import UserGroups
 from bot.slack._ids import APPROVE_ACTION, EDIT_ACTION
-from bot.slack._usergroups import UserGroups
-from bot.slack._webclient import create_web_client
+from bot.slack.delivery._webclient import create_web_client
 from storage import Storage
 from tests.bot.harness import CHANNEL, Bot, Executions, make_agent, start_bot
 from tests.fakes.slack_api import FakeSlackAPI, PostedMessage

@@ -10,7 +10,8 @@ import pytest
 
 from agents import Approve, Decline, Expire
 from bot import APPROVE_ACTION, DECLINE_ACTION
-from bot.slack._blocks import (
+from bot.slack._ids import EDIT_ACTION
+from bot.slack.blocks._blocks import (
     CardView,
     Decided,
     already_decided_text,
@@ -20,9 +21,8 @@ from bot.slack._blocks import (
     decided_card,
     question_blocks,
 )
-from bot.slack._ids import EDIT_ACTION
-from bot.slack._mrkdwn import code_block, escape, escape_truncated, truncate_escaped
-from bot.slack._refs import ApprovalRef
+from bot.slack.blocks._mrkdwn import code_block, escape, escape_truncated, truncate_escaped
+from bot.slack.blocks._refs import ApprovalRef
 
 REF = ApprovalRef(run_id="r" * 32, tool_call_id="call_1", fingerprint="f" * 64)
 NASTY = "<!channel> <@U999> <https://evil.example|innocent> & ``` done"

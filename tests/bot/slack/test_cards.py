@@ -15,13 +15,13 @@ from slack_sdk.models.blocks import Block
 from slack_sdk.models.views import View
 
 from agents import Approve, Decline, Expire, Resume
-from bot.slack._blocks import answered_question, as_dicts, question_blocks
-from bot.slack._card import CardView, Decided, approval_card, decided_card
-from bot.slack._card_rules import CardRules, is_destructive
-from bot.slack._forms import form_blocks, form_fields, read_edit
+from bot.policy._card_rules import CardRules, is_destructive
 from bot.slack._ids import APPROVE_ACTION, SHOW_ALL_ACTION
-from bot.slack._modal_views import arguments_modal, decline_modal, edit_modal
-from bot.slack._refs import ApprovalRef, ModalRef
+from bot.slack.blocks._blocks import answered_question, as_dicts, question_blocks
+from bot.slack.blocks._card import CardView, Decided, approval_card, decided_card
+from bot.slack.blocks._forms import form_blocks, form_fields, read_edit
+from bot.slack.blocks._modal_views import arguments_modal, decline_modal, edit_modal
+from bot.slack.blocks._refs import ApprovalRef, ModalRef
 from tools import create_tool
 from tools.mcp import MCPArguments, MCPTool
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import asyncio
 
-from bot.slack._dedupe import Deduper
-from bot.slack._locks import LocalThreadLocks
+from bot.coordination._dedupe import Deduper
+from bot.coordination._locks import LocalThreadLocks
 from storage import InMemoryStorage
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import bot.slack._messages as msg
 from agents.models import ScriptItem, call, obj, reply
-from bot.slack._expiry import Background
+from bot.background._periodic import Background
 from bot.slack._ids import APPROVE_ACTION
 from storage import ClaimRecord, Storage, create_storage, utcnow
 from tests.bot.harness import CHANNEL, TEAM, Executions, make_agent, start_bot
@@ -53,7 +53,7 @@ async def test_the_requester_approving_a_card_that_was_never_recorded_is_refused
 
 
 def _ids(blocks: list[dict[str, object]]) -> tuple[str, str]:
-    from bot.slack._refs import ApprovalRef
+    from bot.slack.blocks._refs import ApprovalRef
 
     for block in blocks:
         for element in block.get("elements", []) or []:  # type: ignore[union-attr]

@@ -8,7 +8,7 @@ import json
 import bot.slack._messages as msg
 from agents.models import ScriptItem, call, reply
 from bot.slack._ids import APPROVE_ACTION, DECLINE_ACTION, DECLINE_VIEW, REASON_BLOCK
-from bot.slack._refs import ModalRef
+from bot.slack.blocks._refs import ModalRef
 from storage import Storage
 from tests.bot.conftest import BotFactory
 from tests.bot.harness import Executions, make_agent, start_bot

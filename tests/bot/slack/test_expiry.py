@@ -10,7 +10,7 @@ from datetime import timedelta
 
 import bot.slack._messages as msg
 from agents.models import ScriptedModel, call, reply
-from bot.slack._expiry import Background, sweep_expired, sweep_interval
+from bot.background._periodic import Background, sweep_expired, sweep_interval
 from bot.slack._ids import APPROVE_ACTION
 from storage import Storage, utcnow
 from tests.bot.harness import Bot, Executions, make_agent, start_bot

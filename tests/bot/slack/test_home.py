@@ -11,8 +11,8 @@ from slack_sdk.models.blocks import Block
 from slack_sdk.models.views import View
 
 from agents.models import ScriptItem, call, reply
-from bot.slack._home_view import HOME_BLOCK_PREFIX
 from bot.slack._ids import APPROVE_ACTION, CARD_ACTIONS, DECLINE_ACTION
+from bot.slack.blocks._home_view import HOME_BLOCK_PREFIX
 from storage import Storage
 from tests.bot.harness import CHANNEL, Bot, Executions, make_agent, start_bot
 from tests.fakes.slack_api import FakeSlackAPI

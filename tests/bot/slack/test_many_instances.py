@@ -21,7 +21,7 @@ import redis.asyncio as aioredis
 from redis.asyncio.lock import Lock
 from redis.exceptions import LockError
 
-from bot.slack._shared import RedisMarks, RedisThreadLocks
+from bot.coordination._redis import RedisMarks, RedisThreadLocks
 from tests.backends import POSTGRES_ENV, REDIS_ENV, _drop_redis_prefix, open_storage, unique_url
 from tests.bot.harness import CHANNEL, SECRET, TEAM, click_payload
 from tests.fakes.slack_api import FakeSlackAPI, PostedMessage

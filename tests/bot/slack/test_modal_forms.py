@@ -8,8 +8,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, create_model
 
-from bot.slack._blocks import as_dicts
-from bot.slack._forms import (
+from bot.slack.blocks._blocks import as_dicts
+from bot.slack.blocks._forms import (
     MAX_FIELDS,
     errors_by_block,
     form_blocks,

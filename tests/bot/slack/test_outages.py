@@ -98,7 +98,7 @@ def _outage_lines(caplog: pytest.LogCaptureFixture, service: str) -> list[str]:
     return [
         r.getMessage()
         for r in caplog.records
-        if r.name == "bot.slack._outage" and r.getMessage().startswith(f"{service} is unavailable")
+        if r.name == "bot.ops._outage" and r.getMessage().startswith(f"{service} is unavailable")
     ]
 
 

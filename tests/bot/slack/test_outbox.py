@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from agents.models import call, reply
-from bot.slack._outbox import flush_outbox
+from bot.slack.delivery._outbox import flush_outbox
 from storage import Storage
 from tests.bot.harness import Bot, Executions, make_agent, start_bot
 from tests.fakes.slack_api import FakeSlackAPI

@@ -6,7 +6,7 @@ import json
 from datetime import timedelta
 
 from agents.models import call, reply
-from bot.slack._expiry import Background
+from bot.background._periodic import Background
 from storage import ClaimRecord, Storage, utcnow
 from tests.bot.harness import Executions, make_agent, start_bot
 from tests.fakes.slack_api import FakeSlackAPI

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import asyncio
 
-from bot.slack._streamer import ReplyStreamer
-from bot.slack._webclient import create_web_client
+from bot.slack.delivery._streamer import ReplyStreamer
+from bot.slack.delivery._webclient import create_web_client
 from tests.fakes.slack_api import FakeSlackAPI
 
 

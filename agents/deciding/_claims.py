@@ -1,0 +1,291 @@
+"""Finding the pending call a decision is about, and claiming it exactly once (one place).
+
+``find`` reads the run, its claims and its approvals in one round trip; ``guard`` checks what
+the stored call says against the decision (expiry, who may decide, quorum); ``claim`` takes it.
+"""
+
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any, Literal
+
+from agents._runtime import Runtime
+from agents.deciding._state import PendingCallState, RunState
+from agents.decisions import Approve, Decision, Expire, PolicyKind
+from agents.errors import (
+    AgentConfigError,
+    AlreadyDecided,
+    ApprovalExpired,
+    DuplicateApproval,
+    FingerprintMismatch,
+    NotAllowedToDecide,
+    SnapshotNotFound,
+    ToolCallNotSuspended,
+)
+from storage import (
+    ApprovalRecord,
+    AuditEvent,
+    ClaimRecord,
+    SnapshotRecord,
+    StateChange,
+    utcnow,
+)
+
+Kind = Literal["approval", "suspension"]
+"""What a pending call waits for."""
+
+CLAIMED_AS: dict[str, str] = {
+    "approve": "approved",
+    "decline": "declined",
+    "expire": "expired",
+    "resume": "resumed",
+}
+"""The decision stored with the claim, per ``Decision.kind``."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Found:
+    """A stored run and the pending call a decision is about."""
+
+    record: SnapshotRecord
+    state: RunState
+    pending: PendingCallState
+    approved_by: list[str]
+    """Who has approved the call so far (quorum)."""
+
+
+async def find(
+    rt: Runtime, run_id: str, tool_call_id: str | None, kind: Kind, fingerprint: str | None
+) -> Found:
+    """The stored run and the pending call a decision of ``kind`` is about (checked)."""
+    record, claims, approvals = await rt.storage.load_run(run_id)
+    if record is None:
+        matching = [c for c in claims if tool_call_id in (None, c.tool_call_id)]
+        if matching:
+            raise _already_decided(matching[-1])
+        raise SnapshotNotFound(run_id)
+    state = RunState.model_validate(record.data)
+    pending = _select(state, {c.key: c for c in claims}, tool_call_id, kind)
+    if fingerprint is not None and fingerprint != pending.fingerprint:
+        raise FingerprintMismatch(
+            state.run_id, pending.tool_call_id, pending.fingerprint, fingerprint
+        )
+    approved_by = [a.approver for a in approvals if a.key == pending.claim_key]
+    return Found(record=record, state=state, pending=pending, approved_by=approved_by)
+
+
+async def guard(rt: Runtime, found: Found, decision: Decision, decided_by: str | None) -> None:
+    """What the stored call says about this decision, checked before the claim.
+
+    Expiry (``expires_at``), then who may decide (the decision policy, when ``decided_by`` is
+    given), then the quorum's own rules. ``Expire`` is the system's and only meets expiry's
+    opposite: nothing stops a call from being expired.
+    """
+    pending, state = found.pending, found.state
+    if isinstance(decision, Expire):
+        return
+    if pending.expires_at is not None and utcnow() >= pending.expires_at:
+        raise ApprovalExpired(state.run_id, pending.tool_call_id, decided_at=pending.expires_at)
+    if decided_by is not None and rt.decision_policy is not None:
+        kind: PolicyKind = decision.kind
+        rule = await _policy_verdict(rt, found, decided_by, kind)
+        if rule is not None:
+            raise NotAllowedToDecide(
+                state.run_id, pending.tool_call_id, decided_by=decided_by, rule=rule
+            )
+    if isinstance(decision, Approve) and pending.approvals_required > 1:
+        if decided_by is None:
+            raise AgentConfigError(
+                f"tool call {pending.tool_call_id!r} needs {pending.approvals_required} "
+                "different approvers: pass decided_by= with each approval"
+            )
+        if decision.args is not None:
+            raise AgentConfigError(
+                f"tool call {pending.tool_call_id!r} needs {pending.approvals_required} "
+                "approvers, so its arguments cannot be edited (each approver must approve the "
+                "same call): decline it and ask the agent again with the right arguments"
+            )
+        if decided_by in found.approved_by:
+            raise DuplicateApproval(
+                state.run_id,
+                pending.tool_call_id,
+                approver=decided_by,
+                approved_by=found.approved_by,
+                needed=pending.approvals_required,
+            )
+
+
+async def _policy_verdict(
+    rt: Runtime, found: Found, decided_by: str, kind: PolicyKind
+) -> str | None:
+    assert rt.decision_policy is not None
+    try:
+        verdict = rt.decision_policy(found.pending.public(found.approved_by), decided_by, kind)
+        if inspect.isawaitable(verdict):
+            verdict = await verdict
+    except Exception as exc:  # a broken policy refuses (fail safe)
+        return f"the decision policy failed ({type(exc).__name__}: {exc})"
+    return None if verdict is None else str(verdict)
+
+
+async def add_approval(rt: Runtime, found: Found, decided_by: str) -> list[str]:
+    """Record one approver of a quorum call atomically; returns every approver so far.
+
+    Raises ``DuplicateApproval`` for the same person twice and ``AlreadyDecided`` when the
+    call was claimed meanwhile (declined, expired, or approved by the N-th approver).
+    """
+    pending, state = found.pending, found.state
+    tally = await rt.storage.add_approval(
+        ApprovalRecord(
+            run_id=state.run_id, key=pending.claim_key, approver=decided_by, approved_at=utcnow()
+        )
+    )
+    if tally.claim is not None:
+        raise _already_decided(tally.claim)
+    approvers = [a.approver for a in tally.approvals]
+    if not tally.added:
+        raise DuplicateApproval(
+            state.run_id,
+            pending.tool_call_id,
+            approver=decided_by,
+            approved_by=approvers,
+            needed=pending.approvals_required,
+        )
+    await rt.audit(
+        "approval-recorded",
+        state,
+        tool_call_id=pending.tool_call_id,
+        actor=decided_by,
+        data={
+            "tool_name": pending.tool_name,
+            "fingerprint": pending.fingerprint,
+            "approved_by": approvers,
+            "approvals_required": pending.approvals_required,
+        },
+    )
+    return approvers
+
+
+async def claim(
+    rt: Runtime,
+    state: RunState,
+    pending: PendingCallState,
+    decision: Decision,
+    *,
+    decided_by: str | None,
+    source: str,
+    detail: dict[str, Any],
+) -> None:
+    """THE claim of a decision: atomically take the call, then audit it.
+
+    Every check that must hold for a decision belongs here, inside the claim. The loser of a
+    race gets ``AlreadyDecided`` (``ApprovalExpired`` when the call expired first).
+    ``source`` (button, API, expiry sweep...) is recorded, never interpreted.
+    """
+    verdict = CLAIMED_AS[decision.kind]
+    now = utcnow()
+    record = ClaimRecord(
+        run_id=state.run_id,
+        key=pending.claim_key,
+        tool_call_id=pending.tool_call_id,
+        decision=verdict,
+        decided_by=decided_by,
+        decided_at=now,
+        detail={"source": source, **detail},
+        owner=rt.owner,
+        lease_until=now + timedelta(seconds=rt.claim_lease_seconds),
+    )
+    decided = rt.audit_event(
+        "decided",
+        state,
+        tool_call_id=pending.tool_call_id,
+        actor=decided_by,
+        source=source or "python",
+        data={
+            "decision": verdict,
+            "tool_name": pending.tool_name,
+            "fingerprint": pending.fingerprint,
+            "agent_path": pending.agent_path,
+            **detail,
+        },
+    )
+    await _take(rt, record, audit=[decided])
+
+
+async def claim_retry(rt: Runtime, state: RunState, decided_by: str | None) -> None:
+    """Take the single-use right to retry a failed run at its current step."""
+    now = utcnow()
+    await _take(
+        rt,
+        ClaimRecord(
+            run_id=state.run_id,
+            key=f"retry#{state.steps}",
+            tool_call_id=None,
+            decision="retried",
+            decided_by=decided_by,
+            decided_at=now,
+            owner=rt.owner,
+            lease_until=now + timedelta(seconds=rt.claim_lease_seconds),
+        ),
+    )
+
+
+async def _take(rt: Runtime, record: ClaimRecord, audit: list[AuditEvent] | None = None) -> None:
+    """The claim and its audit in one transaction; nothing is written when someone was first."""
+    existing = await rt.storage.commit(StateChange(claim=record, audit=audit or []))
+    if existing is not None:
+        raise _already_decided(existing)
+
+
+def _select(
+    state: RunState, claims: dict[str, ClaimRecord], tool_call_id: str | None, kind: Kind
+) -> PendingCallState:
+    """The call to decide: the named one, or the most recent undecided one."""
+    if tool_call_id is None:
+        undecided = [p for p in state.pending if p.claim_key not in claims]
+        if not undecided:
+            if claims:
+                raise _already_decided(max(claims.values(), key=lambda c: c.decided_at))
+            raise ToolCallNotSuspended(
+                state.run_id, None, f"run {state.run_id!r} has no pending tool call"
+            )
+        pending = max(undecided, key=lambda p: p.suspended_at)
+    else:
+        found = next((p for p in state.pending if p.tool_call_id == tool_call_id), None)
+        if found is None:
+            earlier = [c for c in claims.values() if c.tool_call_id == tool_call_id]
+            if earlier:
+                raise _already_decided(max(earlier, key=lambda c: c.decided_at))
+            raise ToolCallNotSuspended(state.run_id, tool_call_id)
+        pending = found
+        if pending.claim_key in claims:
+            raise _already_decided(claims[pending.claim_key])
+    if pending.kind != kind:
+        raise ToolCallNotSuspended(state.run_id, pending.tool_call_id, _wrong_kind(pending))
+    return pending
+
+
+def _already_decided(claim: ClaimRecord) -> AlreadyDecided:
+    if claim.decision == "expired":
+        return ApprovalExpired(claim.run_id, claim.tool_call_id, decided_at=claim.decided_at)
+    return AlreadyDecided(
+        claim.run_id,
+        claim.tool_call_id,
+        decision=claim.decision,
+        decided_by=claim.decided_by,
+        decided_at=claim.decided_at,
+    )
+
+
+def _wrong_kind(pending: PendingCallState) -> str:
+    if pending.kind == "approval":
+        return (
+            f"tool call {pending.tool_call_id!r} waits for approval, not for data: decide it "
+            "with approve_tool_call() or decline_tool_call()"
+        )
+    return (
+        f"tool call {pending.tool_call_id!r} waits for data (it called suspend()), not for "
+        "approval: resume it with resume_stream(resume_data, ...)"
+    )

@@ -1,0 +1,259 @@
+"""``decide``: the one entry point for every decision (approve, decline, resume, expire).
+
+find → validate (edited args, resume data) → claim (+ audit) → continue the run. Everything
+that can refuse a decision raises BEFORE the returned stream exists. A decision about a call
+that lives in a sub-agent is forwarded as the same ``Decision`` value, and the sub-agent's run
+is driven inside the supervisor's task.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Coroutine
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import ValidationError
+
+from agents._config import json_safe, validation_errors
+from agents._results import RunResult
+from agents._runtime import Runtime
+from agents.deciding._claims import CLAIMED_AS, Kind, add_approval, claim, claim_retry, find, guard
+from agents.deciding._state import PendingCallState, RunState
+from agents.decisions import EXPIRED_REASON, Approve, Decision, Decline, Expire, Resume
+from agents.errors import (
+    InvalidResumeData,
+    InvalidToolArgs,
+    SnapshotNotFound,
+    ToolCallNotSuspended,
+)
+from agents.observing._observe import DecisionTaken, notify
+from agents.running._chunks import FinishChunk, StartChunk
+from agents.running._executor import outcome_of_sub_run
+from agents.running._outcome import Outcome
+from agents.running._run import OutcomeFn, Run
+from agents.running._stream import AgentStream
+from storage import utcnow
+from tools import Tool, ToolInputError
+
+
+@dataclass(frozen=True)
+class Continuation:
+    """A claimed decision's rest of the run: its stream, and the work that drives it."""
+
+    stream: AgentStream
+    drive: Callable[[], Coroutine[Any, Any, None]]
+
+
+async def decide(
+    rt: Runtime,
+    decision: Decision,
+    *,
+    run_id: str,
+    tool_call_id: str | None,
+    fingerprint: str | None,
+    decided_by: str | None,
+    source: str,
+) -> AgentStream:
+    """Take ``decision`` (raising every refusal now) and continue the run in the background."""
+    taken = await take(
+        rt,
+        decision,
+        run_id=run_id,
+        tool_call_id=tool_call_id,
+        fingerprint=fingerprint,
+        decided_by=decided_by,
+        source=source,
+    )
+    rt.runner.submit(taken.drive(), name=f"run-{run_id}", bounded=False)
+    return taken.stream
+
+
+async def take(
+    rt: Runtime,
+    decision: Decision,
+    *,
+    run_id: str,
+    tool_call_id: str | None,
+    fingerprint: str | None,
+    decided_by: str | None,
+    source: str,
+    forwarded: bool = False,
+) -> Continuation:
+    """Find, check, validate and claim; returns the continuation without starting it.
+
+    ``forwarded``: a supervisor already checked and claimed this decision; the sub-agent only
+    claims its own call (the guards ran once, at the level the person decided on).
+    """
+    kind: Kind = "suspension" if isinstance(decision, Resume) else "approval"
+    found = await find(rt, run_id, tool_call_id, kind, fingerprint)
+    record, state, pending = found.record, found.state, found.pending
+    if not forwarded:
+        await guard(rt, found, decision, decided_by)
+    tool = rt.find_tool(pending.agent_path, pending.tool_name)
+    local, detail = _local(decision, pending, tool)
+    if not forwarded and isinstance(decision, Approve) and pending.approvals_required > 1:
+        assert decided_by is not None  # guard() refused a quorum approval without one
+        approvers = await add_approval(rt, found, decided_by)
+        if len(approvers) < pending.approvals_required:
+            return _waiting_for_more(state, approvers, pending)
+        detail = {**detail, "approved_by": approvers}
+    await claim(rt, state, pending, decision, decided_by=decided_by, source=source, detail=detail)
+    if not forwarded:
+        _report(rt, state, pending, decision, source)
+
+    async def outcome(run: Run) -> Outcome:
+        if pending.delegate is None:
+            return await local(run)
+        sub = rt.delegate_for(pending.local_tool)
+        if sub is None:
+            return Outcome.error(f"sub-agent for {pending.local_tool!r} is no longer configured")
+        inner = await take(
+            sub,
+            decision,
+            run_id=pending.delegate.run_id,
+            tool_call_id=pending.delegate.tool_call_id,
+            fingerprint=None,
+            decided_by=decided_by,
+            source=source,
+            forwarded=True,
+        )
+        await inner.drive()
+        return await outcome_of_sub_run(inner.stream)
+
+    return continuation(rt, record.version, state, pending, outcome)
+
+
+def _waiting_for_more(
+    state: RunState, approvers: list[str], approved: PendingCallState
+) -> Continuation:
+    """A quorum call approved by fewer than it needs: a stream that finishes at once,
+    ``suspended``, listing who has approved."""
+    stream = AgentStream(state.run_id)
+
+    async def drive() -> None:
+        pending = [
+            p.public(approvers if p.claim_key == approved.claim_key else None)
+            for p in state.pending
+        ]
+        stream.emit(StartChunk(run_id=state.run_id))
+        stream.emit(FinishChunk(run_id=state.run_id, finish_reason="suspended"))
+        stream.close(
+            RunResult(text="", finish_reason="suspended", run_id=state.run_id, pending=pending)
+        )
+
+    return Continuation(stream=stream, drive=drive)
+
+
+def _local(
+    decision: Decision, pending: PendingCallState, tool: Tool | None
+) -> tuple[OutcomeFn, dict[str, Any]]:
+    """How the decision plays out on a call of this agent, and what its claim records."""
+    match decision:
+        case Approve(args=edited):
+            if edited is None:
+                return _run_tool(pending, pending.args), {}
+            args = _validated_args(tool, pending, edited)
+            return _run_tool(pending, args), {
+                "edited": True,
+                "original_args": pending.args,
+                "args": args,
+            }
+        case Decline(reason=reason):
+            return _denied(reason), {"reason": reason}
+        case Expire():
+            return _denied(EXPIRED_REASON), {"reason": EXPIRED_REASON}
+        case Resume(data=data):
+            parsed = _parsed_resume_data(tool, pending, data)
+
+            def resumed(run: Run) -> Awaitable[Outcome]:
+                return run.execute(
+                    pending.call_id,
+                    pending.local_tool,
+                    pending.local_args,
+                    resume_data=parsed,
+                    suspend_payload=pending.suspend_payload,
+                )
+
+            return resumed, {"resume_data": json_safe(data)}
+
+
+def _run_tool(pending: PendingCallState, args: dict[str, Any]) -> OutcomeFn:
+    def run_it(run: Run) -> Awaitable[Outcome]:
+        return run.execute(pending.call_id, pending.local_tool, args)
+
+    return run_it
+
+
+def _denied(reason: str | None) -> OutcomeFn:
+    async def denied(run: Run) -> Outcome:
+        return Outcome.denied(reason)
+
+    return denied
+
+
+def continuation(
+    rt: Runtime, version: int, state: RunState, pending: PendingCallState, outcome: OutcomeFn
+) -> Continuation:
+    """The rest of the run after a decided call: its outcome, then the loop."""
+    run = Run(rt, state, AgentStream(state.run_id), version=version)
+    return Continuation(stream=run.stream, drive=lambda: run.finish_decided(pending, outcome))
+
+
+async def retry(rt: Runtime, *, run_id: str, decided_by: str | None) -> AgentStream:
+    """Go on with a failed run (single-use, like a decision)."""
+    record = await rt.storage.load_snapshot(run_id)
+    if record is None:
+        raise SnapshotNotFound(run_id)
+    state = RunState.model_validate(record.data)
+    if state.error is None or state.pending:
+        raise ToolCallNotSuspended(
+            run_id, None, f"run {run_id!r} did not fail; decide its pending calls instead"
+        )
+    await claim_retry(rt, state, decided_by)
+    state.error = None
+    run = Run(rt, state, AgentStream(run_id), version=record.version)
+    rt.runner.submit(run.retry(), name=f"run-{run_id}", bounded=False)
+    return run.stream
+
+
+def _validated_args(
+    tool: Tool | None, pending: PendingCallState, args: dict[str, Any]
+) -> dict[str, Any]:
+    """The edited arguments, checked against the input schema and kept as the person gave them
+    (a dump of the parsed model would turn ``250`` into ``250.0`` for a float field)."""
+    if tool is None:
+        return dict(args)
+    try:
+        tool.parse_input(args)
+    except ToolInputError as exc:
+        raise InvalidToolArgs(pending.tool_call_id, list(exc.errors)) from None
+    return dict(args)
+
+
+def _parsed_resume_data(tool: Tool | None, pending: PendingCallState, data: Any) -> Any:
+    if tool is None or tool.resume_schema is None:
+        return data
+    try:
+        return tool.parse_resume(data)
+    except ValidationError as exc:
+        raise InvalidResumeData(pending.tool_call_id, validation_errors(exc)) from None
+
+
+def _report(
+    rt: Runtime, state: RunState, pending: PendingCallState, decision: Decision, source: str
+) -> None:
+    """Tell the observers a decision was claimed (once, at the level the person decided on)."""
+    if not rt.observers:
+        return
+    notify(
+        rt.observers,
+        DecisionTaken(
+            agent_id=rt.id,
+            run_id=state.run_id,
+            tool_call_id=pending.tool_call_id,
+            tool_name=pending.tool_name,
+            decision=CLAIMED_AS[decision.kind],  # type: ignore[arg-type]
+            source=source,
+            waited_seconds=max(0.0, (utcnow() - pending.suspended_at).total_seconds()),
+        ),
+    )

@@ -1,0 +1,101 @@
+"""Finding suspended runs through storage: listing, and deciding by thread."""
+
+from __future__ import annotations
+
+from agents._results import SuspendedRun, SuspendedRunsPage
+from agents._runtime import Runtime
+from agents.deciding._decide import decide
+from agents.deciding._state import RunState
+from agents.decisions import Approve, Decline
+from agents.errors import AmbiguousToolCall, ToolCallNotSuspended
+from agents.running._stream import AgentStream
+
+
+async def list_suspended_runs(
+    rt: Runtime,
+    *,
+    thread_id: str | None,
+    resource_id: str | None,
+    page: int | None,
+    per_page: int | None,
+) -> SuspendedRunsPage:
+    """One indexed query for the page (only runs with something to decide), then the claims
+    and approvals of just those runs."""
+    paginate = page is not None and per_page is not None
+    offset = page * per_page if paginate and page is not None and per_page is not None else 0
+    records, total = await rt.storage.list_snapshots(
+        agent_id=rt.id,
+        thread_id=thread_id,
+        resource_id=resource_id,
+        offset=offset,
+        limit=per_page if paginate else None,
+        decidable_only=True,
+    )
+    run_ids = [r.run_id for r in records]
+    claims = await rt.storage.list_claims_of_runs(run_ids)
+    approvals = await rt.storage.list_approvals(run_ids) if run_ids else {}
+    runs = []
+    for record in records:
+        state = RunState.model_validate(record.data)
+        claimed = {c.key for c in claims.get(record.run_id, [])}
+        approvers: dict[str, list[str]] = {}
+        for approval in approvals.get(record.run_id, []):
+            approvers.setdefault(approval.key, []).append(approval.approver)
+        runs.append(
+            SuspendedRun(
+                run_id=record.run_id,
+                agent_id=record.agent_id,
+                thread_id=record.thread_id,
+                resource_id=record.resource_id,
+                suspended_at=record.suspended_at,
+                tool_calls=[
+                    p.public(approvers.get(p.claim_key))
+                    for p in state.pending
+                    if p.claim_key not in claimed
+                ],
+                error=state.error,
+            )
+        )
+    return SuspendedRunsPage(runs=runs, total=total)
+
+
+async def send_tool_approval(
+    rt: Runtime,
+    *,
+    thread_id: str,
+    resource_id: str | None,
+    approved: bool,
+    tool_call_id: str | None,
+    reason: str | None,
+    decided_by: str | None,
+    source: str,
+) -> AgentStream:
+    """Find the thread's pending approval through storage and decide it."""
+    listing = await list_suspended_runs(
+        rt, thread_id=thread_id, resource_id=resource_id, page=None, per_page=None
+    )
+    candidates = [
+        (run.run_id, call.tool_call_id)
+        for run in listing.runs
+        for call in run.tool_calls
+        if call.requires_approval and tool_call_id in (None, call.tool_call_id)
+    ]
+    if not candidates:
+        raise ToolCallNotSuspended(
+            "",
+            tool_call_id,
+            f"no tool call waits for approval in thread {thread_id!r}"
+            + (f" with id {tool_call_id!r}" if tool_call_id else ""),
+        )
+    if len(candidates) > 1:
+        raise AmbiguousToolCall(candidates[0][0], [c for _, c in candidates])
+    run_id, call_id = candidates[0]
+    return await decide(
+        rt,
+        Approve() if approved else Decline(reason=reason),
+        run_id=run_id,
+        tool_call_id=call_id,
+        fingerprint=None,
+        decided_by=decided_by,
+        source=source,
+    )

@@ -1,0 +1,146 @@
+"""Crash recovery: calls that were claimed but whose work never finished.
+
+A claimed call is never silently run twice. A claim's owner renews its lease while the tool
+runs (``agents.deciding._lease``); when the owner died, any instance calling
+``recover_interrupted_runs``
+after the lease lapsed takes the claim over (atomically: one instance gets it) and then:
+an ``idempotent=True`` tool is run again with the same ``idempotency_key``; any other is
+reported ``interrupted`` (the model and the humans are told the outcome is unknown);
+a decline or a resume of a call that was never started is simply applied.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from agents._runtime import Runtime
+from agents.deciding._decide import Continuation, continuation
+from agents.deciding._state import PendingCallState, RunState
+from agents.observing._observe import ToolExecuted, notify
+from agents.running._executor import outcome_of_sub_run
+from agents.running._outcome import Outcome
+from agents.running._run import Run
+from agents.running._stream import AgentStream
+from storage import ClaimRecord, utcnow
+
+_BATCH = 100
+
+
+async def recover_interrupted_runs(rt: Runtime, *, first: bool) -> list[AgentStream]:
+    """Take over every claim whose lease lapsed (its owner died) and finish its call.
+
+    ``first``: also look, once, for runs whose claim completed but whose snapshot was never
+    updated (possible only with data written before one transaction covered both).
+    """
+    now = utcnow()
+    lease_until = now + timedelta(seconds=rt.claim_lease_seconds)
+    found: list[Continuation] = []
+    while True:
+        taken = await rt.storage.take_over_expired_claims(
+            rt.owner, now=now, lease_until=lease_until, limit=_BATCH
+        )
+        for claim in taken:
+            recovered = await recover_claim(rt, claim)
+            if recovered is not None:
+                found.append(recovered)
+        if len(taken) < _BATCH:
+            break
+    if first:
+        handled = {c.stream.run_id for c in found}
+        found.extend(await _apply_finished_claims(rt, skip=handled))
+    for c in found:
+        rt.runner.submit(c.drive(), name=f"run-{c.stream.run_id}", bounded=False)
+    return [c.stream for c in found]
+
+
+async def recover_claim(rt: Runtime, claim: ClaimRecord) -> Continuation | None:
+    """The continuation of one unfinished claim's run, or None when it is not this agent's."""
+    record = await rt.storage.load_snapshot(claim.run_id)
+    if record is None or record.agent_id != rt.id:
+        return None
+    state = RunState.model_validate(record.data)
+    pending = next((p for p in state.pending if p.claim_key == claim.key), None)
+    if pending is None:
+        return None
+    await rt.audit(
+        "recovered", state, tool_call_id=pending.tool_call_id, data={"decision": claim.decision}
+    )
+
+    async def outcome(run: Run) -> Outcome:
+        return await _recovered_outcome(rt, run, pending, claim)
+
+    return continuation(rt, record.version, state, pending, outcome)
+
+
+async def _recovered_outcome(
+    rt: Runtime, run: Run, pending: PendingCallState, claim: ClaimRecord
+) -> Outcome:
+    if claim.decision in ("declined", "expired"):
+        return Outcome.denied(claim.detail.get("reason"))
+    if pending.delegate is not None:
+        sub = rt.delegate_for(pending.local_tool)
+        if sub is None:
+            return Outcome.interrupted()
+        inner_claims = await sub.storage.list_claims(pending.delegate.run_id)
+        inner = next(
+            (
+                c
+                for c in reversed(inner_claims)
+                if c.tool_call_id == pending.delegate.tool_call_id and c.status == "claimed"
+            ),
+            None,
+        )
+        recovered = await recover_claim(sub, inner) if inner is not None else None
+        if recovered is None:
+            return Outcome.interrupted()
+        await recovered.drive()
+        return await outcome_of_sub_run(recovered.stream)
+    tool = rt.tools.get(pending.local_tool)
+    if tool is None or not tool.idempotent:
+        notify(
+            rt.observers,
+            ToolExecuted(
+                agent_id=rt.id,
+                run_id=run.state.run_id,
+                tool_call_id=pending.tool_call_id,
+                tool_name=pending.local_tool,
+                outcome="interrupted",
+                seconds=0.0,
+            ),
+        )
+        return Outcome.interrupted()
+    args: dict[str, Any] = claim.detail.get("args") or pending.local_args
+    resume_data: Any = None
+    if claim.decision == "resumed":
+        resume_data = tool.parse_resume(claim.detail.get("resume_data"))
+        args = pending.local_args
+    return await run.execute(
+        pending.call_id,
+        pending.local_tool,
+        args,
+        resume_data=resume_data,
+        suspend_payload=pending.suspend_payload,
+    )
+
+
+async def _apply_finished_claims(rt: Runtime, *, skip: set[str]) -> list[Continuation]:
+    """Runs whose claim completed but whose snapshot was not updated before a crash."""
+    found: list[Continuation] = []
+    records, _ = await rt.storage.list_snapshots(agent_id=rt.id)
+    for record in records:
+        if record.run_id in skip:
+            continue
+        claims = {c.key: c for c in await rt.storage.list_claims(record.run_id)}
+        state = RunState.model_validate(record.data)
+        for pending in state.pending:
+            claim = claims.get(pending.claim_key)
+            if claim is not None and claim.status == "completed" and claim.outcome is not None:
+                done = Outcome.from_document(claim.outcome)
+
+                async def outcome(run: Run, done: Outcome = done) -> Outcome:
+                    return done
+
+                found.append(continuation(rt, record.version, state, pending, outcome))
+                break
+    return found

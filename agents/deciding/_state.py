@@ -1,0 +1,126 @@
+"""The persisted state of a suspended run (the snapshot document) and its conversions."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from agents._messages import Message
+from agents._results import PendingToolCall
+from agents.running._chunks import ToolCallApprovalChunk, ToolCallSuspendedChunk
+
+SCHEMA_VERSION = 1
+
+
+class DelegateRef(BaseModel):
+    """Where a sub-agent's pending call lives: the sub-agent, its run and its handle."""
+
+    agent_key: str
+    run_id: str
+    tool_call_id: str
+
+
+class PendingCallState(BaseModel):
+    """One pending call as stored."""
+
+    tool_call_id: str
+    """The handle to decide with at this level."""
+    call_id: str
+    """The model's id of the call at this level (several handles can share it for sub-agents)."""
+    local_tool: str
+    """The tool the model called at this level (``agent-<key>`` for delegations)."""
+    local_args: dict[str, Any]
+    kind: Literal["approval", "suspension"]
+    tool_name: str
+    """The tool that will run (inner tool for delegations)."""
+    args: dict[str, Any]
+    fingerprint: str
+    agent_path: list[str]
+    suspend_payload: dict[str, Any] | None = None
+    resume_schema: dict[str, Any] | None = None
+    round: int = 0
+    """Bumped each time the same call suspends again; part of the claim key."""
+    suspended_at: datetime
+    delegate: DelegateRef | None = None
+    requested_by: str | None = None
+    """Who asked for the run (stored with the call, in the same write as the snapshot)."""
+    expires_at: datetime | None = None
+    """When an approval stops being decidable; checked inside every decision."""
+    approvals_required: int = 1
+    """Distinct approvers needed (quorum); the N-th approval claims the call."""
+
+    @property
+    def claim_key(self) -> str:
+        return f"{self.tool_call_id}#{self.round}"
+
+    def announcement(self, run_id: str) -> ToolCallApprovalChunk | ToolCallSuspendedChunk:
+        """The chunk that tells the stream this call now waits."""
+        if self.kind == "approval":
+            return ToolCallApprovalChunk(
+                run_id=run_id,
+                tool_call_id=self.tool_call_id,
+                tool_name=self.tool_name,
+                args=dict(self.args),
+                fingerprint=self.fingerprint,
+                resume_schema=self.resume_schema,
+                agent_path=list(self.agent_path),
+            )
+        return ToolCallSuspendedChunk(
+            run_id=run_id,
+            tool_call_id=self.tool_call_id,
+            tool_name=self.tool_name,
+            args=dict(self.args),
+            suspend_payload=self.public().suspend_payload,
+            resume_schema=self.resume_schema,
+            agent_path=list(self.agent_path),
+        )
+
+    def public(self, approved_by: list[str] | None = None) -> PendingToolCall:
+        return PendingToolCall(
+            tool_call_id=self.tool_call_id,
+            tool_name=self.tool_name,
+            args=dict(self.args),
+            requires_approval=self.kind == "approval",
+            suspend_payload=self.suspend_payload,
+            resume_schema=self.resume_schema,
+            fingerprint=self.fingerprint,
+            agent_path=list(self.agent_path),
+            suspended_at=self.suspended_at,
+            requested_by=self.requested_by,
+            expires_at=self.expires_at,
+            approvals_required=self.approvals_required,
+            approved_by=list(approved_by or []),
+        )
+
+
+class RunState(BaseModel):
+    """Everything needed to continue a run in another process (compact on purpose)."""
+
+    schema_version: int = SCHEMA_VERSION
+    run_id: str
+    agent_id: str
+    thread_id: str | None = None
+    resource_id: str | None = None
+    messages: list[Message] = Field(default_factory=list)
+    """Messages of this run only (earlier thread history is reloaded from memory)."""
+    steps: int = 0
+    max_steps: int = 8
+    require_tool_approval: bool = False
+    """The call option as a boolean (a predicate is stored as True: fail safe)."""
+    auto_resume: bool = False
+    request_context: dict[str, Any] = Field(default_factory=dict)
+    agent_path: list[str] = Field(default_factory=list)
+    pending: list[PendingCallState] = Field(default_factory=list)
+    error: str | None = None
+    """Why the run stopped, when it failed; ``Agent.retry_run`` goes on from here."""
+    requested_by: str | None = None
+    """Who asked for this run (copied onto each pending call)."""
+    approval_ttl_seconds: float | None = None
+    """How long an approval of this run stays decidable (None: no expiry)."""
+    trace_context: dict[str, str] = Field(default_factory=dict)
+    """The span of the stretch that suspended (W3C ``traceparent``), for the one resuming it."""
+
+    def to_document(self) -> dict[str, Any]:
+        return self.model_dump(mode="json", exclude_defaults=True)

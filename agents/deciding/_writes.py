@@ -1,0 +1,203 @@
+"""What a run stores, gathered and written in ONE transaction per state change.
+
+A stretch of a run produces memory messages, audit events and the outcome of a decided call;
+they wait in the ``Outbox`` and go to storage together with the change of state they belong
+to: the snapshot written on suspension, the completion of a decided call, the end of the run.
+So one approval cycle costs one transaction to suspend, one to decide (``agents.deciding._claims``),
+one to complete, and one to finish. A tool that ran has an outcome that must not be lost: its
+completion is retried through a storage outage until storage answers again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass, field
+from typing import Any
+
+from agents._ids import new_id
+from agents._messages import Message
+from agents._runtime import Runtime
+from agents.deciding._state import PendingCallState, RunState
+from agents.running._outcome import Outcome
+from storage import (
+    AuditEvent,
+    Completion,
+    MessageRecord,
+    SnapshotRecord,
+    StateChange,
+    StorageUnavailable,
+    ThreadRecord,
+    utcnow,
+)
+
+logger = logging.getLogger(__name__)
+
+_MAX_RETRY_DELAY = 5.0
+"""The longest wait between two attempts to store an outcome during an outage."""
+
+
+@dataclass
+class Outbox:
+    """Records waiting for the next state change of the run."""
+
+    thread: ThreadRecord | None = None
+    messages: list[MessageRecord] = field(default_factory=list)
+    audit: list[AuditEvent] = field(default_factory=list)
+    completions: list[Completion] = field(default_factory=list)
+
+    def __bool__(self) -> bool:
+        return bool(self.thread or self.messages or self.audit or self.completions)
+
+
+class RunWriter:
+    """Keeps one run's outbox and its snapshot version; commits them together."""
+
+    def __init__(self, rt: Runtime, *, version: int = 0) -> None:
+        self.rt = rt
+        self.version = version
+        """The stored snapshot's version (0: none stored)."""
+        self.outbox = Outbox()
+        self._thread_written = False
+
+    # -- gathering -------------------------------------------------------------------------
+    def remembers(self, state: RunState) -> bool:
+        """Whether ``remember`` keeps this run's messages (a memory, and a thread to keep)."""
+        return self.rt.memory is not None and bool(state.thread_id)
+
+    async def remember(self, state: RunState, messages: list[Message]) -> None:
+        """Memory messages of the thread (the thread record too, the first time)."""
+        memory = self.rt.memory
+        if memory is None or not state.thread_id or not messages:
+            return
+        now = utcnow()
+        if not self._thread_written and memory.storage is not None:
+            known = await memory.storage.get_thread(state.thread_id)
+            self.outbox.thread = ThreadRecord(
+                thread_id=state.thread_id,
+                resource_id=state.resource_id,
+                created_at=known.created_at if known else now,
+                updated_at=now,
+                metadata=known.metadata if known else {},
+            )
+            self._thread_written = True
+        self.outbox.messages.extend(
+            MessageRecord(
+                id=new_id(),
+                thread_id=state.thread_id,
+                resource_id=state.resource_id,
+                run_id=state.run_id,
+                role=m.role,
+                content=m.model_dump(mode="json", exclude_defaults=True),
+                created_at=now,
+            )
+            for m in messages
+        )
+
+    def audit(self, kind: str, state: RunState, **fields: Any) -> None:
+        """An audit event about the run, written with the next change."""
+        self.outbox.audit.append(self.rt.audit_event(kind, state, **fields))
+
+    def requested(self, state: RunState, fresh: list[PendingCallState]) -> None:
+        """The audit of calls that start waiting (written with the snapshot that stores them)."""
+        for p in fresh:
+            self.audit(
+                "approval-requested" if p.kind == "approval" else "suspended",
+                state,
+                tool_call_id=p.tool_call_id,
+                actor=p.requested_by,
+                data={
+                    "tool_name": p.tool_name,
+                    "args": p.args,
+                    "fingerprint": p.fingerprint,
+                    "agent_path": p.agent_path,
+                    "suspend_payload": p.suspend_payload,
+                    "requested_by": p.requested_by,
+                    "expires_at": p.expires_at.isoformat() if p.expires_at else None,
+                    "approvals_required": p.approvals_required,
+                },
+            )
+
+    def complete(self, state: RunState, pending: PendingCallState, outcome: Outcome) -> None:
+        """What a decided call produced: its claim is completed with the next change."""
+        self.outbox.completions.append(
+            Completion(run_id=state.run_id, key=pending.claim_key, outcome=outcome.to_document())
+        )
+        if outcome.terminal:
+            self.audit(
+                "executed" if outcome.status != "denied" else "not-executed",
+                state,
+                tool_call_id=pending.tool_call_id,
+                data={
+                    "tool_name": pending.tool_name,
+                    "status": outcome.status,
+                    "args_fingerprint": pending.fingerprint,
+                },
+            )
+
+    # -- committing ------------------------------------------------------------------------
+    async def save(self, state: RunState) -> None:
+        """Store the snapshot (version-checked) and the outbox in one transaction."""
+        record = SnapshotRecord(
+            run_id=state.run_id,
+            agent_id=state.agent_id,
+            thread_id=state.thread_id,
+            resource_id=state.resource_id,
+            suspended_at=utcnow(),
+            version=self.version + 1,
+            data=state.to_document(),
+            decidable=bool(state.pending) and state.error is None,
+        )
+        await self._commit(snapshot=record)
+        self.version = record.version
+
+    async def finish(self, state: RunState) -> None:
+        """The run has nothing left to store: drop its snapshot, write the outbox."""
+        if not self.version and not self.outbox:
+            return
+        await self._commit(delete_snapshot=state.run_id if self.version else None)
+        self.version = 0
+
+    async def _commit(
+        self, *, snapshot: SnapshotRecord | None = None, delete_snapshot: str | None = None
+    ) -> None:
+        box = self.outbox
+        change = StateChange(
+            snapshot=snapshot,
+            delete_snapshot=delete_snapshot,
+            completions=list(box.completions),
+            thread=box.thread,
+            messages=list(box.messages),
+            audit=list(box.audit),
+        )
+        if box.completions:  # a tool ran: its outcome must not be lost to an outage
+            await _until_stored(self.rt, change)
+        else:
+            await self.rt.storage.commit(change)
+        self.outbox = Outbox()
+
+
+async def _until_stored(rt: Runtime, change: StateChange) -> None:
+    """Commit ``change``, waiting out a storage outage (the outcome is kept meanwhile)."""
+    delay = 0.1
+    reported = False
+    while True:
+        try:
+            await rt.storage.commit(change)
+        except StorageUnavailable as exc:
+            if not reported:
+                logger.warning(
+                    "%s; the outcome of run %s is kept and written as soon as storage answers",
+                    exc,
+                    change.completions[0].run_id,
+                )
+                reported = True
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, _MAX_RETRY_DELAY)
+            continue
+        if reported:
+            logger.info(
+                "storage answers again: the outcome of run %s is stored",
+                change.completions[0].run_id,
+            )
+        return

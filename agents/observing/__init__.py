@@ -1,0 +1,1 @@
+"""Observing: OpenTelemetry spans, log context ids, and the observer hooks a host's metrics use."""

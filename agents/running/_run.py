@@ -1,0 +1,394 @@
+"""The run loop: model turn → gate → execute → suspend or continue, until the model answers.
+
+One ``Run`` drives one stretch of a run, from a new message or a decision until the run
+finishes or suspends again; everything needed to go on later is in the ``RunState`` snapshot.
+A call to a sub-agent runs the sub-agent's own ``Run`` inside this one's task (no second slot
+of the runner is needed, so a bounded runner cannot deadlock on delegation).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from agents._config import strict_json_args
+from agents._messages import Message, ToolCallPart
+from agents._results import FinishReason, RunResult, ToolResultRecord
+from agents._runtime import Runtime
+from agents.deciding._lease import held
+from agents.deciding._state import PendingCallState, RunState
+from agents.deciding._writes import RunWriter
+from agents.decisions import CallRules
+from agents.errors import ModelError
+from agents.models._base import ModelRequest, ObjectOutput, TextDelta, ToolCallRequest, Usage
+from agents.observing._logcontext import LoggingIds
+from agents.observing._tracing import current_carrier, record_wait, run_span, span
+from agents.running._chunks import (
+    ErrorChunk,
+    FinishChunk,
+    StartChunk,
+    StepFinishChunk,
+    TextDeltaChunk,
+    ToolCallChunk,
+    ToolCallResumedChunk,
+    ToolOutputDeniedChunk,
+    ToolResultChunk,
+)
+from agents.running._executor import Executor, outcome_of_sub_run
+from agents.running._outcome import Outcome
+from agents.running._stream import AgentStream
+from agents.running._tally import Tally
+from agents.running._together import together
+from storage import SnapshotVersionConflict, StorageUnavailable
+from tools import ApprovalContext, ApprovalPredicate, either, evaluate_predicate
+
+logger = logging.getLogger(__name__)
+
+OutcomeFn = Callable[["Run"], Awaitable[Outcome]]
+"""Produces a decided call's outcome, given the run that continues (to execute on)."""
+
+
+class Run:
+    """Drives one stretch of a run and reports it on an ``AgentStream``."""
+
+    def __init__(
+        self,
+        rt: Runtime,
+        state: RunState,
+        stream: AgentStream,
+        *,
+        version: int = 0,
+        approval_predicate: bool | ApprovalPredicate | None = None,
+    ) -> None:
+        self.rt = rt
+        self.executor = Executor(rt)
+        self.state = state
+        self.stream = stream
+        self.writer = RunWriter(rt, version=version)
+        """Gathers what this stretch stores; one transaction per change of state."""
+        self.approval_predicate = (
+            approval_predicate if approval_predicate is not None else state.require_tool_approval
+        )
+        self.tally = Tally()
+
+    # -- entry points ----------------------------------------------------------------------
+    async def start(self, prompt: str) -> None:
+        """A new user message: record it, then loop."""
+        await self._guarded(self._start(prompt), "agent.turn")
+
+    async def _start(self, prompt: str) -> None:
+        self.stream.emit(StartChunk(run_id=self.state.run_id))
+        user = Message(role="user", content=prompt)
+        self.state.messages.append(user)
+        await self.writer.remember(self.state, [user])
+        await self._loop()
+
+    async def finish_decided(self, pending: PendingCallState, outcome_of: OutcomeFn) -> None:
+        """After a decision: get the call's outcome, store it, and go on if the step is done."""
+        await self._guarded(self._finish_decided(pending, outcome_of), "agent.resume")
+
+    async def _finish_decided(self, pending: PendingCallState, outcome_of: OutcomeFn) -> None:
+        self.stream.emit(StartChunk(run_id=self.state.run_id))
+        record_wait(
+            tool_name=pending.tool_name,
+            tool_call_id=pending.tool_call_id,
+            since=pending.suspended_at,
+            carrier=self.state.trace_context,
+        )
+        self.stream.emit(
+            ToolCallResumedChunk(
+                run_id=self.state.run_id,
+                tool_call_id=pending.tool_call_id,
+                tool_name=pending.tool_name,
+                kind=pending.kind,
+            )
+        )
+        outcome = await held(self.rt, self.state.run_id, pending.claim_key, outcome_of(self))
+        self.writer.complete(self.state, pending, outcome)
+        fresh = await self._apply_outcome(pending, outcome)
+        if self.state.pending:
+            await self._suspend(fresh)
+            return
+        await self._loop()
+
+    async def retry(self) -> None:
+        """Go on with a run that stopped on an error, from its last stored state."""
+        await self._guarded(self._retry(), "agent.retry")
+
+    async def _retry(self) -> None:
+        self.stream.emit(StartChunk(run_id=self.state.run_id))
+        await self._loop()
+
+    async def _guarded(self, body: Any, span_name: str) -> None:
+        state = self.state
+        with (
+            LoggingIds(run_id=state.run_id, thread_id=state.thread_id),
+            run_span(
+                span_name,
+                run_id=state.run_id,
+                agent_id=self.rt.id,
+                thread_id=state.thread_id,
+                carrier=state.trace_context,
+            ),
+        ):
+            try:
+                await body
+            except Exception as exc:
+                if isinstance(exc, ModelError | StorageUnavailable):  # expected: one line
+                    logger.warning("run %s of agent %s failed: %s", state.run_id, self.rt.id, exc)
+                else:
+                    logger.exception("run %s of agent %s failed", state.run_id, self.rt.id)
+                await self._keep_failed(exc)
+                self.stream.emit(ErrorChunk(run_id=self.state.run_id, error=exc))
+                self.stream.emit(FinishChunk(run_id=self.state.run_id, finish_reason="error"))
+                self.stream.close(self._result("error", error=exc))
+
+    # -- executing -------------------------------------------------------------------------
+    async def execute(
+        self,
+        call_id: str,
+        name: str,
+        args: dict[str, Any],
+        *,
+        resume_data: Any = None,
+        suspend_payload: dict[str, Any] | None = None,
+    ) -> Outcome:
+        """Run one call now: a local tool, or the sub-agent behind ``agent-<key>``."""
+        sub = self.rt.delegate_for(name)
+        if sub is None:
+            return await self.executor.execute(
+                self.state,
+                call_id,
+                name,
+                args,
+                resume_data=resume_data,
+                suspend_payload=suspend_payload,
+            )
+        prompt = args.get("prompt")
+        if not isinstance(prompt, str) or not prompt:
+            return Outcome.error(f"{name} needs {{'prompt': '<the task>'}}")
+        # The sub-agent's own rules (its default_options) apply too: the gate is the OR of
+        # the supervisor's and the sub-agent's, never the supervisor's alone.
+        state, own = sub.start_state(
+            thread_id=None,
+            resource_id=self.state.resource_id,
+            require_tool_approval=None,
+            max_steps=None,
+            request_context=self.state.request_context,
+            auto_resume=bool(sub.default_options.get("auto_resume_suspended_tools", False)),
+            requested_by=self.state.requested_by,
+            approval_ttl_seconds=self.state.approval_ttl_seconds,
+        )
+        approval = either(self.approval_predicate, own)
+        state.require_tool_approval = (
+            state.require_tool_approval or self.state.require_tool_approval
+        )
+        inner = Run(sub, state, AgentStream(state.run_id), approval_predicate=approval)
+        await inner.start(prompt)
+        return await outcome_of_sub_run(inner.stream)
+
+    # -- the loop --------------------------------------------------------------------------
+    async def _loop(self) -> None:
+        while True:
+            if self.state.steps >= self.state.max_steps:
+                await self._finish("length")
+                return
+            text, calls, usage = await self._model_turn()
+            canonical_args = [strict_json_args(c) for c in calls]
+            self.state.steps += 1
+            assistant = Message(role="assistant", content=text or None, tool_calls=calls)
+            self.state.messages.append(assistant)
+            await self.writer.remember(self.state, [assistant])
+            if not calls:
+                self.tally.record_step(text, [], usage)
+                self.stream.emit(StepFinishChunk(run_id=self.state.run_id, finish_reason="stop"))
+                await self._finish("stop")
+                return
+            for c in calls:
+                self.stream.emit(
+                    ToolCallChunk(
+                        run_id=self.state.run_id,
+                        tool_call_id=c.id,
+                        tool_name=c.name,
+                        args=dict(c.args),
+                    )
+                )
+            fresh = await self._run_calls(calls, canonical_args)
+            self.tally.record_step(text, calls, usage)
+            self.stream.emit(StepFinishChunk(run_id=self.state.run_id, finish_reason="tool-calls"))
+            if fresh:
+                await self._suspend(fresh)
+                return
+
+    async def _model_turn(self) -> tuple[str, list[ToolCallPart], Usage]:
+        request = ModelRequest(
+            messages=await self.rt.conversation(self.state), tools=self.rt.tool_specs()
+        )
+        text: list[str] = []
+        calls: list[ToolCallPart] = []
+        usage = Usage()
+        with span("model.call"):
+            async for event in self.rt.model.stream(request):
+                if isinstance(event, TextDelta):
+                    text.append(event.text)
+                    self.stream.emit(TextDeltaChunk(run_id=self.state.run_id, text=event.text))
+                elif isinstance(event, ToolCallRequest):
+                    calls.append(ToolCallPart(id=event.id, name=event.name, args=event.args))
+                elif isinstance(event, Usage):
+                    usage = usage + event
+                elif isinstance(event, ObjectOutput):
+                    text.append(str(event.value))
+        joined = "".join(text)
+        self.tally.text += joined
+        self.tally.usage = self.tally.usage + usage
+        return joined, calls, usage
+
+    async def _run_calls(
+        self, calls: list[ToolCallPart], canonical_args: list[str | None]
+    ) -> list[PendingCallState]:
+        """Gate every call, run the ungated ones together; returns the new pending calls."""
+        rules = [self.rt.rules_for(c.name, c.args) for c in calls]
+        gated = await together(
+            [self._needs_approval(c, r) for c, r in zip(calls, rules, strict=True)]
+        )
+        free = [c for c, g in zip(calls, gated, strict=True) if not g]
+        outcomes = await together([self.execute(c.id, c.name, c.args) for c in free])
+        by_id = dict(zip([c.id for c in free], outcomes, strict=True))
+        fresh: list[PendingCallState] = []
+        for c, g, r, encoded in zip(calls, gated, rules, canonical_args, strict=True):
+            if g:
+                fresh.append(self.executor.approval_entry(self.state, c, r, encoded))
+            else:
+                fresh.extend(self._fold(c.id, c.name, c.args, by_id[c.id], []))
+                await self._remember_outcome(c.id, c.name, by_id[c.id])
+                await self._announce(c.id, c.name, by_id[c.id])
+        self.state.pending.extend(fresh)
+        return fresh
+
+    async def _needs_approval(self, call: ToolCallPart, rules: CallRules | None) -> bool:
+        """The OR of the host's rules, the tool's own gate and the run's predicate."""
+        if rules is not None and rules.require_approval:
+            return True
+        tool = self.rt.tools.get(call.name)
+        if tool is not None and tool.require_approval is True:
+            return True  # a plain gate: no predicate needs to see the call
+        context = ApprovalContext(
+            tool_name=call.name, args=dict(call.args), request_context=self.state.request_context
+        )
+        if tool is not None and await tool.needs_approval(context):
+            return True
+        return await evaluate_predicate(self.approval_predicate, context)
+
+    def _fold(
+        self,
+        call_id: str,
+        local_tool: str,
+        local_args: dict[str, Any],
+        outcome: Outcome,
+        previous: list[PendingCallState],
+    ) -> list[PendingCallState]:
+        """Put an outcome into the state: a tool message, or new pending entries."""
+        if outcome.terminal:
+            self.state.messages.append(outcome.tool_message(call_id, local_tool))
+            return []
+        return self.executor.pending_entries(
+            self.state, call_id, local_tool, local_args, outcome, previous
+        )
+
+    async def _announce(self, call_id: str, local_tool: str, outcome: Outcome) -> None:
+        """Tell memory, the tally and the stream about a terminal outcome."""
+        if not outcome.terminal:
+            return
+        self.tally.tool_results.append(
+            ToolResultRecord(tool_call_id=call_id, tool_name=local_tool, result=outcome.result)
+        )
+        if outcome.status == "denied":
+            self.stream.emit(
+                ToolOutputDeniedChunk(
+                    run_id=self.state.run_id,
+                    tool_call_id=call_id,
+                    tool_name=local_tool,
+                    reason=outcome.reason,
+                )
+            )
+        else:
+            self.stream.emit(
+                ToolResultChunk(
+                    run_id=self.state.run_id,
+                    tool_call_id=call_id,
+                    tool_name=local_tool,
+                    result=outcome.result,
+                )
+            )
+
+    async def _apply_outcome(
+        self, pending: PendingCallState, outcome: Outcome
+    ) -> list[PendingCallState]:
+        """Fold a decided call's outcome into the stored snapshot (retrying on conflicts).
+
+        One transaction: the claim's completion, the snapshot (or its deletion when nothing
+        is left pending), the tool's message in memory, the audit.
+        """
+        await self._remember_outcome(pending.call_id, pending.local_tool, outcome)
+        while True:
+            siblings = [p for p in self.state.pending if p.call_id == pending.call_id]
+            self.state.pending = [p for p in self.state.pending if p.call_id != pending.call_id]
+            if outcome.status == "delegated":
+                # Keep handles of sibling inner calls that are still pending.
+                siblings = [s for s in siblings if s.tool_call_id != pending.tool_call_id] + [
+                    pending
+                ]
+            fresh = self._fold(
+                pending.call_id, pending.local_tool, pending.local_args, outcome, siblings
+            )
+            self.state.pending.extend(fresh)
+            try:
+                if self.state.pending:
+                    await self.writer.save(self.state)
+                else:
+                    await self.writer.finish(self.state)
+                await self._announce(pending.call_id, pending.local_tool, outcome)
+                return fresh
+            except SnapshotVersionConflict:
+                record = await self.rt.storage.load_snapshot(self.state.run_id)
+                if record is None:
+                    raise
+                self.state = RunState.model_validate(record.data)
+                self.writer.version = record.version
+
+    # -- suspension and the end ------------------------------------------------------------
+    async def _suspend(self, fresh: list[PendingCallState]) -> None:
+        """Store the snapshot FIRST (with the requests' audit), then announce the new calls."""
+        if fresh:
+            self.state.trace_context = current_carrier()
+            self.writer.requested(self.state, fresh)
+            await self.writer.save(self.state)
+        for p in fresh:
+            self.stream.emit(p.announcement(self.state.run_id))
+        self.stream.emit(FinishChunk(run_id=self.state.run_id, finish_reason="suspended"))
+        self.stream.close(self._result("suspended"))
+
+    async def _finish(self, reason: FinishReason) -> None:
+        await self.writer.finish(self.state)
+        self.stream.emit(FinishChunk(run_id=self.state.run_id, finish_reason=reason))
+        self.stream.close(self._result(reason))
+
+    def _result(self, reason: FinishReason, error: BaseException | None = None) -> RunResult:
+        pending = [p.public() for p in self.state.pending]
+        return self.tally.result(self.state.run_id, reason, pending, error)
+
+    # -- persistence -----------------------------------------------------------------------
+    async def _keep_failed(self, exc: Exception) -> None:
+        """Store the failed run (messages, tool results) so ``retry_run`` can go on with it."""
+        if self.state.pending or not self.state.messages:
+            return
+        self.state.error = f"{type(exc).__name__}: {exc}"
+        try:
+            await self.writer.save(self.state)
+        except Exception:
+            logger.exception("could not store failed run %s for a retry", self.state.run_id)
+
+    async def _remember_outcome(self, call_id: str, local_tool: str, outcome: Outcome) -> None:
+        if outcome.terminal and self.writer.remembers(self.state):  # else: no message to build
+            await self.writer.remember(self.state, [outcome.tool_message(call_id, local_tool)])

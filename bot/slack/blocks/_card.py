@@ -1,0 +1,325 @@
+"""The approval card (SPEC 12), pending and decided: pure functions over
+``slack_sdk.models.blocks``.
+
+Pending: a header "Approve <title>?", the tool (``server · tool`` for MCP tools, "destructive"
+when its annotations say so), the arguments (``_args``), a context line (who asked, via which
+agents, who may approve, quorum progress, expiry), then Approve (with a confirm dialog when
+``CardRules.confirm``), Edit, Decline. Decided: the outcome in the header, who, when, the
+reason, and changed arguments beside the original; no decision buttons.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from slack_sdk.models.blocks import (
+    ActionsBlock,
+    Block,
+    ButtonElement,
+    ConfirmObject,
+    ContextBlock,
+    HeaderBlock,
+    MarkdownTextObject,
+    PlainTextObject,
+    SectionBlock,
+)
+
+import bot.slack._messages as msg
+from agents import Decision
+from bot.policy._card_rules import CardRules
+from bot.slack._ids import (
+    APPROVAL_BLOCK,
+    APPROVE_ACTION,
+    DECLINE_ACTION,
+    EDIT_ACTION,
+    SHOW_ALL_ACTION,
+)
+from bot.slack.blocks._args import args_view, changed_keys, field_value, reveal
+from bot.slack.blocks._mrkdwn import escape, escape_truncated, mention
+from bot.slack.blocks._refs import ApprovalRef
+
+HEADER_LIMIT = 150
+"""Slack's limit on a header's text."""
+FALLBACK_LIMIT = 300
+"""Notification text is short."""
+SHOW_ALL_BLOCK = "approval-args"
+"""``block_id`` of the "Show all" button."""
+_NAME_LIMIT = 80
+
+
+@dataclass(frozen=True, kw_only=True)
+class CardView:
+    """What an approval card shows."""
+
+    ref: ApprovalRef
+    """Which pending call the buttons decide."""
+    tool_name: str
+    """The tool that will run."""
+    args: dict[str, Any]
+    """The arguments it will run with."""
+    requester: str | None = None
+    """Slack user id of the person whose request led to this call."""
+    agent_path: tuple[str, ...] = field(default_factory=tuple)
+    """The chain of agents, when a sub-agent asks."""
+    title: str | None = None
+    """The tool's human title (else its description); None: the header names ``tool_name``."""
+    server: str | None = None
+    """For an MCP tool: its server (``github``), shown as ``github · create_issue``."""
+    remote_name: str | None = None
+    """For an MCP tool: its name on the server."""
+    destructive: bool = False
+    """The tool's annotations do not rule out destruction."""
+    rules: CardRules = field(default_factory=CardRules)
+    """Who may approve; whether Approve confirms."""
+    approved_by: tuple[str, ...] = ()
+    """Who approved so far (quorum calls)."""
+    expires_at: datetime | None = None
+    """When the call expires (declined); None: never."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Decided:
+    """A card's decision as shown: what was decided, by whom, when."""
+
+    decision: Decision | None
+    """The runtime's decision: ``Approve`` (its ``args`` are edited arguments, shown next to the
+    original), ``Decline`` (its ``reason`` is shown escaped), ``Expire``; None: interrupted."""
+    by: str | None
+    """Slack user id of who decided (None: the system, e.g. expiry)."""
+    at: datetime
+    """When (timezone-aware)."""
+
+
+def slack_date(at: datetime) -> str:
+    """``<!date^…>``: shown in each reader's time zone, with an ISO fallback."""
+    return f"<!date^{int(at.timestamp())}^{{date_short_pretty}} at {{time}}|{at.isoformat()}>"
+
+
+def card_title(card: CardView) -> str:
+    """The tool's name for people: its title, else its description, else its id."""
+    title = (card.title or "").strip().splitlines()
+    return reveal(title[0] if title else card.tool_name)
+
+
+def _header(template: str, card: CardView) -> HeaderBlock:
+    room = HEADER_LIMIT - len(template.format(title=""))
+    title = card_title(card)
+    if len(title) > room:
+        title = title[: room - 1] + "…"
+    return HeaderBlock(text=PlainTextObject(text=template.format(title=title)))
+
+
+def _code_name(text: str) -> str:
+    return escape_truncated(reveal(text), _NAME_LIMIT).replace("`", "'")
+
+
+def tool_label(card: CardView) -> str:
+    """``github · create_issue`` for an MCP tool, else the tool's id."""
+    if card.server and card.remote_name:
+        return f"{card.server} · {card.remote_name}"
+    return card.tool_name
+
+
+def _tool_section(card: CardView) -> SectionBlock:
+    line = msg.TOOL_LINE.format(tool=_code_name(tool_label(card)))
+    if card.destructive:
+        line += " · " + msg.DESTRUCTIVE
+    return SectionBlock(text=MarkdownTextObject(text=line))
+
+
+def approver_mention(approver: str) -> str:
+    """``<@U…>`` for a user, ``<!subteam^S…>`` for a user group."""
+    if approver[:1] == "S" and approver.isalnum():
+        return f"<!subteam^{approver}>"
+    return mention(approver)
+
+
+def _who_may_approve(rules: CardRules) -> str:
+    if rules.approvers:
+        text = msg.APPROVERS_LIST.format(
+            who=", ".join(approver_mention(a) for a in rules.approvers[:20])
+        )
+    else:
+        text = msg.APPROVERS_ANYONE
+    return text if rules.allow_self_approval else text + msg.APPROVERS_NOT_SELF
+
+
+def quorum_progress(card: CardView) -> str | None:
+    """``1 of 2 approvals: <@U1>`` for a quorum call; None when one approval decides."""
+    needed = card.rules.approvals_required
+    if needed <= 1:
+        return None
+    count = len(card.approved_by)
+    if not count:
+        return msg.QUORUM.format(count=0, needed=needed)
+    who = ", ".join(mention(a) for a in card.approved_by[:20])
+    return msg.QUORUM_BY.format(count=count, needed=needed, who=who)
+
+
+def _requested(card: CardView) -> str:
+    if card.requester and mention(card.requester).startswith("<@"):
+        return msg.REQUESTED_BY.format(user=card.requester)
+    return msg.REQUESTED_BY_UNKNOWN
+
+
+def _context(card: CardView, *, pending: bool) -> ContextBlock:
+    parts = [_requested(card)]
+    if len(card.agent_path) > 1:
+        parts.append(msg.ASKED_VIA.format(path=_code_name(" → ".join(card.agent_path))))
+    if pending:
+        parts.append(_who_may_approve(card.rules))
+        progress = quorum_progress(card)
+        if progress:
+            parts.append(progress)
+        if card.expires_at is not None:
+            parts.append(msg.EXPIRES.format(when=slack_date(card.expires_at)))
+    return ContextBlock(elements=[MarkdownTextObject(text=p[:3000]) for p in parts])
+
+
+def _show_all(card: CardView) -> ActionsBlock:
+    button = ButtonElement(
+        text=PlainTextObject(text=msg.SHOW_ALL_BUTTON),
+        action_id=SHOW_ALL_ACTION,
+        value=card.ref.encode(),
+    )
+    return ActionsBlock(block_id=SHOW_ALL_BLOCK, elements=[button])
+
+
+def _args(card: CardView, edited: dict[str, Any] | None) -> list[Block]:
+    original = args_view(
+        msg.ARGUMENTS_LABEL if edited is None else msg.ORIGINAL_ARGUMENTS_LABEL, card.args
+    )
+    blocks = list(original.blocks)
+    cut = original.cut
+    if edited is not None:
+        changes = _changes(card.args, edited)
+        if changes is not None:
+            blocks.append(changes)
+        else:
+            approved = args_view(msg.APPROVED_ARGUMENTS_LABEL, edited)
+            blocks.extend(approved.blocks)
+            cut = cut or approved.cut
+    if cut:
+        blocks.append(_show_all(card))
+    return blocks
+
+
+def _changes(original: dict[str, Any], edited: dict[str, Any]) -> SectionBlock | None:
+    """Changed arguments side by side (was / approved) when each fits a field; else None."""
+    keys = changed_keys(original, edited)
+    if not keys or len(keys) > 5:
+        return None
+    fields = []
+    for key in keys:
+        was, now = field_value(original.get(key)), field_value(edited.get(key))
+        name = reveal(key)
+        if was is None or now is None or len(name) > 60 or any(c in name for c in "*_~`\n"):
+            return None
+        fields.append(MarkdownTextObject(text=msg.CHANGED_WAS.format(key=escape(name), value=was)))
+        fields.append(MarkdownTextObject(text=msg.CHANGED_NOW.format(key=escape(name), value=now)))
+    return SectionBlock(text=MarkdownTextObject(text=msg.CHANGED_LABEL), fields=fields)
+
+
+def _confirm(card: CardView) -> ConfirmObject:
+    tool = escape_truncated(card_title(card), 150)
+    return ConfirmObject(
+        title=PlainTextObject(text=msg.CONFIRM_TITLE),
+        text=MarkdownTextObject(text=escape_truncated(msg.CONFIRM_TEXT.format(tool=tool), 300)),
+        confirm=PlainTextObject(text=msg.CONFIRM_YES),
+        deny=PlainTextObject(text=msg.CANCEL),
+        style="danger" if card.destructive else "primary",
+    )
+
+
+def decision_buttons(card: CardView, block_id: str = APPROVAL_BLOCK) -> ActionsBlock:
+    """Approve (primary, confirm dialog when the rules say so), Edit, Decline (danger)."""
+    value = card.ref.encode()
+    return ActionsBlock(
+        block_id=block_id,
+        elements=[
+            ButtonElement(
+                text=PlainTextObject(text=msg.APPROVE_BUTTON),
+                action_id=APPROVE_ACTION,
+                value=value,
+                style="primary",
+                confirm=_confirm(card) if card.rules.confirm else None,
+            ),
+            ButtonElement(
+                text=PlainTextObject(text=msg.EDIT_BUTTON), action_id=EDIT_ACTION, value=value
+            ),
+            ButtonElement(
+                text=PlainTextObject(text=msg.DECLINE_BUTTON),
+                action_id=DECLINE_ACTION,
+                value=value,
+                style="danger",
+            ),
+        ],
+    )
+
+
+def approval_card(card: CardView) -> list[Block]:
+    """The card asking for a decision."""
+    return [
+        _header(msg.APPROVAL_HEADER, card),
+        _tool_section(card),
+        *_args(card, None),
+        _context(card, pending=True),
+        decision_buttons(card),
+    ]
+
+
+def approval_fallback(card: CardView) -> str:
+    """The notification text of an approval card."""
+    return escape_truncated(msg.APPROVAL_FALLBACK.format(tool=_named(card)), FALLBACK_LIMIT)
+
+
+def _named(card: CardView) -> str:
+    """``Delete a record (delete_record)``: the title and what runs, for notifications."""
+    title, label = card_title(card), tool_label(card)
+    return label if title == label else f"{title} ({label})"
+
+
+_HEADERS = {
+    "approve": msg.HEADER_APPROVED,
+    "decline": msg.HEADER_DECLINED,
+    "expire": msg.HEADER_EXPIRED,
+}
+_LINES = {"approve": msg.APPROVED_BY, "decline": msg.DECLINED_BY, "expire": msg.EXPIRED_CARD}
+_DECIDED_WORD = {"approve": "approved", "decline": "declined", "expire": "expired"}
+
+
+def decided_card(card: CardView, decided: Decided) -> list[Block]:
+    """The card after its outcome: the outcome in the header, who, when, why; no buttons."""
+    decision = decided.decision
+    kind = decision.kind if decision is not None else "interrupted"
+    header = _HEADERS.get(kind, msg.HEADER_INTERRUPTED)
+    line = _LINES.get(kind, msg.INTERRUPTED_CARD).format(
+        who=mention(decided.by), when=slack_date(decided.at)
+    )
+    if decision is not None and decision.kind == "decline" and decision.reason:
+        line += "\n" + msg.DECIDED_REASON.format(reason=escape_truncated(decision.reason, 1000))
+    edited = decision.args if decision is not None and decision.kind == "approve" else None
+    if edited is not None and not changed_keys(card.args, edited):
+        edited = None
+    return [
+        _header(header, card),
+        _tool_section(card),
+        *_args(card, edited),
+        SectionBlock(text=MarkdownTextObject(text=line)),
+        _context(card, pending=False),
+    ]
+
+
+def decided_fallback(card: CardView, decided: Decided) -> str:
+    """The notification text of a decided card."""
+    kind = decided.decision.kind if decided.decision is not None else "interrupted"
+    if kind == "expire":
+        return escape_truncated(msg.EXPIRED_FALLBACK.format(tool=_named(card)), FALLBACK_LIMIT)
+    text = msg.DECIDED_FALLBACK.format(
+        decision=_DECIDED_WORD.get(kind, kind).capitalize(),
+        who=decided.by or "someone",
+        tool=_named(card),
+    )
+    return escape_truncated(text, FALLBACK_LIMIT)

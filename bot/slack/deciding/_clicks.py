@@ -1,0 +1,288 @@
+"""A decision on a pending call, from a button or a modal: the edge's workspace check → the
+runtime's decision (who may decide and expiry are checked there, inside the claim) → shown in
+Slack (``show_decided``). Losers and refused users get an ephemeral; refusals are audited.
+
+``Attempt`` is what every entry point (button click, decline / edit / provide modal) reduces
+to: who, where, and the runtime's ``Decision``; ``decide`` does the rest, holding the Slack
+thread's lock.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Any
+
+from slack_sdk.errors import SlackApiError
+
+import bot.slack._messages as msg
+import bot.slack.deciding._audit as _audit
+from agents import AgentStream, Approve, Decision
+from agents.errors import (
+    AlreadyDecided,
+    ApprovalExpired,
+    DuplicateApproval,
+    FingerprintMismatch,
+    InvalidResumeData,
+    InvalidToolArgs,
+    NotAllowedToDecide,
+    SnapshotNotFound,
+    ToolCallNotSuspended,
+)
+from bot.ops._outage import Service, unavailable
+from bot.policy._approval_rules import rule_of
+from bot.slack._ids import thread_id
+from bot.slack._services import Services
+from bot.slack.blocks._blocks import CardView, already_decided_text
+from bot.slack.blocks._refs import ApprovalRef
+from bot.slack.deciding._workspace import Choice, Refusal, choice_of
+from bot.slack.delivery._card_index import PostedCard
+from bot.slack.delivery._home import refresh_homes
+from bot.slack.delivery._render import SlackThread
+from bot.slack.delivery._shown import show_decided
+from bot.slack.receiving._payloads import BlockActions
+from storage import utcnow
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Attempt:
+    """One person's attempt to decide a pending call."""
+
+    ref: ApprovalRef
+    decision: Decision
+    """What the user decides (``Approve`` with ``args``: approve with edited arguments)."""
+    user: str
+    user_team: str | None
+    """The clicking user's workspace (Slack Connect users have another one)."""
+    team: str
+    """The workspace of the thread."""
+    channel: str
+    message_ts: str | None
+    """The card (or question) message."""
+    thread_ts: str | None
+    source: str
+    """``button`` or ``modal`` (recorded with the decision)."""
+    question: tuple[str, dict[str, Any] | None] | None = None
+    """``Resume``: the tool name and suspend payload of the question, to show it answered."""
+
+    @property
+    def choice(self) -> Choice:
+        """What the decision is, in the policy's terms (who may do what)."""
+        return choice_of(self.decision)
+
+
+def attempt_from_click(click: BlockActions, decision: Decision) -> Attempt | None:
+    """The ``Attempt`` a button click makes; None when the click is not one of ours."""
+    ref = ApprovalRef.decode(click.actions[0].value if click.actions else None)
+    if ref is None or click.channel_id is None or click.team_id is None:
+        return None
+    return Attempt(
+        ref=ref,
+        decision=decision,
+        user=click.user.id,
+        user_team=click.user.team_id,
+        team=click.team_id,
+        channel=click.channel_id,
+        message_ts=click.message_ts,
+        thread_ts=click.thread_ts,
+        source="button",
+    )
+
+
+async def handle_click(services: Services, click: BlockActions) -> None:
+    """Approve as the clicking user."""
+    attempt = attempt_from_click(click, Approve())
+    if attempt is None:
+        logger.warning("ignoring a click without a valid approval reference")
+        return
+    await decide(services, attempt)
+
+
+async def decide(services: Services, attempt: Attempt) -> None:
+    """Authorize, claim, and show the decision in Slack (card, then the run in the thread).
+
+    When storage or Redis cannot be reached before the decision is recorded, the user gets an
+    ephemeral saying nothing was changed (``NOT_RECORDED``) and the outage is logged once.
+    """
+    try:
+        await _decide_recorded(services, attempt)
+    finally:
+        await refresh_homes(services)  # whatever happened, Home tabs show what still waits
+
+
+async def _decide_recorded(services: Services, attempt: Attempt) -> None:
+    ref = attempt.ref
+    outage = _Outage()
+    async with contextlib.AsyncExitStack() as held:
+        async with _recording(outage):
+            card = await services.cards.find(ref.run_id, ref.tool_call_id)
+            thread_ts = card.thread_ts if card else attempt.thread_ts
+            if thread_ts is None:
+                logger.warning("ignoring a decision on run %s: no thread", ref.run_id)
+                return
+            thread = SlackThread(
+                team=attempt.team,
+                channel=attempt.channel,
+                thread_ts=thread_ts,
+                requester=card.view.requester if card else None,
+            )
+            await held.enter_async_context(services.locks.hold(thread.thread_id))
+            refusal = await check(services, attempt, card)
+            outcome = None if refusal is not None else await _decide(services, attempt, thread_ts)
+        if outage.service is not None:
+            services.outages.down(outage.service, outage.cause or outage.service)
+            text = msg.NOT_RECORDED.format(service=_SERVICE_NAMES[outage.service])
+            await tell(services, attempt, text, attempt.thread_ts)
+            return
+        if refusal is not None:
+            await tell(services, attempt, refusal.text, thread_ts)
+            return
+        assert outcome is not None
+        if isinstance(outcome, str):
+            await tell(services, attempt, outcome, thread_ts)
+            return
+        await show_decided(  # reports its own failures in the thread
+            services,
+            attempt.decision,
+            run_id=ref.run_id,
+            tool_call_id=ref.tool_call_id,
+            by=attempt.user,
+            at=utcnow(),
+            stream=outcome,
+            card=card or _unrecorded_card(attempt, thread),
+            lock_held=True,
+        )
+
+
+@dataclass
+class _Outage:
+    """Storage or Redis failed before the decision was recorded: nothing changed."""
+
+    service: Service | None = None
+    cause: BaseException | None = None
+
+
+_SERVICE_NAMES: dict[Service, str] = {
+    "storage": "the database (STORAGE_URL)",
+    "redis": "Redis (REDIS_URL)",
+    "slack": "Slack",
+    "model": "the model API",
+}
+
+
+@contextlib.asynccontextmanager
+async def _recording(outage: _Outage) -> AsyncIterator[None]:
+    """Record a storage or Redis outage in ``outage`` (and stop there); anything else goes on."""
+    try:
+        yield
+    except Exception as exc:
+        service = unavailable(exc)
+        if service not in ("storage", "redis"):
+            raise
+        outage.service, outage.cause = service, exc
+
+
+async def check(services: Services, attempt: Attempt, card: PostedCard | None) -> Refusal | None:
+    """The edge's refusal (the clicking user's workspace), audited, or None."""
+    refusal = await services.policy.refusal(
+        user=attempt.user, team=attempt.user_team, card=card, choice=attempt.choice
+    )
+    if refusal is not None:
+        await record_refusal(services, attempt, refusal.rule, card.thread_ts if card else None)
+    return refusal
+
+
+def refusal_of(sentence: str) -> Refusal:
+    """The ephemeral for a decision policy's refusal (``NotAllowedToDecide.rule``)."""
+    rule = rule_of(sentence)
+    if rule == "self-approval":
+        return Refusal(rule=rule, text=msg.REFUSED_SELF_APPROVAL)
+    if rule == "not-approver":
+        return Refusal(rule=rule, text=msg.REFUSED_NOT_APPROVER)
+    return Refusal(rule=rule, text=msg.REFUSED_BY_POLICY.format(why=sentence))
+
+
+async def record_refusal(
+    services: Services, attempt: Attempt, rule: str, thread_ts: str | None
+) -> None:
+    """Audit a refused attempt (``kind="refused"``, with the rule)."""
+    where = thread_ts or attempt.thread_ts
+    await _audit.record(
+        services.storage,
+        _audit.REFUSED,
+        run_id=attempt.ref.run_id,
+        tool_call_id=attempt.ref.tool_call_id,
+        actor=attempt.user,
+        source=attempt.source,
+        thread_id=thread_id(attempt.team, attempt.channel, where) if where else None,
+        agent_id=services.agent.id,
+        data={
+            "rule": rule,
+            "choice": attempt.choice,
+            "channel": attempt.channel,
+            "message_ts": attempt.message_ts,
+            "user_team": attempt.user_team,
+        },
+    )
+    logger.info("refused %s by %s: %s", attempt.choice, attempt.user, rule)
+
+
+async def tell(services: Services, attempt: Attempt, text: str, thread_ts: str | None) -> None:
+    """An ephemeral note to one user; a failure to deliver it is logged, never shown to all."""
+    try:
+        await services.client.chat_postEphemeral(
+            channel=attempt.channel, user=attempt.user, text=text, thread_ts=thread_ts
+        )
+    except SlackApiError as exc:
+        logger.warning("could not tell %s: %s", attempt.user, exc.response.get("error"))
+
+
+async def _decide(services: Services, attempt: Attempt, thread_ts: str) -> AgentStream | str:
+    """The continuation stream, or the ephemeral text explaining why nothing happened."""
+    try:
+        return await _claim(services, attempt)
+    except NotAllowedToDecide as exc:
+        refusal = refusal_of(exc.rule)
+        await record_refusal(services, attempt, refusal.rule, thread_ts)
+        return refusal.text
+    except DuplicateApproval:
+        return msg.DUPLICATE_APPROVAL
+    except ApprovalExpired:
+        return msg.EXPIRED
+    except AlreadyDecided as exc:
+        return already_decided_text(exc.decision, exc.decided_by, exc.decided_at)
+    except FingerprintMismatch:
+        return msg.FINGERPRINT_CHANGED
+    except (InvalidToolArgs, InvalidResumeData):
+        return msg.INVALID_DATA
+    except (SnapshotNotFound, ToolCallNotSuspended):
+        return msg.NO_LONGER_PENDING
+
+
+async def _claim(services: Services, attempt: Attempt) -> AgentStream:
+    ref, decision = attempt.ref, attempt.decision
+    return await services.agent.decide(
+        decision,
+        run_id=ref.run_id,
+        tool_call_id=ref.tool_call_id,
+        fingerprint=None if decision.kind == "resume" else ref.fingerprint,
+        decided_by=attempt.user,
+        source=attempt.source,
+    )
+
+
+def _unrecorded_card(attempt: Attempt, thread: SlackThread) -> PostedCard:
+    """The clicked message, when no ``presented`` record says what it showed."""
+    tool, question = attempt.question or ("?", None)
+    return PostedCard(
+        view=CardView(ref=attempt.ref, tool_name=tool, args={}),
+        channel=attempt.channel,
+        ts=attempt.message_ts or "",
+        thread_ts=thread.thread_ts,
+        team=thread.team,
+        question=None if attempt.question is None else question or {},
+    )

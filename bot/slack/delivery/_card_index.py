@@ -1,0 +1,147 @@
+"""Where each approval card was posted, kept in the audit log (``kind="presented"``).
+
+The audit event is the durable mapping (run id + tool call id → channel + ts + what the card
+showed), so the card can be updated after a restart, by the expiry job or by the HTTP API.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from bot.policy._card_rules import CardRules
+from bot.slack.blocks._card import CardView
+from bot.slack.blocks._refs import ApprovalRef
+from storage import AuditEvent, Storage, utcnow
+
+PRESENTED = "presented"
+
+
+@dataclass(frozen=True, kw_only=True)
+class PostedCard:
+    """An approval card as posted in Slack."""
+
+    view: CardView
+    """What the card shows."""
+    channel: str
+    """Slack channel of the card."""
+    ts: str
+    """Slack ``ts`` of the card (the key for ``chat.update``)."""
+    thread_ts: str
+    """The Slack thread the card was posted in."""
+    team: str
+    """The Slack workspace of that thread (the ``<team>`` of its thread id)."""
+    question: dict[str, Any] | None = None
+    """For a tool's question (not an approval card): what it asked (its suspend payload)."""
+
+
+class CardStore:
+    """Records and finds posted approval cards."""
+
+    def __init__(self, storage: Storage) -> None:
+        self._storage = storage
+
+    async def record(
+        self,
+        card: PostedCard,
+        *,
+        thread_id: str,
+        agent_id: str | None,
+        question: dict[str, Any] | None = None,
+    ) -> None:
+        """Append the ``presented`` audit event for a card just posted."""
+        view = card.view
+        await self._storage.append_audit(
+            AuditEvent(
+                id=uuid.uuid4().hex,
+                at=utcnow(),
+                kind=PRESENTED,
+                run_id=view.ref.run_id,
+                tool_call_id=view.ref.tool_call_id,
+                thread_id=thread_id,
+                agent_id=agent_id,
+                actor=view.requester,
+                source="slack",
+                data={
+                    "channel": card.channel,
+                    "ts": card.ts,
+                    "thread_ts": card.thread_ts,
+                    "team": card.team,
+                    "tool_name": view.tool_name,
+                    "args": view.args,
+                    "fingerprint": view.ref.fingerprint,
+                    "requester": view.requester,
+                    "agent_path": list(view.agent_path),
+                    **_shown(view),
+                    **({"question": question} if question is not None else {}),
+                },
+            )
+        )
+
+    async def find(self, run_id: str, tool_call_id: str) -> PostedCard | None:
+        """The most recent card posted for a call, or None."""
+        events = await self._storage.query_audit(run_id=run_id, tool_call_id=tool_call_id)
+        for event in reversed(events):
+            if event.kind == PRESENTED:
+                return _from_event(event.data, run_id, tool_call_id, event.thread_id)
+        return None
+
+
+def _from_event(
+    data: dict[str, Any], run_id: str, tool_call_id: str, thread_id: str | None
+) -> PostedCard:
+    view = CardView(
+        ref=ApprovalRef(run_id=run_id, tool_call_id=tool_call_id, fingerprint=data["fingerprint"]),
+        tool_name=str(data["tool_name"]),
+        args=dict(data.get("args") or {}),
+        requester=data.get("requester"),
+        agent_path=tuple(data.get("agent_path") or ()),
+        title=data.get("title"),
+        server=data.get("server"),
+        remote_name=data.get("remote_name"),
+        destructive=bool(data.get("destructive")),
+        rules=CardRules(
+            approvers=tuple(data.get("approvers") or ()),
+            allow_self_approval=bool(data.get("allow_self_approval", True)),
+            approvals_required=int(data.get("approvals_required") or 1),
+            confirm=bool(data.get("confirm")),
+        ),
+        approved_by=tuple(data.get("approved_by") or ()),
+        expires_at=_when(data.get("expires_at")),
+    )
+    return PostedCard(
+        view=view,
+        channel=data["channel"],
+        ts=data["ts"],
+        thread_ts=data["thread_ts"],
+        team=str(data.get("team") or _team_of(thread_id)),
+        question=data.get("question"),
+    )
+
+
+def _team_of(thread_id: str | None) -> str:
+    """Cards recorded before they stored their workspace: the ``<team>`` of their thread id."""
+    parts = (thread_id or "").split(":")
+    return parts[1] if len(parts) == 4 and parts[0] == "slack" else "unknown"
+
+
+def _shown(view: CardView) -> dict[str, Any]:
+    """What else the card showed (cards recorded before these fields read the defaults)."""
+    return {
+        "title": view.title,
+        "server": view.server,
+        "remote_name": view.remote_name,
+        "destructive": view.destructive,
+        "approvers": list(view.rules.approvers),
+        "allow_self_approval": view.rules.allow_self_approval,
+        "approvals_required": view.rules.approvals_required,
+        "confirm": view.rules.confirm,
+        "approved_by": list(view.approved_by),
+        "expires_at": view.expires_at.isoformat() if view.expires_at else None,
+    }
+
+
+def _when(value: Any) -> datetime | None:
+    return datetime.fromisoformat(value) if isinstance(value, str) and value else None

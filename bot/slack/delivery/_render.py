@@ -1,0 +1,235 @@
+"""Post a run's stream in its Slack thread: streamed text, approval cards, questions."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+
+from slack_sdk.errors import SlackApiError
+
+import bot.slack._messages as msg
+from agents import AgentStream, ToolCallApprovalChunk, ToolCallSuspendedChunk, fingerprint
+from agents.errors import AgentError
+from bot.ops._outage import Service, unavailable
+from bot.slack._ids import resource_id, thread_id
+from bot.slack._services import Services
+from bot.slack.blocks._blocks import (
+    CardView,
+    answered_question,
+    approval_card,
+    approval_fallback,
+    as_dicts,
+    question_blocks,
+    question_fallback,
+)
+from bot.slack.blocks._refs import ApprovalRef
+from bot.slack.delivery._card_index import PostedCard
+from bot.slack.delivery._card_source import described, stored_call
+from bot.slack.delivery._streamer import ReplyStreamer
+from storage import utcnow
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, kw_only=True)
+class SlackThread:
+    """A Slack thread the agent talks in, and who is talking."""
+
+    team: str
+    channel: str
+    thread_ts: str
+    requester: str | None
+    """The Slack user whose message or click led to this run."""
+
+    @property
+    def thread_id(self) -> str:
+        """SPEC 6 memory thread id."""
+        return thread_id(self.team, self.channel, self.thread_ts)
+
+    @property
+    def resource_id(self) -> str:
+        """SPEC 6 memory resource id."""
+        return resource_id(self.team, self.channel)
+
+
+async def post_run(
+    services: Services,
+    stream: AgentStream,
+    thread: SlackThread,
+    *,
+    answered_by: str | None = None,
+    answer: str | None = None,
+) -> None:
+    """Consume a run's ``full_stream`` and show it in ``thread``.
+
+    ``answered_by``: the user whose thread reply this run answers; a question it resumes loses
+    its "Provide details" button and says who answered and what (``answer``).
+    """
+    client = services.client
+    streamer = ReplyStreamer(
+        client,
+        channel=thread.channel,
+        thread_ts=thread.thread_ts,
+        min_interval=services.stream_interval,
+    )
+    async for chunk in stream.full_stream:
+        if chunk.type == "text-delta":
+            await streamer.append(chunk.text)
+        elif chunk.type == "tool-call-approval":
+            await streamer.finish()
+            await post_card(services, thread, chunk)
+        elif chunk.type == "tool-call-suspended":
+            await streamer.finish()
+            await _post_question(services, thread, chunk)
+        elif chunk.type == "tool-call-resumed" and chunk.kind == "suspension" and answered_by:
+            await _mark_answered(services, chunk.run_id, chunk.tool_call_id, answered_by, answer)
+    await streamer.finish()
+    result = await stream.result()
+    if result.finish_reason == "error":
+        code = _code(result.error)
+        service = None if result.error is None else unavailable(result.error)
+        if service is None:
+            logger.error("run %s failed: %s", result.run_id, code, exc_info=result.error)
+        else:
+            assert result.error is not None
+            services.outages.down(service, result.error)
+            logger.info("run %s failed: %s", result.run_id, code)
+        await _post_failure(services, thread, code, service)
+    elif result.finish_reason != "suspended":
+        services.outages.up("model")
+
+
+async def _post_question(
+    services: Services, thread: SlackThread, question: ToolCallSuspendedChunk
+) -> None:
+    """Post a tool's question in the thread and remember where (a ``presented`` audit event)."""
+    posted = await services.client.chat_postMessage(
+        channel=thread.channel,
+        thread_ts=thread.thread_ts,
+        text=question_fallback(question.tool_name, question.suspend_payload),
+        blocks=as_dicts(
+            question_blocks(question.tool_name, question.suspend_payload, _provide_ref(question))
+        ),
+    )
+    view = CardView(
+        ref=ApprovalRef(
+            run_id=question.run_id,
+            tool_call_id=question.tool_call_id,
+            fingerprint=fingerprint(question.tool_name, question.args),
+        ),
+        tool_name=question.tool_name,
+        args=question.args,
+        requester=thread.requester,
+        agent_path=tuple(question.agent_path),
+    )
+    shown = PostedCard(
+        view=view,
+        channel=str(posted.get("channel") or thread.channel),
+        ts=str(posted["ts"]),
+        thread_ts=thread.thread_ts,
+        team=thread.team,
+    )
+    await services.cards.record(
+        shown,
+        thread_id=thread.thread_id,
+        agent_id=services.agent.id,
+        question=question.suspend_payload or {},
+    )
+
+
+async def _mark_answered(
+    services: Services, run_id: str, tool_call_id: str, by: str, answer: str | None
+) -> None:
+    """The question a thread reply answered: no button, who answered and when."""
+    shown = await services.cards.find(run_id, tool_call_id)
+    if shown is None or shown.question is None:
+        return
+    try:
+        await services.client.chat_update(
+            channel=shown.channel,
+            ts=shown.ts,
+            text=question_fallback(shown.view.tool_name, shown.question),
+            blocks=as_dicts(
+                answered_question(shown.view.tool_name, shown.question, by, utcnow(), answer)
+            ),
+        )
+    except SlackApiError as exc:
+        logger.warning("could not update question %s: %s", shown.ts, exc.response.get("error"))
+
+
+def _provide_ref(question: ToolCallSuspendedChunk) -> ApprovalRef | None:
+    """What the "Provide details" button carries; None when there is no form to show."""
+    if not question.resume_schema:
+        return None
+    return ApprovalRef(
+        run_id=question.run_id,
+        tool_call_id=question.tool_call_id,
+        fingerprint=fingerprint(question.tool_name, question.args),
+    )
+
+
+@contextlib.asynccontextmanager
+async def reporting_failures(services: Services, thread: SlackThread) -> AsyncIterator[None]:
+    """Log a failure of the enclosed work and tell the thread, instead of going silent."""
+    try:
+        yield
+    except Exception as exc:
+        service = unavailable(exc)
+        if service is None:
+            logger.exception("work in %s failed: %s", thread.thread_id, _code(exc))
+        else:  # an outage: one line per outage (Outages), not a traceback per message
+            services.outages.down(service, exc)
+        with contextlib.suppress(Exception):
+            await _post_failure(services, thread, _code(exc), service)
+
+
+def _code(error: BaseException | None) -> str:
+    if isinstance(error, AgentError):
+        return error.code
+    return "INTERNAL_ERROR" if error is None else type(error).__name__
+
+
+async def _post_failure(
+    services: Services, thread: SlackThread, code: str, service: Service | None = None
+) -> None:
+    text = msg.RUN_FAILED.format(code=code) if service is None else msg.UNAVAILABLE[service]
+    await services.client.chat_postMessage(
+        channel=thread.channel, thread_ts=thread.thread_ts, text=text
+    )
+
+
+async def post_card(
+    services: Services, thread: SlackThread, approval: ToolCallApprovalChunk
+) -> None:
+    """Post an approval card in the thread and record where it is."""
+    view = CardView(
+        ref=ApprovalRef(
+            run_id=approval.run_id,
+            tool_call_id=approval.tool_call_id,
+            fingerprint=approval.fingerprint,
+        ),
+        tool_name=approval.tool_name,
+        args=approval.args,
+        requester=thread.requester,
+        agent_path=tuple(approval.agent_path),
+    )
+    call = await stored_call(
+        services.agent, thread.thread_id, approval.run_id, approval.tool_call_id
+    )
+    view = described(services, view, call)
+    response = await services.client.chat_postMessage(
+        channel=thread.channel,
+        thread_ts=thread.thread_ts,
+        text=approval_fallback(view),
+        blocks=as_dicts(approval_card(view)),
+    )
+    posted = PostedCard(
+        view=view,
+        channel=str(response.get("channel") or thread.channel),
+        ts=str(response["ts"]),
+        thread_ts=thread.thread_ts,
+        team=thread.team,
+    )
+    await services.cards.record(posted, thread_id=thread.thread_id, agent_id=services.agent.id)

@@ -1,0 +1,186 @@
+"""A decided call shown in Slack: its card (or question) updated in place, then the run's
+continuation posted in its thread, holding the thread's lock; a failure is told in the thread.
+
+Every edge that decides goes through ``show_decided``: a button click or a modal (``_decisions``),
+a decision taken through the HTTP API and a run recovered at start-up (``_publish``), the
+expiry sweep (``_expiry``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from dataclasses import replace
+from datetime import datetime
+
+from slack_sdk.errors import SlackApiError
+
+import bot.slack._messages as msg
+from agents import AgentStream, Decision, PendingToolCall, Resume
+from bot.ops._outage import unavailable
+from bot.slack._services import Services
+from bot.slack.blocks._blocks import (
+    Decided,
+    answered_question,
+    approval_card,
+    approval_fallback,
+    as_dicts,
+    decided_card,
+    decided_fallback,
+    question_fallback,
+)
+from bot.slack.blocks._reminders import reminder_done, reminder_key
+from bot.slack.delivery._card_index import PostedCard
+from bot.slack.delivery._outbox import enqueue, new_write
+from bot.slack.delivery._render import SlackThread, post_run, reporting_failures
+
+logger = logging.getLogger(__name__)
+
+
+async def show_decided(
+    services: Services,
+    decision: Decision | None,
+    *,
+    run_id: str,
+    tool_call_id: str,
+    by: str | None,
+    at: datetime,
+    stream: AgentStream,
+    card: PostedCard | None = None,
+    lock_held: bool = False,
+    interrupted: bool = False,
+) -> None:
+    """Show ``decision`` (taken by ``by`` at ``at``) on its card and post ``stream`` in the thread.
+
+    ``card`` is looked up when the caller does not have it; a call never shown in Slack is left
+    alone (its run goes on by itself). An approval card shows who decided, how and when, without
+    buttons; a question answered by ``Resume`` loses its "Provide details" button and says who
+    answered; ``decision`` None (a run recovered after a crash) leaves the card as it is, unless
+    ``interrupted``: its outcome is unknown, and the card says so.
+    ``lock_held``: the caller already holds the thread's lock (a click claims under it).
+    """
+    card = card or await services.cards.find(run_id, tool_call_id)
+    if card is None:
+        return
+    thread = SlackThread(
+        team=card.team,
+        channel=card.channel,
+        thread_ts=card.thread_ts,
+        requester=card.view.requester,
+    )
+    lock = contextlib.nullcontext() if lock_held else services.locks.hold(thread.thread_id)
+    async with lock, reporting_failures(services, thread):
+        if decision is not None:
+            waiting = await _still_waiting(stream, card) if decision.kind == "approve" else None
+            if waiting is not None:
+                await _show_progress(services, card, waiting)
+                return
+            await _update(services, card, Decided(decision=decision, by=by, at=at))
+            await _update_reminder(services, card, decision, by, at)
+        elif interrupted:
+            await _update(services, card, Decided(decision=None, by=None, at=at))
+        await _post_or_keep(services, stream, thread)
+
+
+async def _post_or_keep(services: Services, stream: AgentStream, thread: SlackThread) -> None:
+    """Post the run in its thread; with Slack unreachable, keep its answer in the outbox."""
+    try:
+        await post_run(services, stream, thread)
+    except Exception as exc:
+        if unavailable(exc) != "slack":
+            raise
+        services.outages.down("slack", exc)
+        result = await stream.result()  # the run goes on without Slack
+        await enqueue(
+            services,
+            new_write(
+                method="chat.postMessage",
+                channel=thread.channel,
+                thread_ts=thread.thread_ts,
+                text=result.text or msg.EMPTY_ANSWER,
+            ),
+        )
+
+
+async def _still_waiting(stream: AgentStream, card: PostedCard) -> PendingToolCall | None:
+    """For an approval short of its quorum: the call, with who has approved so far.
+
+    The runtime answers such an approval with a stream that ends ``suspended`` at once; a
+    deciding approval's stream goes on with the call (``tool-call-resumed``) first.
+    """
+    if card.view.rules.approvals_required <= 1:
+        return None
+    async for chunk in stream.full_stream:
+        if chunk.type == "start":
+            continue
+        if chunk.type != "finish":
+            return None
+        break
+    result = await stream.result()
+    ref = card.view.ref
+    return next((p for p in result.pending if p.tool_call_id == ref.tool_call_id), None)
+
+
+async def _show_progress(services: Services, card: PostedCard, call: PendingToolCall) -> None:
+    """The card still waiting, with the quorum progress ("1 of 2 approvals: <@U1>")."""
+    view = replace(card.view, approved_by=tuple(call.approved_by))
+    try:
+        await services.client.chat_update(
+            channel=card.channel,
+            ts=card.ts,
+            text=approval_fallback(view),
+            blocks=as_dicts(approval_card(view)),
+        )
+    except SlackApiError as exc:
+        logger.warning("could not update card %s: %s", card.ts, exc.response.get("error"))
+
+
+async def _update_reminder(
+    services: Services, card: PostedCard, decision: Decision, by: str | None, at: datetime
+) -> None:
+    """A reminder posted for this card says it was decided (no longer "still waiting")."""
+    ref = card.view.ref
+    ts = await services.storage.get_value(reminder_key(ref.run_id, ref.tool_call_id))
+    if not ts or decision.kind == "resume":
+        return
+    text = reminder_done(card.view, Decided(decision=decision, by=by, at=at))
+    try:
+        await services.client.chat_update(channel=card.channel, ts=ts, text=text)
+    except SlackApiError as exc:
+        logger.warning("could not update reminder %s: %s", ts, exc.response.get("error"))
+
+
+async def _update(services: Services, card: PostedCard, decided: Decided) -> None:
+    """Replace the card (or question) by its decided form; a failure leaves it stale (logged)."""
+    if not card.ts:
+        return
+    decision = decided.decision
+    if isinstance(decision, Resume):
+        if card.question is None:
+            return
+        tool, question = card.view.tool_name, card.question
+        text = question_fallback(tool, question)
+        answer = decision.data
+        blocks = answered_question(tool, question, decided.by or "someone", decided.at, answer)
+    else:
+        text = decided_fallback(card.view, decided)
+        blocks = decided_card(card.view, decided)
+    try:
+        await services.client.chat_update(
+            channel=card.channel, ts=card.ts, text=text, blocks=as_dicts(blocks)
+        )
+    except Exception as exc:
+        if unavailable(exc) == "slack":  # kept, made once Slack answers again
+            services.outages.down("slack", exc)
+            write = new_write(
+                method="chat.update",
+                channel=card.channel,
+                ts=card.ts,
+                text=text,
+                blocks=as_dicts(blocks),
+            )
+            await enqueue(services, write)
+        elif isinstance(exc, SlackApiError):
+            logger.warning("could not update card %s: %s", card.ts, exc.response.get("error"))
+        else:
+            raise

@@ -1,0 +1,141 @@
+"""The bolt listeners: each acks, parses its payload, and hands the work to the runner."""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncBoltContext
+from slack_bolt.response import BoltResponse
+
+from bot.ops._outage import unavailable
+from bot.slack._ids import (
+    APPROVE_ACTION,
+    DECLINE_ACTION,
+    DECLINE_VIEW,
+    EDIT_ACTION,
+    EDIT_VIEW,
+    PROVIDE_ACTION,
+    PROVIDE_VIEW,
+    SHOW_ALL_ACTION,
+)
+from bot.slack._services import Services
+from bot.slack.deciding._clicks import handle_click
+from bot.slack.deciding._conversation import admit, answer
+from bot.slack.deciding._modals import finish_submission, open_modal, show_all_arguments, submitted
+from bot.slack.deciding._workspace import Choice
+from bot.slack.delivery._home import card_click, publish_home
+from bot.slack.receiving._payloads import BlockActions, EventEnvelope, HomeEnvelope, ViewSubmission
+
+logger = logging.getLogger(__name__)
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def register_listeners(app: AsyncApp, services: Services) -> None:
+    """Attach every listener of the bot to ``app``."""
+
+    async def on_event(body: dict[str, Any], context: AsyncBoltContext) -> BoltResponse | None:
+        envelope = _parsed(EventEnvelope, body, "an event")
+        if envelope is None:
+            return None
+        event = envelope.event
+        if not event.is_from_person:
+            return None
+        team = envelope.team_id or event.team or context.team_id
+        if team is None:
+            logger.warning("ignoring event %s without a team id", envelope.event_id)
+            return None
+        try:
+            if not await admit(services, event, team=team, event_id=envelope.event_id):
+                return None
+        except Exception as exc:
+            service = unavailable(exc)
+            if service is None:
+                raise
+            services.outages.down(service, exc)
+            return BoltResponse(status=503, body=json.dumps({"error": f"{service}_unavailable"}))
+        services.outages.up("storage")
+        services.outages.up("redis")
+        services.runner.submit(
+            answer(services, event, team=team, bot_user_id=context.bot_user_id),
+            name=f"message-{event.channel}-{event.ts}",
+        )
+        return None
+
+    async def on_home_opened(body: dict[str, Any]) -> None:
+        envelope = _parsed(HomeEnvelope, body, "an app_home_opened")
+        if envelope is not None and envelope.event.tab == "home":
+            user = envelope.event.user
+            services.runner.submit(publish_home(services, user), name=f"home-{user}")
+
+    async def on_card(click: BlockActions, choice: Choice) -> None:
+        if click.channel_id is None:  # from the Home tab: decide on the card in its thread
+            on_card = await card_click(services, click)
+            if on_card is None:
+                await publish_home(services, click.user.id)
+                return
+            click = on_card
+        if choice == "approve":
+            await handle_click(services, click)
+        else:
+            await open_modal(services, click, choice)
+
+    def on_click(choice: Choice) -> Any:
+        async def listener(ack: AsyncAck, body: dict[str, Any]) -> None:
+            await ack()
+            click = _parsed(BlockActions, body, "a click")
+            if click is not None:
+                services.runner.submit(on_card(click, choice), name=f"{choice}-{click.user.id}")
+
+        listener.__name__ = f"on_{choice}"
+        return listener
+
+    async def on_show_all(ack: AsyncAck, body: dict[str, Any]) -> None:
+        await ack()
+        click = _parsed(BlockActions, body, "a click")
+        if click is not None:
+            services.runner.submit(show_all_arguments(services, click), name="show-all")
+
+    def on_submit(choice: Choice) -> Any:
+        async def listener(ack: AsyncAck, body: dict[str, Any]) -> None:
+            submission = _parsed(ViewSubmission, body, "a submission")
+            if submission is None:
+                await ack()
+                return
+            result = await submitted(services, submission, choice)
+            if result.errors:
+                await ack(response_action="errors", errors=result.errors)
+                return
+            await ack()
+            services.runner.submit(
+                finish_submission(services, result), name=f"{choice}-modal-{submission.user.id}"
+            )
+
+        listener.__name__ = f"on_{choice}_submit"
+        return listener
+
+    app.event("app_home_opened")(on_home_opened)
+    app.event("app_mention")(on_event)
+    app.event("message")(on_event)
+    app.action(APPROVE_ACTION)(on_click("approve"))
+    app.action(DECLINE_ACTION)(on_click("decline"))
+    app.action(EDIT_ACTION)(on_click("edit"))
+    app.action(PROVIDE_ACTION)(on_click("provide"))
+    app.action(SHOW_ALL_ACTION)(on_show_all)
+    app.view(DECLINE_VIEW)(on_submit("decline"))
+    app.view(EDIT_VIEW)(on_submit("edit"))
+    app.view(PROVIDE_VIEW)(on_submit("provide"))
+
+
+def _parsed(model: type[M], body: dict[str, Any], what: str) -> M | None:
+    """``body`` as ``model``; None, logged with the fields that failed (never their values),
+    when it does not parse."""
+    try:
+        return model.model_validate(body)
+    except ValidationError as exc:
+        failed = ", ".join(".".join(str(p) for p in e["loc"]) for e in exc.errors()[:5])
+        logger.warning("ignoring %s that does not parse: %s", what, failed)
+        return None

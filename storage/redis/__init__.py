@@ -1,0 +1,1 @@
+"""``RedisStorage``: the protocol on ``redis.asyncio``: claims, changes as Lua scripts, pruning."""

@@ -1,0 +1,140 @@
+"""The JSON arguments ``RedisStorage`` hands its Lua scripts (``storage.redis._scripts``).
+
+Scores travel as strings (Lua numbers would round microsecond timestamps), optional ids as
+``""`` for None and ``"=" + id`` otherwise, and absent parts are left out (``cjson`` turns a
+JSON ``null`` into a value Lua counts as true).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Any
+
+from storage import _codec as codec
+from storage._change import StateChange
+from storage._records import AuditEvent, ClaimRecord, SnapshotRecord, utcnow
+
+
+def member(run_id: str, key: str) -> str:
+    """The member naming one claim in the unfinished and leases zsets (JSON keeps ids apart)."""
+    return json.dumps([run_id, key], separators=(",", ":"))
+
+
+def opt(value: str | None) -> str:
+    """An optional id as a script argument: ``""`` for None, ``"=" + id`` otherwise."""
+    return "" if value is None else f"={value}"
+
+
+def lease_score(lease_until: datetime | None) -> str:
+    """A claim's score in the leases zset: its lease end, 0 (long expired) without one."""
+    return "0" if lease_until is None else str(codec.score(lease_until))
+
+
+def snapshot_args(prefix: str, record: SnapshotRecord) -> dict[str, str]:
+    """What ``write_snapshot`` in the scripts needs to store and index ``record``."""
+    return {
+        "key": f"{prefix}snap:{record.run_id}",
+        "run": record.run_id,
+        "expected": str(record.version - 1),
+        "version": str(record.version),
+        "doc": codec.dumps(record),
+        "agent": record.agent_id,
+        "thread": opt(record.thread_id),
+        "resource": opt(record.resource_id),
+        "score": str(codec.score(record.suspended_at)),
+        "decidable": "1" if record.decidable else "0",
+    }
+
+
+def audit_indexes(prefix: str, event: AuditEvent) -> list[str]:
+    """The zsets an audit event is indexed in."""
+    return [f"{prefix}audit:all"] + [
+        f"{prefix}audit:{kind}:{value}"
+        for kind, value in (
+            ("run", event.run_id),
+            ("call", event.tool_call_id),
+            ("thread", event.thread_id),
+        )
+        if value is not None
+    ]
+
+
+def completed(before: str, outcome: Mapping[str, object]) -> str:
+    """The JSON of the claim ``before`` once completed with ``outcome``."""
+    return codec.dumps(
+        dataclasses.replace(
+            codec.loads(ClaimRecord, before),
+            status="completed",
+            outcome=dict(outcome),
+            completed_at=utcnow(),
+        )
+    )
+
+
+def payload(prefix: str, change: StateChange, befores: list[str | None] | None = None) -> str:
+    """The ``COMMIT`` script's argument.
+
+    Without ``befores`` the script completes each claim in place (one round trip); with them
+    (each completion's claim JSON as read, after the script answered ``changed``) it checks the
+    claim is still that and writes the completed JSON computed here.
+    """
+    if befores is None:
+        at = json.dumps(utcnow().isoformat())
+        completions = [
+            {
+                "hash": f"{prefix}claims:{done.run_id}",
+                "key": done.key,
+                "outcome": json.dumps(dict(done.outcome), separators=(",", ":")),
+                "at": at,
+                "member": member(done.run_id, done.key),
+            }
+            for done in change.completions
+        ]
+    else:
+        completions = [
+            {
+                "hash": f"{prefix}claims:{done.run_id}",
+                "key": done.key,
+                "before": before or "",
+                "after": "" if before is None else completed(before, done.outcome),
+                "member": member(done.run_id, done.key),
+            }
+            for done, before in zip(change.completions, befores, strict=True)
+        ]
+    doc: dict[str, Any] = {
+        "completions": completions,
+        "messages": [
+            {"key": f"{prefix}msgs:{m.thread_id}", "doc": codec.dumps(m)} for m in change.messages
+        ],
+        "audit": [
+            {
+                "doc": codec.dumps(e),
+                "score": str(codec.score(e.at)),
+                "indexes": audit_indexes(prefix, e),
+            }
+            for e in change.audit
+        ],
+    }
+    if (claim := change.claim) is not None:
+        doc["claim"] = {
+            "hash": f"{prefix}claims:{claim.run_id}",
+            "key": claim.key,
+            "doc": codec.dumps(claim),
+            "unfinished": claim.status == "claimed",
+            "score": str(codec.score(claim.decided_at)),
+            "member": member(claim.run_id, claim.key),
+            "lease": lease_score(claim.lease_until),
+        }
+    if change.snapshot is not None:
+        doc["snapshot"] = snapshot_args(prefix, change.snapshot)
+    if change.delete_snapshot is not None:
+        doc["delete"] = change.delete_snapshot
+    if change.thread is not None:
+        doc["thread"] = {
+            "key": f"{prefix}thread:{change.thread.thread_id}",
+            "doc": codec.dumps(change.thread),
+        }
+    return json.dumps(doc, separators=(",", ":"))
