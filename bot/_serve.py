@@ -88,7 +88,9 @@ async def running_bot(
             client = await _checked_client(settings)
         async with (
             mcp_servers(settings.policy.mcp_servers, served, settings.mcp_environ),
-            shared_coordination(settings.redis_url) as shared,
+            shared_coordination(
+                settings.redis_url, lease_seconds=settings.claim_lease_seconds
+            ) as shared,
         ):
             services = create_services(
                 agent=served,
