@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import logging
 
+from slack_bolt.logger.messages import warning_client_prioritized_and_token_skipped
+
 from bot.ops import JsonFormatter
 
 _VERIFICATION_LOGGERS = (
@@ -24,12 +26,28 @@ class _DropBodies(logging.Filter):
 
 
 def redact_bolt_logs() -> None:
-    """Silence bolt's body-logging verification loggers (call after building an ``AsyncApp``)."""
+    """Silence bolt's body-logging verification loggers (call after building an ``AsyncApp``),
+    and bolt's start-up notice that the token is unused: bolt reads ``SLACK_BOT_TOKEN`` from
+    the environment by itself and then warns that the client we give it (made from the same
+    token) wins — true, by design, and nothing a newcomer should wonder about."""
     for name in _VERIFICATION_LOGGERS:
         logger = logging.getLogger(name)
         logger.setLevel(logging.WARNING)
         if not any(isinstance(f, _DropBodies) for f in logger.filters):
             logger.addFilter(_DropBodies())
+    app_logger = logging.getLogger(_BOLT_APP_LOGGER)
+    if not any(isinstance(f, _DropTokenNotice) for f in app_logger.filters):
+        app_logger.addFilter(_DropTokenNotice())
+
+
+_BOLT_APP_LOGGER = "slack_bolt.AsyncApp"
+
+
+class _DropTokenNotice(logging.Filter):
+    """Drops bolt's "As you gave `client` as well, `token` will be unused." (only that)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.getMessage() != warning_client_prioritized_and_token_skipped()
 
 
 def configure_logging(level: str, log_format: str = "text") -> None:

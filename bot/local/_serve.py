@@ -99,7 +99,7 @@ class LocalSlack:
         """``auth.test`` through the bot's client: the emulated Web API answers."""
         auth = await client.auth_test()
         logger.info("local workspace %s, bot %s", auth.get("team_id"), auth.get("user_id"))
-        logger.warning(text.SERVING, *self.url.removeprefix("http://").rsplit(":", 1))
+        logger.info(text.SERVING, *self.url.removeprefix("http://").rsplit(":", 1))
 
 
 def _bind(host: str, port: int) -> socket.socket:

@@ -193,6 +193,20 @@ async def test_python_m_bot_serves_until_sigterm_then_exits_cleanly(
     assert "xoxb-good" not in bot.stderr and SECRET not in bot.stderr
 
 
+async def test_python_m_bot_starts_without_a_warning_a_newcomer_must_wonder_about(
+    slack: FakeSlackAPI, tmp_path: Path
+) -> None:
+    """Nothing false or puzzling at start-up: no bolt "token will be unused" notice (bolt
+    reads SLACK_BOT_TOKEN itself and our client wins, by design), no warning at all."""
+    env = {**os.environ, **_env(slack), "LOG_LEVEL": "INFO", "OPENAI_API_KEY": "sk-test"}
+    for name in ("SLACK_APP_TOKEN", "BOT_AGENT", "SLACK_CLIENT_ID", "SLACK_CLIENT_SECRET"):
+        env.pop(name, None)
+    async with serve_bot_process(env, tmp_path) as bot:
+        assert bot.health["mode"] == "http"
+    assert "will be unused" not in bot.stderr
+    assert [line for line in bot.stderr.splitlines() if " WARNING " in line] == []
+
+
 def test_help_lists_every_variable_with_its_default_and_starts_nothing(
     capsys: pytest.CaptureFixture[str],
 ) -> None:

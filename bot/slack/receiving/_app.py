@@ -58,13 +58,13 @@ def create_bolt_app(services: Services, *, signing_secret: str | None) -> AsyncA
     runner, so the response goes out as soon as the work is queued (no polling for ``ack()``),
     and a request is answered only once its work is tracked by the runner.
     """
+    redact_bolt_logs()  # before: bolt warns while it is built
     app = AsyncApp(
         client=services.client,
         signing_secret=signing_secret or "",
         process_before_response=True,
         request_verification_enabled=signing_secret is not None,
     )
-    redact_bolt_logs()
     register_listeners(app, services)
     return app
 
