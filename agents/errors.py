@@ -248,10 +248,18 @@ class ModelError(AgentError):
     code = "MODEL_ERROR"
 
     def __init__(
-        self, message: str, *, status: int | None = None, request_id: str | None = None
+        self,
+        message: str,
+        *,
+        status: int | None = None,
+        request_id: str | None = None,
+        hint: str | None = None,
     ) -> None:
         self.status = status
         self.request_id = request_id
+        self.hint = hint
+        """What to fix, in one sentence a person in the thread can act on (or pass on), e.g.
+        "an admin should set OPENAI_API_KEY"; None when there is nothing they can do."""
         parts = [message]
         if status is not None:
             parts.append(f"status {status}")

@@ -106,7 +106,9 @@ class OpenAIModel:
                 raise ModelError(
                     "no OpenAI credentials: set OPENAI_API_KEY (any non-empty value for a local "
                     "server that needs none) and, for an OpenAI-compatible server such as vLLM "
-                    "or Ollama, OPENAI_BASE_URL; or pass OpenAIModel(client=AsyncOpenAI(...))"
+                    "or Ollama, OPENAI_BASE_URL; or pass OpenAIModel(client=AsyncOpenAI(...))",
+                    hint="no model API key is set: an admin should set OPENAI_API_KEY "
+                    "(and OPENAI_BASE_URL for a compatible server) and restart the bot",
                 ) from None
             self._ready = self._client
         elif self._max_retries is None:

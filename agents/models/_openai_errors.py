@@ -15,6 +15,14 @@ from agents.errors import ModelError
 log = logging.getLogger(__name__)
 
 _RETRIED = frozenset({408, 409, 429})
+_PEOPLE_HINTS = {
+    401: "the model API refused the key: an admin should check OPENAI_API_KEY",
+    403: "the API key may not use this model: an admin should check OPENAI_API_KEY and "
+    "OPENAI_MODEL",
+    404: "the model was not found: an admin should check OPENAI_MODEL and OPENAI_BASE_URL",
+    429: "the model API is rate limited or out of quota: try again later",
+}
+"""What the thread is told to fix, by status (``ModelError.hint``)."""
 _HINTS = {
     400: "the request was rejected; if it names a tool schema, check the tool's input model",
     401: "check OPENAI_API_KEY",
@@ -56,7 +64,8 @@ def to_model_error(
         message = f"the model {model!r} could not be called: {exc}"
     message = _redact(message, api_key)
     log.warning("model request failed: model=%s status=%s request_id=%s", model, status, request_id)
-    return ModelError(message, status=status, request_id=request_id)
+    hint = _PEOPLE_HINTS.get(status) if status is not None else None
+    return ModelError(message, status=status, request_id=request_id, hint=hint)
 
 
 def _detail(exc: openai.APIError) -> str:

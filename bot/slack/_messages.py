@@ -21,6 +21,8 @@ ALREADY_DECIDED = "This request was already {decision} by {who} {when}. Nothing 
 NO_LONGER_PENDING = "This request is no longer pending (the run was finished or is unknown)."
 FINGERPRINT_CHANGED = "The arguments changed since this card was posted; nothing was run."
 EXPIRED = "This request expired before anyone decided it; it was declined and did not run."
+MODEL_REFUSED = ":warning: Sorry, I could not answer: {hint}."
+"""A model error with something to fix (``ModelError.hint``), told in one sentence."""
 RUN_FAILED = ":warning: Sorry, I could not finish that ({code})."
 UNAVAILABLE = {
     "model": (

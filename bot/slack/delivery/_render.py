@@ -11,7 +11,7 @@ from slack_sdk.errors import SlackApiError
 
 import bot.slack._messages as msg
 from agents import AgentStream, ToolCallApprovalChunk, ToolCallSuspendedChunk, fingerprint
-from agents.errors import AgentError
+from agents.errors import AgentError, ModelError
 from bot.ops._outage import Service, unavailable
 from bot.slack._ids import resource_id, thread_id
 from bot.slack._services import Services
@@ -88,15 +88,7 @@ async def post_run(
     await streamer.finish()
     result = await stream.result()
     if result.finish_reason == "error":
-        code = _code(result.error)
-        service = None if result.error is None else unavailable(result.error)
-        if service is None:
-            logger.error("run %s failed: %s", result.run_id, code, exc_info=result.error)
-        else:
-            assert result.error is not None
-            services.outages.down(service, result.error)
-            logger.info("run %s failed: %s", result.run_id, code)
-        await _post_failure(services, thread, code, service)
+        await _report_failure(services, thread, result.error, f"run {result.run_id}")
     elif result.finish_reason != "suspended":
         services.outages.up("model")
 
@@ -176,13 +168,33 @@ async def reporting_failures(services: Services, thread: SlackThread) -> AsyncIt
     try:
         yield
     except Exception as exc:
-        service = unavailable(exc)
-        if service is None:
-            logger.exception("work in %s failed: %s", thread.thread_id, _code(exc))
-        else:  # an outage: one line per outage (Outages), not a traceback per message
-            services.outages.down(service, exc)
         with contextlib.suppress(Exception):
-            await _post_failure(services, thread, _code(exc), service)
+            await _report_failure(services, thread, exc, f"work in {thread.thread_id}")
+
+
+async def _report_failure(
+    services: Services, thread: SlackThread, error: BaseException | None, what: str
+) -> None:
+    """Tell the thread why nothing came, in one line of log:
+
+    - a model error with something to fix (``ModelError.hint``, e.g. no API key): that
+      sentence, and a warning without traceback;
+    - an outage (storage, Redis, Slack, the model API): what is down, logged once per outage;
+    - anything else: the error code, and its traceback in the log (a bug to look at).
+    """
+    service = None if error is None else unavailable(error)
+    if isinstance(error, ModelError) and error.hint and service is None:
+        logger.warning("%s: the model could not answer: %s", what, error)
+        await _post_text(services, thread, msg.MODEL_REFUSED.format(hint=error.hint))
+        return
+    code = _code(error)
+    if service is None:
+        logger.error("%s failed: %s", what, code, exc_info=error)
+    else:
+        assert error is not None
+        services.outages.down(service, error)
+        logger.info("%s failed: %s", what, code)
+    await _post_failure(services, thread, code, service)
 
 
 def _code(error: BaseException | None) -> str:
@@ -195,6 +207,10 @@ async def _post_failure(
     services: Services, thread: SlackThread, code: str, service: Service | None = None
 ) -> None:
     text = msg.RUN_FAILED.format(code=code) if service is None else msg.UNAVAILABLE[service]
+    await _post_text(services, thread, text)
+
+
+async def _post_text(services: Services, thread: SlackThread, text: str) -> None:
     await services.client.chat_postMessage(
         channel=thread.channel, thread_ts=thread.thread_ts, text=text
     )
