@@ -14,9 +14,9 @@ from storage import (
     StateChange,
     Storage,
     ThreadRecord,
-    _redis_prune,
     utcnow,
 )
+from storage.redis import _prune as _redis_prune
 from tests.storage.records import at, claim, event, message, snapshot
 
 
