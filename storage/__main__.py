@@ -5,8 +5,9 @@ schema; for them the command only says so). ``prune --older-than DURATION [--aud
 URL]`` deletes what finished runs left behind before now minus DURATION (``90s``, ``15m``,
 ``12h``, ``30d``; ``0d``: everything finished so far) and prints how many of each kind went;
 pending runs, claims still in flight, memory threads and the outbox are never touched, audit
-events only with ``--audit`` (card records go with their ended runs, never with audit). The URL defaults to ``STORAGE_URL``, else
-``sqlite+aiosqlite:///./data/countersign.db``. Errors are one line on stderr and exit 2.
+events only with ``--audit`` (card records go with their ended runs, never with audit). The
+URL defaults to ``STORAGE_URL``, else ``sqlite+aiosqlite:///./data/countersign.db``. Errors
+are one line on stderr and exit 2.
 """
 
 from __future__ import annotations
