@@ -149,15 +149,18 @@ async def test_a_made_entry_is_removed_once(storage: Storage) -> None:
 
 # -- pruning and retention keep them apart -------------------------------------------------
 async def test_pruning_audit_keeps_every_card(storage: Storage) -> None:
+    # a failed run (retryable, its snapshot recent) shown before the cutoff: its audit goes
+    await storage.save_snapshot(snapshot("failed", second=100, decidable=False))
+    shown = event(1, kind="presented", run_id="failed", tool_call_id="c1")
+    await storage.put_card(card("failed", "c1", second=1), audit=[shown])
     await storage.save_snapshot(snapshot("pending", second=0))
-    shown = event(1, kind="presented", run_id="pending", tool_call_id="c1")
-    await storage.put_card(card("pending", "c1", second=1), audit=[shown])
-    await storage.append_audit(event(2, run_id="ended"))
+    await storage.put_card(card("pending", "c1", second=1))
 
-    report = await storage.prune(before=at(1000), audit=True)
+    report = await storage.prune(before=at(20), audit=True)
 
-    assert report.audit_events == 1  # the ended run's event; the pending run's stays
-    assert report.cards == 0
+    assert (report.audit_events, report.cards) == (1, 0)
+    assert await storage.query_audit(run_id="failed") == []
+    assert await storage.get_card("failed", "c1") == card("failed", "c1", second=1)
     assert await storage.get_card("pending", "c1") is not None
 
 
