@@ -109,6 +109,8 @@ async def test_a_reply_by_a_non_approver_does_not_resume_the_question(
         [refused] = [e for e in await store.query_audit() if e.kind == "refused"]
         assert (refused.actor, refused.source) == ("U7", "thread-reply")
         assert refused.data["rule"].startswith("not-approver")
+        assert refused.data["decision"] == "resume"  # the runtime's word, not a button's
+        assert "provide" not in json.dumps(refused.data)
 
 
 async def test_a_click_and_an_api_decision_after_expires_at_are_expired_without_a_sweep(
