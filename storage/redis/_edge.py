@@ -7,6 +7,8 @@ Layout under the key prefix::
     outbox:entry:{id}        hash: doc (entry JSON as put), attempts, next_try_at (ISO 8601)
     outbox:queue             zset of entry ids, score = created_at (listing order)
     outbox:due               zset of entry ids, score = next_try_at (``take_outbox``)
+    layout:edge              set once what the edge kept in audit and memory before these
+                             records existed was moved in (``storage.redis._edge_layout``)
 
 A card and its audit events are one script call; taking an outbox entry is one script that
 checks it is due, counts the attempt and moves ``next_try_at``. The entry's JSON is never
@@ -28,6 +30,7 @@ from redis.commands.core import AsyncScript
 from storage import _codec as codec
 from storage._records import AuditEvent, CardRecord, OutboxEntry
 from storage.redis._change import audit_indexes, member
+from storage.redis._edge_layout import RedisEdgeLayout
 
 EDGE_METHODS = (
     "put_card",
@@ -71,9 +74,9 @@ return {redis.call('HGET', KEYS[1], 'doc'), attempts}
 """
 
 
-class RedisEdge:
+class RedisEdge(RedisEdgeLayout):
     """The card and outbox half of ``RedisStorage`` (on the client and prefix of
-    ``RedisClaims``)."""
+    ``RedisClaims``); data kept before these records existed is moved in on first read."""
 
     _r: aioredis.Redis
     _p: str
@@ -106,10 +109,12 @@ class RedisEdge:
         await self._put_card_script(args=[self._p, json.dumps(args, separators=(",", ":"))])
 
     async def get_card(self, run_id: str, tool_call_id: str) -> CardRecord | None:
+        await self._edge_layout()
         doc = await self._r.hget(f"{self._p}card:{run_id}", tool_call_id)
         return None if doc is None else codec.loads(CardRecord, doc)
 
     async def list_cards(self, run_id: str) -> list[CardRecord]:
+        await self._edge_layout()
         found = [
             codec.loads(CardRecord, doc) for doc in await self._r.hvals(f"{self._p}card:{run_id}")
         ]
@@ -142,6 +147,7 @@ class RedisEdge:
     ) -> list[OutboxEntry]:
         if limit is not None and limit <= 0:
             return []
+        await self._edge_layout()
         ids = [_text(i) for i in await self._r.zrange(f"{self._p}outbox:queue", 0, -1)]
         if not ids:
             return []
@@ -161,6 +167,7 @@ class RedisEdge:
     async def take_outbox(
         self, entry_id: str, *, now: datetime, retry_at: datetime
     ) -> OutboxEntry | None:
+        await self._edge_layout()
         retry_iso = codec.stamp(retry_at).isoformat()
         reply = await self._take_outbox_script(
             keys=[f"{self._p}outbox:entry:{entry_id}", f"{self._p}outbox:due"],
