@@ -6,6 +6,7 @@ import os
 import sqlite3
 import subprocess
 import sys
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -16,7 +17,7 @@ from alembic.script import ScriptDirectory
 from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import create_async_engine
 
-from storage import SQLStorage, create_storage
+from storage import SQLStorage, create_storage, utcnow
 from storage.sql._migrate import alembic_config
 from storage.sql._schema import VERSION_TABLE, metadata
 from tests.backends import POSTGRES_ENV, unique_url
@@ -209,26 +210,64 @@ async def test_upgrade_to_0003_keeps_runs_decidable_and_claims_leaseless(tmp_pat
     assert [(c.key, c.owner) for c in taken] == [("k#0", "B")]
 
 
+@pytest.mark.parametrize(
+    "backend",
+    [
+        "sqlite",
+        pytest.param(
+            "postgres",
+            marks=pytest.mark.skipif(
+                not os.environ.get(POSTGRES_ENV), reason=f"{POSTGRES_ENV} unset"
+            ),
+        ),
+    ],
+)
 async def test_upgrade_to_0007_moves_cards_out_of_audit_and_the_outbox_out_of_memory(
-    tmp_path: Path,
+    backend: str, tmp_path: Path
 ) -> None:
-    from datetime import timedelta
+    async with unique_url(backend, tmp_path) as url:
+        await _at_0006_with_presented_events_and_an_outbox_thread(url)
+        store = SQLStorage(url)
+        try:
+            card = await store.get_card("r1", "c1")
+            entries = await store.list_outbox()
+            left_in_memory = await store.list_messages(OUTBOX)
+            thread = await store.get_thread(OUTBOX)
+            done_mark = await store.get_value("slack:outbox:done:w1")
+            events = await store.query_audit(run_id="r1")
+        finally:
+            await store.close()
 
-    from storage import utcnow
+    assert card is not None
+    assert (card.team, card.channel, card.ts, card.thread_ts) == ("T1", "C1", "2.0", "0.5")
+    assert card.posted_at == T0 + timedelta(seconds=2)
+    assert card.shown == {**SHOWN, "question": {"q": 1}}
+    assert [(e.id, e.attempts, e.write["blocks"]) for e in entries] == [("w2", 0, [])]
+    assert entries[0].write["text"] == "Approved" and entries[0].next_try_at <= utcnow()
+    assert (left_in_memory, thread, done_mark) == ([], None, None)
+    assert [e.id for e in events] == ["e1", "e2"]  # presentations stay audited
+
+
+OUTBOX = "countersign:slack-outbox"
+SHOWN = {"tool_name": "delete_record", "args": {"id": "7"}, "fingerprint": "f"}
+
+
+async def _at_0006_with_presented_events_and_an_outbox_thread(url: str) -> None:
+    """A database at revision 0006 holding what the edge kept there: two ``presented`` events
+    of one call, the outbox thread with a made write, a pending one and a stale one."""
+    from storage.sql._engine import create_engine
     from storage.sql._schema import audit, kv, messages, threads
 
     now = utcnow()
-    path = tmp_path / "v6.db"
-    engine = create_async_engine(f"sqlite+aiosqlite:///{path}")
-    shown = {"tool_name": "delete_record", "args": {"id": "7"}, "fingerprint": "f"}
+    engine, schema = create_engine(url)
     where = {"channel": "C1", "thread_ts": "0.5"}
-    outbox = "countersign:slack-outbox"
+    outbox = OUTBOX
 
     def presented(n: int, ts: str, **data: object) -> dict[str, object]:
         return {
             "id": f"e{n}", "at": T0 + timedelta(seconds=n), "kind": "presented", "run_id": "r1",
             "tool_call_id": "c1", "thread_id": "slack:T9:C1:0.5", "agent_id": "ops",
-            "actor": "U1", "source": "slack", "data": {**where, "ts": ts, **shown, **data},
+            "actor": "U1", "source": "slack", "data": {**where, "ts": ts, **SHOWN, **data},
         }  # fmt: skip
 
     def write(n: int, created: object) -> dict[str, object]:
@@ -238,6 +277,8 @@ async def test_upgrade_to_0007_moves_cards_out_of_audit_and_the_outbox_out_of_me
                 "role": "system", "content": content, "created_at": created}  # fmt: skip
 
     async with engine.begin() as conn:
+        if schema is not None:
+            await conn.exec_driver_sql(f'CREATE SCHEMA IF NOT EXISTS "{schema}"')
         await conn.run_sync(lambda c: command.upgrade(alembic_config(c), "0006"))
         await conn.execute(
             audit.insert(),
@@ -257,26 +298,6 @@ async def test_upgrade_to_0007_moves_cards_out_of_audit_and_the_outbox_out_of_me
             [{"key": "slack:outbox:done:w1", "value": "1", "expires_at": now + timedelta(days=1)}],
         )
     await engine.dispose()
-
-    store = SQLStorage(f"sqlite+aiosqlite:///{path}")
-    try:
-        card = await store.get_card("r1", "c1")
-        entries = await store.list_outbox()
-        left_in_memory = await store.list_messages(outbox)
-        thread = await store.get_thread(outbox)
-        done_mark = await store.get_value("slack:outbox:done:w1")
-        events = await store.query_audit(run_id="r1")
-    finally:
-        await store.close()
-
-    assert card is not None
-    assert (card.team, card.channel, card.ts, card.thread_ts) == ("T1", "C1", "2.0", "0.5")
-    assert card.posted_at == T0 + timedelta(seconds=2)
-    assert card.shown == {**shown, "question": {"q": 1}}
-    assert [(e.id, e.attempts, e.write["blocks"]) for e in entries] == [("w2", 0, [])]
-    assert entries[0].write["text"] == "Approved" and entries[0].next_try_at <= utcnow()
-    assert (left_in_memory, thread, done_mark) == ([], None, None)
-    assert [e.id for e in events] == ["e1", "e2"]  # presentations stay audited
 
 
 async def test_upgrade_to_0007_gives_a_card_without_workspace_its_threads_team(
