@@ -58,11 +58,11 @@ POSTGRES_COUNTS = (*SQL_COUNTS, "round_trips")
 REDIS_COUNTS = ("redis_commands", "redis_round_trips")
 
 
-def open_counted(url: str) -> tuple[Storage, Counts | None]:
+def open_counted(url: str, *, durable_claims: bool = True) -> tuple[Storage, Counts | None]:
     """``create_storage(url)`` with traffic counters where the backend has a cheap hook."""
     if urlsplit(url).scheme == "redis":
         return _counted_redis(url)
-    store = create_storage(url)
+    store = create_storage(url, durable_claims=durable_claims)
     if not isinstance(store, SQLStorage):
         return store, None
     if store.engine.dialect.name != "sqlite":

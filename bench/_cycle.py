@@ -84,11 +84,20 @@ async def one_cycle(store: Storage, n: int | str, *, probe: bool = False) -> tup
 
 
 async def run_cycles(
-    url: str, cycles: int, warmup: int = 5, in_flight: int = 100
+    url: str,
+    cycles: int,
+    warmup: int = 5,
+    in_flight: int = 100,
+    *,
+    durable_claims: bool = True,
 ) -> dict[str, Any]:
-    """The ``cycle`` figure of the storage at ``url`` (``in_flight=0``: no concurrent part)."""
+    """The ``cycle`` figure of the storage at ``url`` (``in_flight=0``: no concurrent part).
+
+    ``durable_claims``: as the product runs (SQLite syncs the claim before the tool runs);
+    False only where every framework is compared at ``synchronous = NORMAL`` (``bench peers``).
+    """
     prefix = f"{time.time_ns():x}"  # a rerun on a kept database starts fresh threads
-    store, counts = open_counted(url)
+    store, counts = open_counted(url, durable_claims=durable_claims)
     floor = await open_floor(url)
     try:
         for n in range(warmup):
@@ -119,6 +128,7 @@ async def run_cycles(
         "p99_ms": round(percentile_99(timings), 3),
         "cycles_per_s": round(cycles / (sum(timings) / 1000), 1),
         "snapshot_bytes": max(sizes),
+        "durable_claims": durable_claims,
     }
     return {**with_floor(figure, floor_ms), **_per_cycle(counts, per_cycle), **concurrent}
 

@@ -178,7 +178,9 @@ def run_peers(
     theirs: dict[str, dict[str, dict[str, Any]]] = {name: {} for name in scripts}
     for storage in storages:
         url = _our_url(storage, data_dir)
-        ours[storage] = asyncio.run(run_cycles(url, cycles, warmup, in_flight=0))
+        ours[storage] = asyncio.run(
+            run_cycles(url, cycles, warmup, in_flight=0, durable_claims=False)
+        )
         for name, script in scripts.items():
             if python is None:
                 theirs[name][storage] = {"error": f"peers' environment: {setup_error}"}

@@ -23,10 +23,11 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncIterator, Mapping, Sequence
+from dataclasses import dataclass
 
 from agents import Agent, AgentConfigError
 from bot.policy import MCPServerEntry
-from tools.mcp import MCPServer, MCPServerError
+from tools.mcp import DEFAULT_CALL_TIMEOUT, DEFAULT_MAX_BYTES, MCPServer, MCPServerError
 
 logger = logging.getLogger(__name__)
 
@@ -35,12 +36,40 @@ FIRST_RESTART_DELAY = 0.5
 MAX_RESTART_DELAY = 30.0
 
 
-def build_server(entry: MCPServerEntry, environ: Mapping[str, str]) -> MCPServer:
+@dataclass(frozen=True, kw_only=True)
+class CallLimits:
+    """What every server's calls are held to, from the settings (SPEC 14)."""
+
+    timeout_seconds: float = DEFAULT_CALL_TIMEOUT
+    """``MCP_CALL_TIMEOUT_SECONDS``; an entry's ``timeout_seconds`` wins for its server."""
+    output_max_bytes: int = DEFAULT_MAX_BYTES
+    """``TOOL_OUTPUT_MAX_BYTES``."""
+
+
+def build_server(
+    entry: MCPServerEntry, environ: Mapping[str, str], limits: CallLimits | None = None
+) -> MCPServer:
     """The ``MCPServer`` for one entry; ``${VAR}`` values come from ``environ``."""
+    limits = limits or CallLimits()
+    timeout = entry.timeout_seconds or limits.timeout_seconds
     if entry.command is not None:
-        return MCPServer.stdio(entry.name, entry.command, entry.env or None, environ=environ)
+        return MCPServer.stdio(
+            entry.name,
+            entry.command,
+            entry.env or None,
+            environ=environ,
+            call_timeout=timeout,
+            output_max_bytes=limits.output_max_bytes,
+        )
     assert entry.url is not None
-    return MCPServer.http(entry.name, entry.url, entry.headers, environ=environ)
+    return MCPServer.http(
+        entry.name,
+        entry.url,
+        entry.headers,
+        environ=environ,
+        call_timeout=timeout,
+        output_max_bytes=limits.output_max_bytes,
+    )
 
 
 class _Served:
@@ -89,13 +118,16 @@ class _Served:
 
 @contextlib.asynccontextmanager
 async def mcp_servers(
-    entries: Sequence[MCPServerEntry], agent: Agent, environ: Mapping[str, str]
+    entries: Sequence[MCPServerEntry],
+    agent: Agent,
+    environ: Mapping[str, str],
+    limits: CallLimits | None = None,
 ) -> AsyncIterator[list[MCPServer]]:
     """Start ``entries``, add their tools to ``agent``, keep them running; yields the servers."""
     served: list[_Served] = []
     for entry in entries:
         try:
-            served.append(_Served(build_server(entry, environ), agent))
+            served.append(_Served(build_server(entry, environ, limits), agent))
         except MCPServerError as exc:  # e.g. a ${VAR} that is not set
             logger.warning("MCP server %s could not be started (%s)", entry.name, exc)
     await asyncio.gather(*(one.start() for one in served))

@@ -18,7 +18,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from agents import Agent
 from bot._agent_loader import attach_storage, import_agent
 from bot._errors import BotConfigError
-from bot._mcp_servers import mcp_servers
+from bot._mcp_servers import CallLimits, mcp_servers
 from bot._settings import AUTH_TEST_FAILED, Settings
 from bot.api import ApiDecision, DecisionObserver, add_api_routes
 from bot.background import Background
@@ -87,8 +87,18 @@ async def running_bot(
         else:
             client = await _checked_client(settings)
         async with (
-            mcp_servers(settings.policy.mcp_servers, served, settings.mcp_environ),
-            shared_coordination(settings.redis_url) as shared,
+            mcp_servers(
+                settings.policy.mcp_servers,
+                served,
+                settings.mcp_environ,
+                CallLimits(
+                    timeout_seconds=settings.mcp_call_timeout_seconds,
+                    output_max_bytes=settings.tool_output_max_bytes,
+                ),
+            ),
+            shared_coordination(
+                settings.redis_url, lease_seconds=settings.claim_lease_seconds
+            ) as shared,
         ):
             services = create_services(
                 agent=served,

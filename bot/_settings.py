@@ -100,6 +100,10 @@ class Settings(BaseModel):
     """``APPROVAL_TTL_SECONDS``: pending approvals expire after this long."""
     claim_lease_seconds: int = 30
     """``CLAIM_LEASE_SECONDS``: seconds a claim is held unrenewed; lapsed ones are taken over"""
+    mcp_call_timeout_seconds: int = 60
+    """``MCP_CALL_TIMEOUT_SECONDS``: an MCP tool call without an answer by then fails"""
+    tool_output_max_bytes: int = 100_000
+    """``TOOL_OUTPUT_MAX_BYTES``: the most of an MCP tool result the model is given"""
     api_token: SecretStr | None = None
     """``API_TOKEN``: the Bearer token that enables /api (unset: the API is off)."""
     log_level: str = "INFO"
@@ -220,6 +224,8 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
         allow_self_approval=flag("ALLOW_SELF_APPROVAL"),
         approval_ttl_seconds=number("APPROVAL_TTL_SECONDS", 86400, 60, 365 * 86400),
         claim_lease_seconds=number("CLAIM_LEASE_SECONDS", 30, 1, 365 * 86400),
+        mcp_call_timeout_seconds=number("MCP_CALL_TIMEOUT_SECONDS", 60, 1, 86400),
+        tool_output_max_bytes=number("TOOL_OUTPUT_MAX_BYTES", 100_000, 1_000, 100_000_000),
         api_token=secret("API_TOKEN"),
         log_level=log_level,
         log_format=log_format,

@@ -10,10 +10,12 @@ DEFAULT_STORAGE_URL = "sqlite+aiosqlite:///./data/countersign.db"
 """Where runs live when ``STORAGE_URL`` is unset."""
 
 
-def create_storage(url: str | None = None) -> Storage:
+def create_storage(url: str | None = None, *, durable_claims: bool = True) -> Storage:
     """Open the backend named by ``url`` (default: SQLite at ``./data/countersign.db``).
 
     ``memory://``, ``sqlite+aiosqlite:///path.db``, ``postgresql+asyncpg://…``, ``redis://…``.
+    ``durable_claims=False`` lets SQLite commit claims at ``synchronous = NORMAL`` like every
+    other write (only for benchmarks that compare with peers doing so; see ``SQLStorage``).
     """
     url = url or DEFAULT_STORAGE_URL
     scheme = url.split("://", 1)[0] if "://" in url else ""
@@ -22,7 +24,7 @@ def create_storage(url: str | None = None) -> Storage:
     if scheme in ("sqlite+aiosqlite", "postgresql+asyncpg"):
         from storage.sql._storage import SQLStorage
 
-        return SQLStorage(url)
+        return SQLStorage(url, durable_claims=durable_claims)
     if scheme in ("redis", "rediss"):
         from storage.redis._storage import RedisStorage
 

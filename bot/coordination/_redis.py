@@ -27,8 +27,9 @@ logger = logging.getLogger(__name__)
 DEFAULT_PREFIX = "countersign:slack:"
 CONNECT_TIMEOUT_SECONDS = 2.0
 """A Redis that does not accept the connection within this counts as down."""
-LEASE_SECONDS = 60.0
-"""A thread lock expires this long after its holder stops renewing it (crash)."""
+LEASE_SECONDS = 30.0
+"""A thread lock expires this long after its holder stops renewing it (crash); the bot passes
+``CLAIM_LEASE_SECONDS`` so a crashed instance's thread lapses with its claims (SPEC 3.4)."""
 
 
 class RedisMarks:
@@ -98,8 +99,14 @@ class Shared:
 
 
 @contextlib.asynccontextmanager
-async def shared_coordination(redis_url: str | None) -> AsyncIterator[Shared]:
-    """Connect to ``REDIS_URL`` (``?key_prefix=`` keeps deployments apart); closed on exit."""
+async def shared_coordination(
+    redis_url: str | None, *, lease_seconds: float = LEASE_SECONDS
+) -> AsyncIterator[Shared]:
+    """Connect to ``REDIS_URL`` (``?key_prefix=`` keeps deployments apart); closed on exit.
+
+    ``lease_seconds`` is how long a thread lock outlives a holder that stopped renewing it:
+    the claim lease, so the thread of a crashed instance is free as soon as its calls are.
+    """
     if not redis_url:
         yield Shared()
         return
@@ -120,7 +127,7 @@ async def shared_coordination(redis_url: str | None) -> AsyncIterator[Shared]:
                 type(exc).__name__,
             )
         yield Shared(
-            locks=RedisThreadLocks(client, prefix=prefix),
+            locks=RedisThreadLocks(client, prefix=prefix, lease_seconds=lease_seconds),
             dedupe=Deduper(RedisMarks(client, prefix=prefix)),
             ping=ping,
         )

@@ -59,6 +59,12 @@ class Outages:
 
     def __init__(self) -> None:
         self._down: dict[Service, str] = {}
+        self._noticed = 0
+
+    @property
+    def noticed(self) -> int:
+        """How many outages were noticed so far: a reading taken before a new one is stale."""
+        return self._noticed
 
     def down(self, service: Service, detail: BaseException | str) -> None:
         """Record a failure of ``service``; logged only when it was up until now."""
@@ -66,6 +72,7 @@ class Outages:
             return
         what = detail if isinstance(detail, str) else describe(detail)
         self._down[service] = what
+        self._noticed += 1
         logger.warning("%s is unavailable (%s): %s", service, what, WHAT_TO_CHECK[service])
 
     def up(self, service: Service) -> None:

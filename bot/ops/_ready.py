@@ -1,7 +1,9 @@
 """``GET /readyz``: 200 only when storage, Redis (when configured) and Slack ``auth.test`` answer.
 
 Each check has a short timeout and the answer is kept for ``CACHE_SECONDS`` (a load balancer
-probing every second costs one round of checks). The body names what fails::
+probing every second costs one round of checks), unless the bot noticed an outage since (a
+request that failed on storage or Redis turns ``/readyz`` 503 at once, not a second later).
+The body names what fails::
 
     {"ready": false, "checks": {"storage": "ok", "redis": "unreachable (ConnectionError: …)",
                                 "slack": "ok"}}
@@ -41,21 +43,24 @@ class Readiness:
         self._probes = probes
         self._extra = extra
         self._outages = outages
-        self._last: tuple[float, dict[str, str]] | None = None
+        self._last: tuple[float, int, dict[str, str]] | None = None
         self._lock = asyncio.Lock()
 
     async def checks(self) -> dict[str, str]:
         """``{"storage": "ok" | "<what failed>", "slack": …, …}``; cached ``CACHE_SECONDS``."""
         async with self._lock:
             now = asyncio.get_running_loop().time()
-            if self._last is not None and now - self._last[0] < CACHE_SECONDS:
-                return self._last[1]
+            if self._last is not None:
+                at, noticed, cached = self._last
+                if now - at < CACHE_SECONDS and noticed == self._outages.noticed:
+                    return cached  # no outage noticed since: still true
             probes: dict[str, Probe] = dict(self._probes)
             probes.update(self._extra)
             names = list(probes)
             results = await asyncio.gather(*(self._run(n, probes[n]) for n in names))
             checks = dict(zip(names, results, strict=True))
-            self._last = (asyncio.get_running_loop().time(), checks)
+            noticed = self._outages.noticed
+            self._last = (asyncio.get_running_loop().time(), noticed, checks)
             return checks
 
     async def _run(self, name: str, probe: Probe) -> str:

@@ -99,6 +99,8 @@ class MCPServerEntry(BaseModel):
     """Environment of a stdio server (values as written; ``${VAR}`` is left to the starter)."""
     headers: dict[str, str] = Field(default_factory=dict)
     """HTTP headers of a ``url`` server."""
+    timeout_seconds: Annotated[float, Field(gt=0, le=86400, allow_inf_nan=False)] | None = None
+    """How long one call may take on this server (unset: ``MCP_CALL_TIMEOUT_SECONDS``)."""
 
     @model_validator(mode="after")
     def _one_transport(self) -> Self:

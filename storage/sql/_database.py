@@ -26,7 +26,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from storage._errors import StorageConfigError, StorageUnavailable
 from storage.sql import _migrate
-from storage.sql._engine import WRITE_OPTION, create_engine, is_locked
+from storage.sql._engine import DURABLE_OPTION, WRITE_OPTION, create_engine, is_locked
 from storage.sql.postgres._calls import PostgresCalls, never_sent
 from storage.sql.sqlite._inline import InlineConnection
 
@@ -58,6 +58,9 @@ class SQLDatabase:
                 "use a sqlite+aiosqlite:// or postgresql+asyncpg:// URL"
             )
         self._writer = self.engine.execution_options(**{WRITE_OPTION: True})
+        self._durable_writer = self.engine.execution_options(
+            **{WRITE_OPTION: True, DURABLE_OPTION: True}
+        )
         # SQLite has one writer at a time: queue this process's writers here rather than in
         # SQLite's busy handler, which sleeps in growing steps; other processes still wait there.
         self._sqlite_writer = asyncio.Lock() if self.dialect == "sqlite" else None
@@ -161,14 +164,25 @@ class SQLDatabase:
         return self._postgres
 
     async def sqlite_write(
-        self, conn: sqlite3.Connection, work: Callable[[sqlite3.Connection], T]
+        self,
+        conn: sqlite3.Connection,
+        work: Callable[[sqlite3.Connection], T],
+        *,
+        durable: bool = False,
     ) -> T:
         """``work(conn)`` in one ``BEGIN IMMEDIATE`` transaction, queued behind this process's
-        other writers and retried while another process holds the lock."""
+        other writers and retried while another process holds the lock. ``durable``: synced to
+        disk before this returns (``synchronous = FULL`` for this transaction only)."""
 
         async def once() -> T:
             async with self._sqlite_writer or nullcontext():
-                return _in_transaction(conn, "BEGIN IMMEDIATE", work)
+                if not durable:
+                    return _in_transaction(conn, "BEGIN IMMEDIATE", work)
+                conn.execute("PRAGMA synchronous = FULL")  # not allowed inside a transaction
+                try:
+                    return _in_transaction(conn, "BEGIN IMMEDIATE", work)
+                finally:
+                    conn.execute("PRAGMA synchronous = NORMAL")
 
         return await self._while_locked(once)
 
@@ -191,11 +205,15 @@ class SQLDatabase:
 
         return await self._while_locked(once)
 
-    async def write(self, work: Callable[[AsyncConnection], Awaitable[T]]) -> T:
-        """Run ``work`` in one write transaction, retrying while SQLite reports a lock."""
+    async def write(
+        self, work: Callable[[AsyncConnection], Awaitable[T]], *, durable: bool = False
+    ) -> T:
+        """Run ``work`` in one write transaction, retrying while SQLite reports a lock;
+        ``durable``: on disk when it commits (SQLite ``synchronous = FULL`` for it)."""
+        writer = self._durable_writer if durable else self._writer
 
         async def once() -> T:
-            async with self._sqlite_writer or nullcontext(), self._writer.begin() as conn:
+            async with self._sqlite_writer or nullcontext(), writer.begin() as conn:
                 return await work(conn)
 
         return await self._while_locked(once)

@@ -27,6 +27,11 @@ from storage.sql.sqlite._inline import inline_creator
 
 WRITE_OPTION = "countersign_write"
 """Execution option marking a connection whose transaction will write (SQLite: BEGIN IMMEDIATE)."""
+DURABLE_OPTION = "countersign_durable"
+"""Execution option marking a write that must be on disk when it commits (SQLite: the
+transaction runs with ``synchronous = FULL``, every other one with ``NORMAL``)."""
+_SYNC_LEVEL = "countersign_synchronous"
+"""Where a pooled connection remembers its current ``PRAGMA synchronous``."""
 
 SQLITE_BUSY_TIMEOUT_MS = 30_000
 """How long a SQLite connection waits for another process's write lock before giving up."""
@@ -148,8 +153,13 @@ def configure_sqlite(engine: AsyncEngine, *, busy_timeout_ms: int = SQLITE_BUSY_
 
     @event.listens_for(engine.sync_engine, "begin")
     def _on_begin(connection: Connection) -> None:
-        write = connection.get_execution_options().get(WRITE_OPTION, False)
-        connection.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
+        options = connection.get_execution_options()
+        level = "FULL" if options.get(DURABLE_OPTION, False) else "NORMAL"
+        info = connection.connection.info
+        if info.get(_SYNC_LEVEL, "NORMAL") != level:  # SQLite refuses it inside a transaction
+            connection.exec_driver_sql(f"PRAGMA synchronous = {level}")
+            info[_SYNC_LEVEL] = level
+        connection.exec_driver_sql("BEGIN IMMEDIATE" if options.get(WRITE_OPTION) else "BEGIN")
 
 
 def is_locked(exc: BaseException) -> bool:

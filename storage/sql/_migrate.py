@@ -28,7 +28,7 @@ HEAD_REVISION = "0007"
 """The newest revision in ``migrations/versions`` (a test keeps the two in step). A database
 already there is used without importing Alembic, which keeps process start-up fast."""
 
-MIGRATIONS_DIR = Path(__file__).resolve().parent.parent / "migrations"
+MIGRATIONS_DIR = Path(__file__).resolve().parents[1] / "migrations"
 """Where the Alembic environment and revision scripts live (shipped as package data)."""
 
 _ADVISORY_LOCK_KEY = 0x636F756E74657273  # "countersign" folded into a bigint

@@ -126,3 +126,39 @@ async def test_the_agents_tools_are_refreshed_when_the_server_says_they_changed(
         await _eventually(lambda: "ops_fresh" in agent.tools)
         assert (await agent.tools["ops_fresh"].run({}, _ctx()))["result"] == "added"
         assert "ops_read_ticket" in agent.tools
+
+
+async def test_a_call_that_never_answers_times_out_and_the_run_goes_on(tmp_path: Path) -> None:
+    """The server's ``timeout_seconds`` wins over MCP_CALL_TIMEOUT_SECONDS; the model is told
+    the call timed out and answers, and the thread is free for the next message."""
+    from agents.models import call, reply
+    from bot._mcp_servers import CallLimits
+
+    entry = ops_entry() + "timeout_seconds = 0.5\n"
+    settings = settings_with(
+        tmp_path, entry, OPS_LOG=str(tmp_path / "c.log"), WHO="x", MCP_CALL_TIMEOUT_SECONDS="600"
+    )
+    assert settings.mcp_call_timeout_seconds == 600
+    model = ScriptedModel([call("ops_hang", {}), reply("It timed out."), reply("Hello again.")])
+    agent = Agent(id="ops", model=model, storage=InMemoryStorage())
+    limits = CallLimits(timeout_seconds=600, output_max_bytes=settings.tool_output_max_bytes)
+    async with mcp_servers(settings.policy.mcp_servers, agent, settings.mcp_environ, limits):
+        first = await agent.generate("hang please", thread_id="t1", resource_id="u1")
+        second = await agent.generate("hi", thread_id="t1", resource_id="u1")
+    assert (first.text, second.text) == ("It timed out.", "Hello again.")
+    told = [m.content for m in model.requests[1].messages if m.role == "tool"]
+    assert told and "no answer within 0.5 s" in str(told[-1])
+
+
+def test_mcp_limits_are_settings_and_a_bad_value_is_reported(tmp_path: Path) -> None:
+    from bot import BotConfigError
+
+    with pytest.raises(BotConfigError) as raised:
+        load_settings({"MCP_CALL_TIMEOUT_SECONDS": "0", "TOOL_OUTPUT_MAX_BYTES": "ten"})
+    assert {p.split(" ")[0] for p in raised.value.problems} >= {
+        "MCP_CALL_TIMEOUT_SECONDS",
+        "TOOL_OUTPUT_MAX_BYTES",
+    }
+    entry = ops_entry() + "timeout_seconds = -1\n"
+    with pytest.raises(BotConfigError):
+        settings_with(tmp_path, entry, OPS_LOG="x", WHO="x")

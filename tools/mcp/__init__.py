@@ -8,22 +8,29 @@ Example:
 
 Gating follows each tool's annotations: ``readOnlyHint: true`` needs no approval, anything
 else (destructive, or no annotations) needs approval; ``idempotentHint: true`` makes the tool
-``idempotent``.
+``idempotent``. Every call has a timeout (``call_timeout``, raising ``MCPCallTimedOut`` and
+resetting the session) and results reach the model cut to ``output_max_bytes``, binary content
+described rather than sent as base64.
 """
 
 from tools.mcp._errors import (
+    MCPCallTimedOut,
     MCPServerError,
     MCPServerUnavailable,
     MCPToolFailed,
     MissingEnvironmentVariable,
 )
 from tools.mcp._names import MAX_NAME_LENGTH, mcp_tool_name
-from tools.mcp._server import MCPServer
+from tools.mcp._output import DEFAULT_MAX_BYTES
+from tools.mcp._server import DEFAULT_CALL_TIMEOUT, MCPServer
 from tools.mcp._tools import MCPArguments, MCPTool
 
 __all__ = [
+    "DEFAULT_CALL_TIMEOUT",
+    "DEFAULT_MAX_BYTES",
     "MAX_NAME_LENGTH",
     "MCPArguments",
+    "MCPCallTimedOut",
     "MCPServer",
     "MCPServerError",
     "MCPServerUnavailable",

@@ -4,6 +4,7 @@ ToolError
 └── MCPServerError               root of this package's errors (``server_name`` attribute)
     ├── MCPServerUnavailable     the server cannot be started or reached, or the connection was lost
     ├── MCPToolFailed            the server answered the call with an error
+    │   └── MCPCallTimedOut      no answer within the call timeout (the session was reset)
     └── MissingEnvironmentVariable   ``${VAR}`` names a variable the given environment lacks
 """
 
@@ -36,6 +37,20 @@ class MCPToolFailed(MCPServerError):
         self.detail = detail
         super().__init__(
             server_name, f"MCP tool {tool_name!r} on server {server_name!r} failed: {detail}"
+        )
+
+
+class MCPCallTimedOut(MCPToolFailed):
+    """The server did not answer a call within its timeout; the session was reset (a stdio
+    server is restarted on the next call), so nothing later waits behind the stuck call."""
+
+    def __init__(self, server_name: str, tool_name: str, seconds: float) -> None:
+        self.seconds = seconds
+        super().__init__(
+            server_name,
+            tool_name,
+            f"no answer within {seconds:g} s (MCP_CALL_TIMEOUT_SECONDS or the server's "
+            "timeout_seconds); it may or may not have taken effect, and the session was reset",
         )
 
 

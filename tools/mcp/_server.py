@@ -23,12 +23,15 @@ from mcp_types import CONNECTION_CLOSED
 
 from tools._errors import ToolDefinitionError
 from tools.mcp._connection import Connection, Transport
-from tools.mcp._errors import MCPServerUnavailable, MCPToolFailed
+from tools.mcp._errors import MCPCallTimedOut, MCPServerUnavailable, MCPToolFailed
 from tools.mcp._names import expand, is_safe_server_name
+from tools.mcp._output import DEFAULT_MAX_BYTES
 from tools.mcp._tools import MCPTool, build_tool
 
 logger = logging.getLogger(__name__)
 
+DEFAULT_CALL_TIMEOUT = 60.0
+"""``MCP_CALL_TIMEOUT_SECONDS``'s default: seconds one tool call may take."""
 FIRST_RETRY_DELAY = 0.5
 """Seconds before the first reconnection attempt after a failed one; doubles up to the max."""
 MAX_RETRY_DELAY = 30.0
@@ -51,8 +54,25 @@ class MCPServer:
     call meanwhile fails with ``MCPServerUnavailable``, which the model sees).
     """
 
-    def __init__(self, name: str, transport: Transport, *, connect_timeout: float = 10.0) -> None:
-        """Prefer ``MCPServer.stdio`` or ``MCPServer.http``."""
+    def __init__(
+        self,
+        name: str,
+        transport: Transport,
+        *,
+        connect_timeout: float = 10.0,
+        call_timeout: float = DEFAULT_CALL_TIMEOUT,
+        output_max_bytes: int = DEFAULT_MAX_BYTES,
+    ) -> None:
+        """Prefer ``MCPServer.stdio`` or ``MCPServer.http``.
+
+        ``call_timeout``: seconds a tool call may take before it fails with
+        ``MCPCallTimedOut`` and the session is reset; ``output_max_bytes``: how much of a
+        result the model is given (the rest is cut, with a note).
+        """
+        if call_timeout <= 0 or output_max_bytes <= 0:
+            raise ToolDefinitionError(
+                f"MCP server {name!r}: call_timeout and output_max_bytes must be positive"
+            )
         if not is_safe_server_name(name):
             raise ToolDefinitionError(
                 f"MCP server name {name!r} must be 1-32 letters, digits, '_' or '-' "
@@ -62,6 +82,8 @@ class MCPServer:
         """The server's name; it prefixes its tools' names (``github_create_issue``)."""
         self._transport = transport
         self._connect_timeout = connect_timeout
+        self._call_timeout = call_timeout
+        self._output_max_bytes = output_max_bytes
         self._connection: Connection | None = None
         self._lock = asyncio.Lock()
         self._tools: list[MCPTool] | None = None
@@ -80,6 +102,8 @@ class MCPServer:
         environ: Mapping[str, str] | None = None,
         cwd: str | None = None,
         connect_timeout: float = 10.0,
+        call_timeout: float = DEFAULT_CALL_TIMEOUT,
+        output_max_bytes: int = DEFAULT_MAX_BYTES,
     ) -> MCPServer:
         """A server run as a subprocess speaking MCP on stdin/stdout.
 
@@ -99,7 +123,13 @@ class MCPServer:
         def transport() -> AbstractAsyncContextManager[TransportStreams]:
             return stdio_client(params)
 
-        return cls(name, transport, connect_timeout=connect_timeout)
+        return cls(
+            name,
+            transport,
+            connect_timeout=connect_timeout,
+            call_timeout=call_timeout,
+            output_max_bytes=output_max_bytes,
+        )
 
     @classmethod
     def http(
@@ -110,6 +140,8 @@ class MCPServer:
         *,
         environ: Mapping[str, str] | None = None,
         connect_timeout: float = 10.0,
+        call_timeout: float = DEFAULT_CALL_TIMEOUT,
+        output_max_bytes: int = DEFAULT_MAX_BYTES,
     ) -> MCPServer:
         """A server reached over streamable HTTP at ``url``; header values may name variables."""
         resolved = expand(name, headers, environ or {}, "header")
@@ -123,7 +155,13 @@ class MCPServer:
             ):
                 yield streams
 
-        return cls(name, transport, connect_timeout=connect_timeout)
+        return cls(
+            name,
+            transport,
+            connect_timeout=connect_timeout,
+            call_timeout=call_timeout,
+            output_max_bytes=output_max_bytes,
+        )
 
     async def __aenter__(self) -> MCPServer:
         await self.connect()
@@ -187,21 +225,32 @@ class MCPServer:
             cursor = page.next_cursor
             if cursor is None:
                 break
-        tools = [build_tool(self.name, remote, self.call_tool) for remote in listed]
+        tools = [
+            build_tool(self.name, remote, self.call_tool, output_max_bytes=self._output_max_bytes)
+            for remote in listed
+        ]
         if connection is self._connection:
             self._tools = tools
         return list(tools)
 
     async def call_tool(self, tool: str, arguments: dict[str, Any]) -> mcp_types.CallToolResult:
-        """Call ``tool`` (the server's own name); reconnects first when the server restarted."""
+        """Call ``tool`` (the server's own name); reconnects first when the server restarted.
+
+        No answer within ``call_timeout`` raises ``MCPCallTimedOut`` and resets the session
+        (the connection is closed: a stdio server is stopped, and the next call reconnects).
+        """
         connection = await self._live()
         try:
-            result: mcp_types.CallToolResult = await self._request(
-                connection, lambda: connection.client.call_tool(tool, arguments)
-            )
+            async with asyncio.timeout(self._call_timeout):
+                result: mcp_types.CallToolResult = await self._request(
+                    connection, lambda: connection.client.call_tool(tool, arguments)
+                )
             return result
         except MCPError as exc:
             raise MCPToolFailed(self.name, tool, exc.error.message) from None
+        except TimeoutError:
+            await self._drop(connection, f"tool {tool!r} did not answer in time")
+            raise MCPCallTimedOut(self.name, tool, self._call_timeout) from None
 
     async def _request(self, connection: Connection, send: Any) -> Any:
         try:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -13,6 +14,7 @@ from tools._context import ToolContext
 from tools._tool import Tool
 from tools.mcp._errors import MCPToolFailed
 from tools.mcp._names import mcp_tool_name
+from tools.mcp._output import DEFAULT_MAX_BYTES, capped, content_for_model
 
 CallTool = Callable[[str, dict[str, Any]], Awaitable[mcp_types.CallToolResult]]
 """``(server tool name, arguments) -> result``: how a tool reaches its server."""
@@ -36,11 +38,18 @@ class MCPTool(Tool):
     """The server's annotations as sent (``{"readOnlyHint": true, ...}``); empty when none."""
 
 
-def build_tool(server: str, remote: mcp_types.Tool, call: CallTool) -> MCPTool:
+def build_tool(
+    server: str,
+    remote: mcp_types.Tool,
+    call: CallTool,
+    *,
+    output_max_bytes: int = DEFAULT_MAX_BYTES,
+) -> MCPTool:
     """Turn a listed MCP tool into an ``MCPTool`` gated by its annotations.
 
     ``readOnlyHint: true`` needs no approval; anything else (destructive, or no annotations)
-    does. ``idempotentHint: true`` makes it ``idempotent``.
+    does. ``idempotentHint: true`` makes it ``idempotent``. Results reach the model cut to
+    ``output_max_bytes`` (``tools.mcp._output``).
     """
     hints = remote.annotations
     annotations = {} if hints is None else hints.model_dump(by_alias=True, exclude_none=True)
@@ -49,7 +58,8 @@ def build_tool(server: str, remote: mcp_types.Tool, call: CallTool) -> MCPTool:
     remote_name = remote.name
 
     async def execute(input: MCPArguments, ctx: ToolContext) -> Any:
-        return to_tool_result(server, remote_name, await call(remote_name, input.model_dump()))
+        result = await call(remote_name, input.model_dump())
+        return await to_tool_result(server, remote_name, result, max_bytes=output_max_bytes)
 
     return MCPTool(
         id=mcp_tool_name(server, remote.name),
@@ -66,17 +76,44 @@ def build_tool(server: str, remote: mcp_types.Tool, call: CallTool) -> MCPTool:
     )
 
 
-def to_tool_result(server: str, tool: str, result: mcp_types.CallToolResult) -> Any:
-    """Structured content when there is some, else the text (or the content blocks as JSON)."""
+async def to_tool_result(
+    server: str,
+    tool: str,
+    result: mcp_types.CallToolResult,
+    *,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+) -> Any:
+    """Structured content when there is some, else the text (or the content blocks as JSON,
+    binary ones described); cut to ``max_bytes``. A large result is measured and cut in a
+    worker thread, so encoding megabytes never holds up the event loop (other threads' acks)."""
     if result.is_error:
-        raise MCPToolFailed(server, tool, _text(result.content) or "the server reported an error")
+        detail = _text(result.content) or "the server reported an error"
+        raise MCPToolFailed(server, tool, capped(detail, max_bytes))
     if result.structured_content is not None:
-        return result.structured_content
-    if all(isinstance(block, mcp_types.TextContent) for block in result.content):
-        return _text(result.content)
-    return [
-        block.model_dump(mode="json", by_alias=True, exclude_none=True) for block in result.content
-    ]
+        shown: Any = result.structured_content
+    elif all(isinstance(block, mcp_types.TextContent) for block in result.content):
+        shown = _text(result.content)
+    else:
+        shown = [content_for_model(block) for block in result.content]
+    if isinstance(shown, str) and len(shown) <= max_bytes // 4:
+        return shown  # short text: no encoding needed to know it fits
+    if _rough_size(shown) > _IN_THREAD_ABOVE:
+        return await asyncio.to_thread(capped, shown, max_bytes)
+    return capped(shown, max_bytes)
+
+
+_IN_THREAD_ABOVE = 256 * 1024
+"""Results larger than this (roughly) are measured and cut in a worker thread."""
+
+
+def _rough_size(value: Any) -> int:
+    if isinstance(value, str):
+        return len(value)
+    if isinstance(value, list):
+        return sum(_rough_size(item) for item in value)
+    if isinstance(value, dict):
+        return sum(len(str(k)) + _rough_size(v) for k, v in value.items())
+    return 16
 
 
 def _text(content: list[mcp_types.ContentBlock]) -> str:

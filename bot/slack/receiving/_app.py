@@ -28,15 +28,13 @@ from slack_sdk.signature import SignatureVerifier
 from bot._logs import redact_bolt_logs
 from bot.ops._ready import install_readiness
 from bot.slack._services import Services
+from bot.slack.receiving._envelope import is_slack_shaped
 from bot.slack.receiving._listeners import register_listeners
 
 logger = logging.getLogger(__name__)
 
 _MAX_SIGNATURE_AGE_SECONDS = 60 * 5
 """Slack's own limit (slack_sdk's SignatureVerifier refuses older requests too)."""
-_SLACK_BODY_KEYS = ("type", "command", "ssl_check")
-"""Every body Slack sends has one: events and interaction payloads a ``type``, slash commands
-a ``command``, its SSL check ``ssl_check``."""
 
 SERVICES = web.AppKey("countersign.services", Services)
 """Where the bot's ``Services`` live in the web app (for routes added by other modules)."""
@@ -145,12 +143,11 @@ def _parsed(body: bytes, request: web.Request) -> AsyncBoltRequest | None:
             query=request.query_string,
             headers=dict(request.headers),
         )
-    except (UnicodeDecodeError, ValueError, KeyError, TypeError, AttributeError):
+    except (UnicodeDecodeError, ValueError, KeyError, IndexError, TypeError, AttributeError):
         return None
-    body_ = parsed.body
-    if not isinstance(body_, dict) or not any(key in body_ for key in _SLACK_BODY_KEYS):
-        return None  # e.g. JSON sent as a form, a form without its payload
-    return parsed
+    if not is_slack_shaped(parsed.body):
+        return None  # e.g. JSON sent as a form, a form without its payload, a nested field
+    return parsed  # of the wrong type that bolt's middleware would raise on
 
 
 _READY_PROBE_KEY = "countersign:readyz"

@@ -21,6 +21,7 @@ import redis.asyncio as aioredis
 from redis.asyncio.lock import Lock
 from redis.exceptions import LockError
 
+from bot.coordination import shared_coordination
 from bot.coordination._redis import RedisMarks, RedisThreadLocks
 from tests.backends import POSTGRES_ENV, REDIS_ENV, _drop_redis_prefix, open_storage, unique_url
 from tests.bot.harness import CHANNEL, SECRET, TEAM, click_payload
@@ -267,6 +268,25 @@ async def test_a_lock_is_released_only_by_its_owner_and_expires_after_a_crash() 
         async with asyncio.timeout(5):
             async with locks.hold("t"):  # gets in once the crashed holder's lease ran out
                 assert await crashed.owned() is False
+
+
+async def test_a_thread_lock_lapses_within_one_claim_lease_of_a_crash() -> None:
+    """The thread lock of an instance killed while answering lapses with its claims: after
+    CLAIM_LEASE_SECONDS (here 2), not after a fixed minute (SPEC 3.4)."""
+    base = os.environ[REDIS_ENV]
+    prefix = f"test-{uuid.uuid4().hex[:12]}:"
+    try:
+        async with shared_coordination(f"{base}?key_prefix={prefix}", lease_seconds=2) as shared:
+            assert shared.locks is not None
+            async with shared.locks.hold("slack:T1:C1:9.0"):
+                probe = aioredis.Redis.from_url(base)
+                try:
+                    ttl_ms = await probe.pttl(f"{prefix}lock:slack:T1:C1:9.0")
+                finally:
+                    await probe.aclose()
+        assert 0 < ttl_ms <= 2000
+    finally:
+        await _drop_redis_prefix(base, prefix)
 
 
 async def test_a_mark_is_first_for_exactly_one_instance() -> None:

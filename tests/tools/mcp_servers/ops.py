@@ -96,6 +96,35 @@ async def add_tool(name: str, ctx: Context) -> str:
     return f"added {name}"
 
 
+@server.tool(annotations=ToolAnnotations(readOnlyHint=True))
+async def hang() -> str:
+    """Never answers."""
+    import asyncio
+
+    await asyncio.Event().wait()
+    return "never"
+
+
+@server.tool(annotations=ToolAnnotations(readOnlyHint=True), structured_output=False)
+def huge(size: int) -> str:
+    """``size`` bytes of text."""
+    return ("0123456789abcdef" * (size // 16 + 1))[:size]
+
+
+@server.tool(annotations=ToolAnnotations(readOnlyHint=True), structured_output=False)
+def picture() -> list[Any]:
+    """A caption and a PNG image (as MCP image content: base64)."""
+    import base64
+
+    from mcp.types import ImageContent, TextContent
+
+    png = base64.b64encode(b"\x89PNG\r\n\x1a\n" + b"\x00" * 4096).decode()
+    return [
+        TextContent(type="text", text="the chart"),
+        ImageContent(type="image", data=png, mimeType="image/png"),
+    ]
+
+
 if __name__ == "__main__":
     if len(sys.argv) > 1 and sys.argv[1] == "http":
         server.run("streamable-http", host="127.0.0.1", port=int(sys.argv[2]))
