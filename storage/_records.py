@@ -1,7 +1,8 @@
 """The plain records every backend stores and returns.
 
 Backends know nothing of agents: a snapshot's ``data`` and a claim's ``detail``/``outcome`` are
-JSON documents whose meaning belongs to the ``agents`` package.
+JSON documents whose meaning belongs to the ``agents`` package, as a card's ``shown`` and an
+outbox entry's ``write`` belong to the edge (``bot``) that wrote them.
 """
 
 from __future__ import annotations

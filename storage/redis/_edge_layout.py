@@ -81,7 +81,10 @@ class RedisEdgeLayout:
             doc = raw.decode() if isinstance(raw, bytes) else str(raw)
             if '"kind":"presented"' not in doc:
                 continue
-            event = codec.loads(AuditEvent, doc)
+            try:
+                event = codec.loads(AuditEvent, doc)
+            except (ValueError, TypeError):
+                continue  # not an event this version can read: left in the audit log
             if event.kind != "presented" or not event.run_id or not event.tool_call_id:
                 continue
             ids = (event.run_id, event.tool_call_id)
@@ -104,7 +107,10 @@ class RedisEdgeLayout:
         stale = utcnow() - timedelta(days=_DONE_DAYS)
         entries: list[list[str | int]] = []
         for doc in docs:
-            message = codec.loads(MessageRecord, doc)
+            try:
+                message = codec.loads(MessageRecord, doc)
+            except (ValueError, TypeError):
+                continue  # not a message this version can read: dropped with the thread
             write_id = str(message.content.get("id") or message.id)
             if message.created_at < stale or await self._r.exists(
                 f"{self._p}kv:{_DONE_MARK}{write_id}"
