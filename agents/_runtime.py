@@ -32,7 +32,7 @@ from agents.memory import Memory
 from agents.models._base import Model
 from agents.observing._observe import Observer
 from agents.running._runner import Runner
-from storage import AuditEvent, InMemoryStorage, Storage, utcnow
+from storage import AuditEvent, AuditKind, InMemoryStorage, Storage, utcnow
 from tools import ApprovalPredicate, Tool
 
 logger = logging.getLogger(__name__)
@@ -326,7 +326,7 @@ class Runtime:
         )
         return state, approval
 
-    def audit_event(self, event_kind: str, state: RunState, **fields: Any) -> AuditEvent:
+    def audit_event(self, event_kind: AuditKind, state: RunState, **fields: Any) -> AuditEvent:
         """An audit event about a run of this agent (to write with a state change)."""
         return AuditEvent(
             id=new_id(),
@@ -338,7 +338,7 @@ class Runtime:
             **fields,
         )
 
-    async def audit(self, event_kind: str, state: RunState, **fields: Any) -> None:
+    async def audit(self, event_kind: AuditKind, state: RunState, **fields: Any) -> None:
         """Append an audit event about a run of this agent now (outside any state change)."""
         await self.storage.append_audit(self.audit_event(event_kind, state, **fields))
 

@@ -4,9 +4,10 @@
 schema; for them the command only says so). ``prune --older-than DURATION [--audit] [--url
 URL]`` deletes what finished runs left behind before now minus DURATION (``90s``, ``15m``,
 ``12h``, ``30d``; ``0d``: everything finished so far) and prints how many of each kind went;
-pending runs, claims still in flight and memory threads are never touched, audit events only
-with ``--audit``. The URL defaults to ``STORAGE_URL``, else
-``sqlite+aiosqlite:///./data/countersign.db``. Errors are one line on stderr and exit 2.
+pending runs, claims still in flight, memory threads and the outbox are never touched, audit
+events only with ``--audit`` (card records go with their ended runs, never with audit). The
+URL defaults to ``STORAGE_URL``, else ``sqlite+aiosqlite:///./data/countersign.db``. Errors
+are one line on stderr and exit 2.
 """
 
 from __future__ import annotations
@@ -47,8 +48,8 @@ def describe(report: PruneReport) -> str:
     """The one line ``prune`` prints."""
     return (
         f"pruned {report.claims} claims, {report.approvals} approvals, "
-        f"{report.snapshots} failed-run snapshots, {report.audit_events} audit events, "
-        f"{report.values} expired values"
+        f"{report.snapshots} failed-run snapshots, {report.cards} card records, "
+        f"{report.audit_events} audit events, {report.values} expired values"
     )
 
 

@@ -15,8 +15,10 @@ from typing import Any
 from storage._records import (
     ApprovalRecord,
     AuditEvent,
+    CardRecord,
     ClaimRecord,
     MessageRecord,
+    OutboxEntry,
     R,
     SnapshotRecord,
     ThreadRecord,
@@ -32,11 +34,22 @@ _TIMESTAMPS = frozenset(
         "at",
         "lease_until",
         "approved_at",
+        "posted_at",
+        "next_try_at",
     }
 )
 
 
-Record = ApprovalRecord | AuditEvent | ClaimRecord | MessageRecord | SnapshotRecord | ThreadRecord
+Record = (
+    ApprovalRecord
+    | AuditEvent
+    | CardRecord
+    | ClaimRecord
+    | MessageRecord
+    | OutboxEntry
+    | SnapshotRecord
+    | ThreadRecord
+)
 """Any one stored record."""
 
 

@@ -10,6 +10,7 @@ from datetime import datetime
 
 from storage._change import ApprovalTally, StateChange
 from storage._errors import SnapshotVersionConflict
+from storage._memory_edge import MemoryEdgeRecords
 from storage._prune import PruneReport
 from storage._records import (
     ApprovalRecord,
@@ -22,7 +23,7 @@ from storage._records import (
 )
 
 
-class InMemoryStorage:
+class InMemoryStorage(MemoryEdgeRecords):
     """Everything in dicts guarded by one lock; ``memory://`` selects it.
 
     Example:
@@ -30,6 +31,7 @@ class InMemoryStorage:
     """
 
     def __init__(self) -> None:
+        super().__init__()
         self._lock = asyncio.Lock()
         self._snapshots: dict[str, SnapshotRecord] = {}
         self._claims = _ClaimIndex()
@@ -297,6 +299,7 @@ class InMemoryStorage:
             ]
             for ids in old_claims:
                 del self._claims[ids]
+            cards = self._prune_cards(before)
             events = 0
             if audit:
                 pending = {s.run_id for s in self._snapshots.values() if s.decidable}
@@ -311,6 +314,7 @@ class InMemoryStorage:
                 snapshots=len(failed),
                 claims=len(old_claims),
                 approvals=approvals,
+                cards=cards,
                 audit_events=events,
                 values=len(expired),
             )

@@ -11,8 +11,10 @@ from storage._prune import PruneReport
 from storage._records import (
     ApprovalRecord,
     AuditEvent,
+    CardRecord,
     ClaimRecord,
     MessageRecord,
+    OutboxEntry,
     SnapshotRecord,
     ThreadRecord,
 )
@@ -20,7 +22,8 @@ from storage._records import (
 
 @runtime_checkable
 class Storage(Protocol):
-    """Durable state of countersign: snapshots with atomic claims, memory, audit, key→value.
+    """Durable state of countersign: snapshots with atomic claims, memory, audit, key→value,
+    and an edge's own records (where its cards are, its outbox).
 
     Every method is atomic on its own; ``claim`` is the primitive that makes decisions
     single-use across processes, and ``commit`` writes a whole state change of a run (claim,
@@ -173,6 +176,47 @@ class Storage(Protocol):
         """Audit events matching every given filter, oldest first."""
         ...
 
+    # -- an edge's records: cards and outbox -----------------------------------------------
+    async def put_card(self, record: CardRecord, *, audit: Sequence[AuditEvent] = ()) -> None:
+        """Create or replace the card of ``(run_id, tool_call_id)``, and append ``audit`` (the
+        ``presented`` event) in the same transaction."""
+        ...
+
+    async def get_card(self, run_id: str, tool_call_id: str) -> CardRecord | None:
+        """The card of a call, or None."""
+        ...
+
+    async def list_cards(self, run_id: str) -> list[CardRecord]:
+        """The cards of a run, oldest ``posted_at`` first."""
+        ...
+
+    async def delete_card(self, run_id: str, tool_call_id: str) -> bool:
+        """Remove the card of a call; True when there was one."""
+        ...
+
+    async def put_outbox(self, entry: OutboxEntry) -> None:
+        """Keep ``entry`` (or replace the entry of its ``id``) until ``remove_outbox``."""
+        ...
+
+    async def list_outbox(
+        self, *, due_at: datetime | None = None, limit: int | None = None
+    ) -> list[OutboxEntry]:
+        """Outbox entries, oldest ``created_at`` first; with ``due_at`` only those whose
+        ``next_try_at`` is not after it."""
+        ...
+
+    async def take_outbox(
+        self, entry_id: str, *, now: datetime, retry_at: datetime
+    ) -> OutboxEntry | None:
+        """Atomically take one entry to make it: when it exists and is due at ``now``, count
+        the attempt, hold it until ``retry_at`` and return it; else None (made, or taken by
+        another instance)."""
+        ...
+
+    async def remove_outbox(self, entry_id: str) -> bool:
+        """Remove an entry once made; True when it was there (exactly one caller gets True)."""
+        ...
+
     # -- key → value with TTL --------------------------------------------------------------
     async def add_if_absent(self, key: str, value: str, ttl_seconds: float) -> bool:
         """Set ``key`` unless it holds an unexpired value; True when this call set it."""
@@ -191,14 +235,15 @@ class Storage(Protocol):
         """Delete what finished runs left behind before ``before``; return the counts.
 
         Completed claims and approvals of runs without a snapshot, failed (not decidable)
-        runs last written before ``before`` that hold no ``claimed`` claim, expired key→value
-        entries, and with ``audit`` the audit events before ``before``. Never anything of a
-        pending (decidable) run, a claim still ``claimed``, nor memory threads and messages.
+        runs last written before ``before`` that hold no ``claimed`` claim, card records of runs
+        without a snapshot posted before ``before``, expired key→value entries, and with
+        ``audit`` the audit events before ``before``. Never anything of a pending (decidable)
+        run, a claim still ``claimed``, memory threads and messages, nor outbox entries.
         The rules in full: ``storage._prune``.
 
         Example:
             >>> await store.prune(before=utcnow() - timedelta(days=30))  # doctest: +SKIP
-            PruneReport(snapshots=0, claims=12, approvals=0, audit_events=0, values=3)
+            PruneReport(snapshots=0, claims=12, approvals=0, cards=2, audit_events=0, values=3)
         """
         ...
 

@@ -11,12 +11,14 @@ What goes (each backend applies the same rules, atomically per batch or transact
   ``completed_at``). A claim still ``claimed`` belongs to work in flight: never deleted.
 - **Approvals** of runs without a snapshot approved before ``before`` (an approval that came
   after its run ended).
+- **Card records** (where an edge posted a call's card) of runs without a snapshot posted before
+  ``before``: they go with their ended run's claims. Pruning audit never touches them.
 - **Audit events** before ``before``, only with ``audit=True``, except those of a pending run.
 - **Expired key→value entries** (Redis expires them by itself: always 0 there).
 
 What stays, whatever ``before`` says: everything of a pending (``decidable``) run (its
-snapshot, claims, approvals and audit events), every claim still ``claimed``, memory threads
-and their messages.
+snapshot, claims, approvals, card records and audit events), every claim still ``claimed``, memory
+threads and their messages, and the outbox (an entry stays until it is made and removed).
 """
 
 from __future__ import annotations
@@ -40,6 +42,8 @@ class PruneReport:
     """Completed claims of runs that have no snapshot (any more)."""
     approvals: int = 0
     """Approvals of runs that have no snapshot (any more)."""
+    cards: int = 0
+    """Card records of runs that have no snapshot (any more)."""
     audit_events: int = 0
     """Audit events older than the cutoff (only with ``audit=True``)."""
     values: int = 0
@@ -48,4 +52,11 @@ class PruneReport:
     @property
     def total(self) -> int:
         """Every record deleted, of any kind."""
-        return self.snapshots + self.claims + self.approvals + self.audit_events + self.values
+        return (
+            self.snapshots
+            + self.claims
+            + self.approvals
+            + self.cards
+            + self.audit_events
+            + self.values
+        )

@@ -1,16 +1,42 @@
 """The plain records every backend stores and returns.
 
 Backends know nothing of agents: a snapshot's ``data`` and a claim's ``detail``/``outcome`` are
-JSON documents whose meaning belongs to the ``agents`` package.
+JSON documents whose meaning belongs to the ``agents`` package, as a card's ``shown`` and an
+outbox entry's ``write`` belong to the edge (``bot``) that wrote them.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 JSON = dict[str, Any]
+
+RuntimeAuditKind = Literal[
+    "approval-requested",
+    "suspended",
+    "approval-recorded",
+    "decided",
+    "recovered",
+    "executed",
+    "not-executed",
+    "refused",
+]
+"""What the runtime (``agents``) audits: a call starts waiting for an approval
+(``approval-requested``) or for data (``suspended``), one approval of several is counted
+(``approval-recorded``), a decision is taken (``decided``), an unfinished claim is picked up after
+a crash (``recovered``), a decided call ran (``executed``) or was not run (``not-executed``),
+and a decision a rule turned away (``refused``)."""
+
+EdgeAuditKind = Literal["presented", "refused", "expired"]
+"""What an edge (the Slack bot) audits itself: a card or question shown to people
+(``presented``, where it is kept as a ``CardRecord``), a click or submit a rule turned away
+(``refused``), a call the expiry job expired (``expired``)."""
+
+AuditKind = Literal[RuntimeAuditKind, EdgeAuditKind]
+"""Every kind of audit event: a closed set. An edge adds its kinds to ``EdgeAuditKind`` by
+name; no writer makes one up."""
 
 
 def utcnow() -> datetime:
@@ -113,8 +139,8 @@ class AuditEvent:
 
     id: str
     at: datetime
-    kind: str
-    """``approval-requested``, ``presented``, ``decided``, ``executed``, ``expired`` …"""
+    kind: AuditKind
+    """What happened (``AuditKind``: ``approval-requested``, ``presented``, ``decided`` …)."""
     run_id: str | None = None
     tool_call_id: str | None = None
     thread_id: str | None = None
@@ -126,7 +152,62 @@ class AuditEvent:
     data: JSON = field(default_factory=dict)
 
 
+@dataclass(frozen=True, kw_only=True)
+class CardRecord:
+    """Where an edge posted the card (or question) of one pending call, and what it showed.
+
+    One per ``(run_id, tool_call_id)``: posting the call again replaces it (the newest card is
+    the one to update). Kept in a table (key space) of its own, never in the audit log, so
+    pruning audit never loses it; pruned with the claims of its ended run.
+    """
+
+    run_id: str
+    """The run of the call."""
+    tool_call_id: str
+    """The call the card is about."""
+    team: str
+    """The Slack workspace of the card's thread."""
+    channel: str
+    """The channel of the card."""
+    ts: str
+    """The card's message ``ts`` (what ``chat.update`` needs)."""
+    thread_ts: str
+    """The thread the card was posted in."""
+    posted_at: datetime
+    """When it was posted; a run's cards are listed oldest first."""
+    shown: JSON = field(default_factory=dict)
+    """What the card showed (tool, arguments, rules …); its schema belongs to the edge."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class OutboxEntry:
+    """A write to an outside service (Slack) that failed and is still to make.
+
+    Kept until it is made (then ``remove_outbox``); ``take_outbox`` hands one entry to one
+    instance at a time. Never a memory message: memory retention never touches it.
+    """
+
+    id: str
+    """Unique id of the write."""
+    created_at: datetime
+    """When it was kept; entries are listed oldest first."""
+    write: JSON
+    """What to write (method, channel, text, blocks …); its schema belongs to the edge."""
+    attempts: int = 0
+    """How many times an instance took it to make it."""
+    next_try_at: datetime
+    """Not to be taken before this (an instance making it holds it until then)."""
+
+
 R = TypeVar(
-    "R", ApprovalRecord, AuditEvent, ClaimRecord, MessageRecord, SnapshotRecord, ThreadRecord
+    "R",
+    ApprovalRecord,
+    AuditEvent,
+    CardRecord,
+    ClaimRecord,
+    MessageRecord,
+    OutboxEntry,
+    SnapshotRecord,
+    ThreadRecord,
 )
 """Any one of the record types (for functions that read a row or document back into one)."""

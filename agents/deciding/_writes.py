@@ -22,6 +22,7 @@ from agents.deciding._state import PendingCallState, RunState
 from agents.running._outcome import Outcome
 from storage import (
     AuditEvent,
+    AuditKind,
     Completion,
     MessageRecord,
     SnapshotRecord,
@@ -94,7 +95,7 @@ class RunWriter:
             for m in messages
         )
 
-    def audit(self, kind: str, state: RunState, **fields: Any) -> None:
+    def audit(self, kind: AuditKind, state: RunState, **fields: Any) -> None:
         """An audit event about the run, written with the next change."""
         self.outbox.audit.append(self.rt.audit_event(kind, state, **fields))
 

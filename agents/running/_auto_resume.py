@@ -3,6 +3,10 @@
 For each call in the thread that suspended itself (most recent first), one structured-output
 request asks the model whether the message answers it. Only ``suspend()`` calls qualify:
 calls waiting for APPROVAL are never decided by text or by the model.
+
+What it audits is the runtime's own vocabulary: the source ``thread-reply`` (a message in the
+run's thread) and the decision ``resume``; an edge's words (a Slack button's "provide") stay
+in the edge.
 """
 
 from __future__ import annotations
@@ -26,6 +30,9 @@ from agents.running._stream import AgentStream
 from storage import AuditEvent, utcnow
 
 logger = logging.getLogger(__name__)
+
+SOURCE = "thread-reply"
+"""How an auto-resumed call was decided: by a message in its thread."""
 
 EXTRACTION_INSTRUCTIONS = (
     "A tool is paused, waiting for information from the user. Decide whether the user's "
@@ -84,7 +91,7 @@ async def try_auto_resume(
                 tool_call_id=call.tool_call_id,
                 fingerprint=None,
                 decided_by=decided_by,
-                source="thread-reply",
+                source=SOURCE,
             )
         except NotAllowedToDecide as exc:  # the reply is a normal turn; the refusal is audited
             await rt.storage.append_audit(
@@ -97,8 +104,8 @@ async def try_auto_resume(
                     thread_id=thread_id,
                     agent_id=rt.id,
                     actor=decided_by,
-                    source="thread-reply",
-                    data={"rule": exc.rule, "choice": "provide"},
+                    source=SOURCE,
+                    data={"rule": exc.rule, "decision": "resume"},
                 )
             )
             continue

@@ -2,7 +2,8 @@
 
 The rules are ``storage._prune``'s. Failed runs come from the ``snaps:all`` zset and old audit
 events from ``audit:all`` (both read by score below the cutoff, in pages); the claims and
-approvals hashes of ended runs are found with ``SCAN``. Python decides from the records it
+approvals hashes of ended runs are found with ``SCAN``, the cards of ended runs from the
+``cards:posted`` zset. Python decides from the records it
 read, then a script per batch deletes each one only if it is still as read and its run still
 has no snapshot (or, for audit events, is not pending), and keeps every index in step. Keys
 expire by themselves (``kv:`` has a PX expiry), so ``values`` is always 0.
@@ -103,6 +104,24 @@ return {gone, kept}
 """
 
 
+_PRUNE_CARDS = """
+-- ARGV: prefix, cutoff score, members of cards:posted ([run, tool_call_id] JSON). Deletes each
+-- card posted before the cutoff whose run has no snapshot. Returns the cards deleted.
+local p, cutoff = ARGV[1], tonumber(ARGV[2])
+local gone = 0
+for i = 3, #ARGV do
+  local score = tonumber(redis.call('ZSCORE', p .. 'cards:posted', ARGV[i]))
+  local ids = cjson.decode(ARGV[i])
+  if score and score < cutoff and redis.call('EXISTS', p .. 'snap:' .. ids[1]) == 0 then
+    redis.call('HDEL', p .. 'card:' .. ids[1], ids[2])
+    redis.call('ZREM', p .. 'cards:posted', ARGV[i])
+    gone = gone + 1
+  end
+end
+return gone
+"""
+
+
 class RedisPrune:
     """The retention half of ``RedisStorage`` (on the client and prefix of ``RedisClaims``)."""
 
@@ -113,11 +132,13 @@ class RedisPrune:
         cutoff = codec.score(before)
         snapshots, failed_approvals = await self._prune_failed_runs(cutoff)
         claims, approvals = await self._prune_ended_runs(before)
+        cards = await self._prune_cards(cutoff)
         events = await self._prune_audit(cutoff) if audit else 0
         return PruneReport(
             snapshots=snapshots,
             claims=claims,
             approvals=failed_approvals + approvals,
+            cards=cards,
             audit_events=events,
         )
 
@@ -142,6 +163,19 @@ class RedisPrune:
                 found = await script(args=[self._p, await self._old_fields(kind, keys, before)])
                 claims, approvals = claims + int(found[0]), approvals + int(found[1])
         return claims, approvals
+
+    async def _prune_cards(self, cutoff: int) -> int:
+        script = self._r.register_script(_PRUNE_CARDS)
+        kept = cards = 0
+        while True:
+            members = await self._r.zrangebyscore(
+                f"{self._p}cards:posted", "-inf", f"({cutoff}", start=kept, num=BATCH
+            )
+            if not members:
+                return cards
+            gone = int(await script(args=[self._p, cutoff, *members]))
+            cards += gone
+            kept += len(members) - gone
 
     async def _hashes(self, kind: str) -> AsyncIterator[list[str]]:
         """Batches of the ``claims:{run}`` (or ``approvals:{run}``) hash keys, by ``SCAN``."""

@@ -19,11 +19,12 @@ Layout under the key prefix (default ``countersign:``)::
     audit:all|run:{id}|call:{id}|thread:{id}
                              zsets of seqs, score = at
     kv:{key}                 string with a PX expiry
+    card:*, cards:posted, outbox:*  the edge's records (``storage.redis._edge``)
     tmp:{uuid}               short-lived intersections of several indexes
 
 Multi-key writes are Lua scripts (``storage.redis._scripts``), hence atomic; ``commit`` is one
 script call for a whole state change, and ``load_run`` one script call too.
-Claims, leases and approvals live in ``storage.redis._claims``, ``prune`` in ``_redis_prune``.
+Claims, leases and approvals live in ``storage.redis._claims``, ``prune`` in ``_prune``.
 """
 
 from __future__ import annotations
@@ -53,6 +54,7 @@ from storage._records import (
 )
 from storage.redis import _change as change_args
 from storage.redis._claims import RedisClaims, sorted_approvals, sorted_claims
+from storage.redis._edge import EDGE_METHODS, RedisEdge
 from storage.redis._prune import RedisPrune
 from storage.redis._scripts import (
     APPEND_AUDIT,
@@ -92,6 +94,7 @@ _PROTOCOL_METHODS = (
     "get_value",
     "delete_value",
     "prune",
+    *EDGE_METHODS,
 )
 """Every protocol method: each reports an unreachable server as ``StorageUnavailable``."""
 
@@ -99,7 +102,7 @@ _TEMP_KEY_SECONDS = 30
 _MESSAGE_CHUNK = 200
 
 
-class RedisStorage(RedisClaims, RedisPrune):
+class RedisStorage(RedisClaims, RedisPrune, RedisEdge):
     """Storage in Redis; ``redis://host:6379/0`` (``rediss://`` for TLS) URLs.
 
     Give it a ``redis.asyncio.Redis`` you own (never closed here unless ``owns_client``), or use

@@ -1,10 +1,11 @@
 """``SQLStorage.prune``: a few set-based DELETE statements in one write transaction.
 
 The rules are ``storage._prune``'s. In order: the approvals, then the snapshots, of failed runs
-older than the cutoff; then completed claims and approvals of runs without a snapshot; then
-(with ``audit``) old audit events of runs that are not pending; then expired key→value rows.
-Each statement finds its rows through an index (``0004`` added those on
-``claims(status, completed_at)`` and ``approvals(approved_at)``).
+older than the cutoff; then completed claims, approvals and card records of runs without a
+snapshot; then (with ``audit``) old audit events of runs that are not pending; then expired
+key→value rows. Each statement finds its rows through an index (``0004`` added those on
+``claims(status, completed_at)`` and ``approvals(approved_at)``, ``0007`` ``cards(posted_at)``).
+The outbox is never pruned: an entry stays until it is made.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from storage._prune import PruneReport
 from storage._records import utcnow
-from storage.sql._schema import approvals, audit, claims, kv, snapshots
+from storage.sql._schema import approvals, audit, cards, claims, kv, snapshots
 
 
 def _failed_runs(before: datetime) -> sa.Select[tuple[str]]:
@@ -59,6 +60,9 @@ async def prune(conn: AsyncConnection, *, before: datetime, audit_too: bool) -> 
             _without_snapshot(claims.c.run_id),
         )
     )
+    old_cards = await conn.execute(
+        cards.delete().where(cards.c.posted_at < before, _without_snapshot(cards.c.run_id))
+    )
     events = 0
     if audit_too:
         pending = (
@@ -72,6 +76,7 @@ async def prune(conn: AsyncConnection, *, before: datetime, audit_too: bool) -> 
         snapshots=failed_snapshots.rowcount,
         claims=old_claims.rowcount,
         approvals=failed_approvals.rowcount + old_approvals.rowcount,
+        cards=old_cards.rowcount,
         audit_events=events,
         values=values.rowcount,
     )

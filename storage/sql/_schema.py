@@ -19,8 +19,10 @@ from sqlalchemy.engine import Dialect, Row
 from storage._records import (
     ApprovalRecord,
     AuditEvent,
+    CardRecord,
     ClaimRecord,
     MessageRecord,
+    OutboxEntry,
     R,
     SnapshotRecord,
     ThreadRecord,
@@ -167,12 +169,39 @@ kv = sa.Table(
     sa.Index(None, "expires_at"),
 )
 
+cards = sa.Table(
+    "cards",
+    metadata,
+    sa.Column("run_id", _ID, primary_key=True),
+    sa.Column("tool_call_id", _ID, primary_key=True),
+    sa.Column("team", _ID, nullable=False),
+    sa.Column("channel", _ID, nullable=False),
+    sa.Column("ts", sa.String(64), nullable=False),
+    sa.Column("thread_ts", sa.String(64), nullable=False),
+    sa.Column("posted_at", UTCDateTime(), nullable=False),
+    sa.Column("shown", sa.JSON(), nullable=False),
+    sa.Index(None, "posted_at"),  # prune (0007)
+)
+
+outbox = sa.Table(
+    "outbox",
+    metadata,
+    sa.Column("id", _ID, primary_key=True),
+    sa.Column("created_at", UTCDateTime(), nullable=False),
+    sa.Column("write", sa.JSON(), nullable=False),
+    sa.Column("attempts", sa.Integer(), nullable=False),
+    sa.Column("next_try_at", UTCDateTime(), nullable=False),
+    sa.Index(None, "created_at", "id"),  # listed oldest first (0007)
+)
+
 
 def record_values(
     record: ApprovalRecord
     | AuditEvent
+    | CardRecord
     | ClaimRecord
     | MessageRecord
+    | OutboxEntry
     | SnapshotRecord
     | ThreadRecord,
 ) -> dict[str, Any]:

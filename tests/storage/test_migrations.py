@@ -6,6 +6,7 @@ import os
 import sqlite3
 import subprocess
 import sys
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -16,13 +17,23 @@ from alembic.script import ScriptDirectory
 from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import create_async_engine
 
-from storage import SQLStorage, create_storage
+from storage import SQLStorage, create_storage, utcnow
 from storage.sql._migrate import alembic_config
 from storage.sql._schema import VERSION_TABLE, metadata
 from tests.backends import POSTGRES_ENV, unique_url
 from tests.storage.records import T0
 
-TABLES = {"snapshots", "claims", "threads", "messages", "audit", "kv", VERSION_TABLE}
+TABLES = {
+    "snapshots",
+    "claims",
+    "threads",
+    "messages",
+    "audit",
+    "kv",
+    "cards",
+    "outbox",
+    VERSION_TABLE,
+}
 HEAD = ScriptDirectory.from_config(alembic_config()).get_current_head()
 
 
@@ -197,3 +208,120 @@ async def test_upgrade_to_0003_keeps_runs_decidable_and_claims_leaseless(tmp_pat
 
     assert total == 1 and found[0].decidable
     assert [(c.key, c.owner) for c in taken] == [("k#0", "B")]
+
+
+@pytest.mark.parametrize(
+    "backend",
+    [
+        "sqlite",
+        pytest.param(
+            "postgres",
+            marks=pytest.mark.skipif(
+                not os.environ.get(POSTGRES_ENV), reason=f"{POSTGRES_ENV} unset"
+            ),
+        ),
+    ],
+)
+async def test_upgrade_to_0007_moves_cards_out_of_audit_and_the_outbox_out_of_memory(
+    backend: str, tmp_path: Path
+) -> None:
+    async with unique_url(backend, tmp_path) as url:
+        await _at_0006_with_presented_events_and_an_outbox_thread(url)
+        store = SQLStorage(url)
+        try:
+            card = await store.get_card("r1", "c1")
+            entries = await store.list_outbox()
+            left_in_memory = await store.list_messages(OUTBOX)
+            thread = await store.get_thread(OUTBOX)
+            done_mark = await store.get_value("slack:outbox:done:w1")
+            events = await store.query_audit(run_id="r1")
+        finally:
+            await store.close()
+
+    assert card is not None
+    assert (card.team, card.channel, card.ts, card.thread_ts) == ("T1", "C1", "2.0", "0.5")
+    assert card.posted_at == T0 + timedelta(seconds=2)
+    assert card.shown == {**SHOWN, "question": {"q": 1}}
+    assert [(e.id, e.attempts, e.write["blocks"]) for e in entries] == [("w2", 0, [])]
+    assert entries[0].write["text"] == "Approved" and entries[0].next_try_at <= utcnow()
+    assert (left_in_memory, thread, done_mark) == ([], None, None)
+    assert [e.id for e in events] == ["e1", "e2"]  # presentations stay audited
+
+
+OUTBOX = "countersign:slack-outbox"
+SHOWN = {"tool_name": "delete_record", "args": {"id": "7"}, "fingerprint": "f"}
+
+
+async def _at_0006_with_presented_events_and_an_outbox_thread(url: str) -> None:
+    """A database at revision 0006 holding what the edge kept there: two ``presented`` events
+    of one call, the outbox thread with a made write, a pending one and a stale one."""
+    from storage.sql._engine import create_engine
+    from storage.sql._schema import audit, kv, messages, threads
+
+    now = utcnow()
+    engine, schema = create_engine(url)
+    where = {"channel": "C1", "thread_ts": "0.5"}
+    outbox = OUTBOX
+
+    def presented(n: int, ts: str, **data: object) -> dict[str, object]:
+        return {
+            "id": f"e{n}", "at": T0 + timedelta(seconds=n), "kind": "presented", "run_id": "r1",
+            "tool_call_id": "c1", "thread_id": "slack:T9:C1:0.5", "agent_id": "ops",
+            "actor": "U1", "source": "slack", "data": {**where, "ts": ts, **SHOWN, **data},
+        }  # fmt: skip
+
+    def write(n: int, created: object) -> dict[str, object]:
+        content = {"id": f"w{n}", "method": "chat.update", "channel": "C1", "ts": "1.0",
+                   "text": "Approved", "blocks": []}  # fmt: skip
+        return {"id": f"w{n}", "thread_id": outbox, "resource_id": None, "run_id": None,
+                "role": "system", "content": content, "created_at": created}  # fmt: skip
+
+    async with engine.begin() as conn:
+        if schema is not None:
+            await conn.exec_driver_sql(f'CREATE SCHEMA IF NOT EXISTS "{schema}"')
+        await conn.run_sync(lambda c: command.upgrade(alembic_config(c), "0006"))
+        await conn.execute(
+            audit.insert(),
+            [presented(1, "1.0"), presented(2, "2.0", team="T1", question={"q": 1})],
+        )
+        await conn.execute(
+            threads.insert(),
+            [{"thread_id": outbox, "resource_id": None, "created_at": now, "updated_at": now,
+              "metadata": {}}],
+        )  # fmt: skip
+        await conn.execute(
+            messages.insert(),
+            [write(1, now), write(2, now), write(3, now - timedelta(days=31))],
+        )
+        await conn.execute(
+            kv.insert(),
+            [{"key": "slack:outbox:done:w1", "value": "1", "expires_at": now + timedelta(days=1)}],
+        )
+    await engine.dispose()
+
+
+async def test_upgrade_to_0007_gives_a_card_without_workspace_its_threads_team(
+    tmp_path: Path,
+) -> None:
+    from storage.sql._schema import audit
+
+    path = tmp_path / "v6.db"
+    engine = create_async_engine(f"sqlite+aiosqlite:///{path}")
+    async with engine.begin() as conn:
+        await conn.run_sync(lambda c: command.upgrade(alembic_config(c), "0006"))
+        await conn.execute(
+            audit.insert(),
+            [{"id": "e1", "at": T0, "kind": "presented", "run_id": "r1", "tool_call_id": "c1",
+              "thread_id": "slack:T9:C1:0.5", "agent_id": None, "actor": None, "source": None,
+              "data": {"channel": "C1", "ts": "1.0", "thread_ts": "0.5", "fingerprint": "f",
+                       "tool_name": "delete_record", "args": {}}}],
+        )  # fmt: skip
+    await engine.dispose()
+
+    store = SQLStorage(f"sqlite+aiosqlite:///{path}")
+    try:
+        card = await store.get_card("r1", "c1")
+    finally:
+        await store.close()
+
+    assert card is not None and (card.team, card.thread_ts) == ("T9", "0.5")

@@ -69,7 +69,8 @@ async def test_prune_0d_removes_finished_claims_prints_counts_and_keeps_the_rest
 
     assert result.returncode == 0, result.stderr
     assert result.stdout == (
-        "pruned 1 claims, 0 approvals, 0 failed-run snapshots, 0 audit events, 0 expired values\n"
+        "pruned 1 claims, 0 approvals, 0 failed-run snapshots, 0 card records, 0 audit events, "
+        "0 expired values\n"
     )
     assert await _state(url) == (0, True, 1, 2)
 
@@ -112,3 +113,45 @@ def test_help_shows_prune_and_its_options(tmp_path: Path) -> None:
     assert top.returncode == 0 and "prune" in top.stdout
     assert sub.returncode == 0
     assert all(opt in sub.stdout for opt in ("--older-than", "--audit", "--url"))
+
+
+async def test_prune_with_audit_keeps_cards_and_the_outbox_and_ended_runs_cards_go(
+    tmp_path: Path,
+) -> None:
+    from storage import CardRecord, OutboxEntry
+
+    url = f"sqlite+aiosqlite:///{tmp_path / 'cs.db'}"
+    await _seed(url)
+    store = SQLStorage(url)
+    try:
+        for run_id in ("pending", "done"):
+            await store.put_card(
+                CardRecord(
+                    run_id=run_id,
+                    tool_call_id="call_1",
+                    team="T1",
+                    channel="C1",
+                    ts="1.0",
+                    thread_ts="0.5",
+                    posted_at=at(1),
+                )
+            )
+        await store.put_outbox(
+            OutboxEntry(
+                id="w1", created_at=at(0), write={"method": "chat.update"}, next_try_at=at(0)
+            )
+        )
+    finally:
+        await store.close()
+
+    result = _cli("prune", "--older-than", "0d", "--audit", "--url", url, cwd=tmp_path)
+
+    assert result.returncode == 0, result.stderr
+    assert "1 card records, 1 audit events" in result.stdout
+    store = SQLStorage(url)
+    try:
+        assert await store.get_card("pending", "call_1") is not None
+        assert await store.get_card("done", "call_1") is None  # went with its ended run
+        assert [e.id for e in await store.list_outbox()] == ["w1"]
+    finally:
+        await store.close()

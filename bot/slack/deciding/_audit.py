@@ -4,19 +4,19 @@ executions): ``refused`` (a click or submit a rule turned away) and ``expired``.
 from __future__ import annotations
 
 import uuid
-from typing import Any
+from typing import Any, Final, Literal
 
-from storage import AuditEvent, Storage, utcnow
+from storage import AuditEvent, EdgeAuditKind, Storage, utcnow
 
-REFUSED = "refused"
-EXPIRED = "expired"
+REFUSED: Final[Literal["refused"]] = "refused"
+EXPIRED: Final[Literal["expired"]] = "expired"
 SYSTEM = "system"
 """The actor of decisions nobody made (expiry)."""
 
 
 async def record(
     storage: Storage,
-    kind: str,
+    kind: EdgeAuditKind,
     *,
     run_id: str,
     tool_call_id: str,

@@ -1,7 +1,9 @@
-"""Where each approval card was posted, kept in the audit log (``kind="presented"``).
+"""Where each approval card (or question) was posted: storage's card records.
 
-The audit event is the durable mapping (run id + tool call id → channel + ts + what the card
-showed), so the card can be updated after a restart, by the expiry job or by the HTTP API.
+A ``CardRecord`` is the durable mapping (run id + tool call id → team, channel, ts + what the
+card showed), so the card can be updated after a restart, by the expiry job or by the HTTP API.
+It is written with the ``presented`` audit event in one transaction (presentations are
+audited), but only the record is read back: pruning audit never loses a card.
 """
 
 from __future__ import annotations
@@ -9,14 +11,15 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, Final, Literal
 
 from bot.policy._card_rules import CardRules
 from bot.slack.blocks._card import CardView
 from bot.slack.blocks._refs import ApprovalRef
-from storage import AuditEvent, Storage, utcnow
+from storage import AuditEvent, CardRecord, Storage, utcnow
 
-PRESENTED = "presented"
+PRESENTED: Final[Literal["presented"]] = "presented"
+"""The audit kind of a card or question shown in Slack (an ``EdgeAuditKind``)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -51,49 +54,55 @@ class CardStore:
         agent_id: str | None,
         question: dict[str, Any] | None = None,
     ) -> None:
-        """Append the ``presented`` audit event for a card just posted."""
+        """Keep where a card just posted is, with its ``presented`` audit event (one write)."""
         view = card.view
-        await self._storage.append_audit(
-            AuditEvent(
-                id=uuid.uuid4().hex,
-                at=utcnow(),
-                kind=PRESENTED,
-                run_id=view.ref.run_id,
-                tool_call_id=view.ref.tool_call_id,
-                thread_id=thread_id,
-                agent_id=agent_id,
-                actor=view.requester,
-                source="slack",
-                data={
-                    "channel": card.channel,
-                    "ts": card.ts,
-                    "thread_ts": card.thread_ts,
-                    "team": card.team,
-                    "tool_name": view.tool_name,
-                    "args": view.args,
-                    "fingerprint": view.ref.fingerprint,
-                    "requester": view.requester,
-                    "agent_path": list(view.agent_path),
-                    **_shown(view),
-                    **({"question": question} if question is not None else {}),
-                },
-            )
+        now = utcnow()
+        shown = {
+            "tool_name": view.tool_name,
+            "args": view.args,
+            "fingerprint": view.ref.fingerprint,
+            "requester": view.requester,
+            "agent_path": list(view.agent_path),
+            **_shown(view),
+            **({"question": question} if question is not None else {}),
+        }
+        where = {"channel": card.channel, "ts": card.ts, "thread_ts": card.thread_ts}
+        presented = AuditEvent(
+            id=uuid.uuid4().hex,
+            at=now,
+            kind=PRESENTED,
+            run_id=view.ref.run_id,
+            tool_call_id=view.ref.tool_call_id,
+            thread_id=thread_id,
+            agent_id=agent_id,
+            actor=view.requester,
+            source="slack",
+            data={**where, "team": card.team, **shown},
         )
+        record = CardRecord(
+            run_id=view.ref.run_id,
+            tool_call_id=view.ref.tool_call_id,
+            team=card.team,
+            posted_at=now,
+            shown=shown,
+            **where,
+        )
+        await self._storage.put_card(record, audit=[presented])
 
     async def find(self, run_id: str, tool_call_id: str) -> PostedCard | None:
         """The most recent card posted for a call, or None."""
-        events = await self._storage.query_audit(run_id=run_id, tool_call_id=tool_call_id)
-        for event in reversed(events):
-            if event.kind == PRESENTED:
-                return _from_event(event.data, run_id, tool_call_id, event.thread_id)
-        return None
+        record = await self._storage.get_card(run_id, tool_call_id)
+        return None if record is None else _from_record(record)
 
 
-def _from_event(
-    data: dict[str, Any], run_id: str, tool_call_id: str, thread_id: str | None
-) -> PostedCard:
+def _from_record(record: CardRecord) -> PostedCard:
+    data = record.shown
     view = CardView(
-        ref=ApprovalRef(run_id=run_id, tool_call_id=tool_call_id, fingerprint=data["fingerprint"]),
+        ref=ApprovalRef(
+            run_id=record.run_id,
+            tool_call_id=record.tool_call_id,
+            fingerprint=data["fingerprint"],
+        ),
         tool_name=str(data["tool_name"]),
         args=dict(data.get("args") or {}),
         requester=data.get("requester"),
@@ -113,18 +122,12 @@ def _from_event(
     )
     return PostedCard(
         view=view,
-        channel=data["channel"],
-        ts=data["ts"],
-        thread_ts=data["thread_ts"],
-        team=str(data.get("team") or _team_of(thread_id)),
+        channel=record.channel,
+        ts=record.ts,
+        thread_ts=record.thread_ts,
+        team=record.team,
         question=data.get("question"),
     )
-
-
-def _team_of(thread_id: str | None) -> str:
-    """Cards recorded before they stored their workspace: the ``<team>`` of their thread id."""
-    parts = (thread_id or "").split(":")
-    return parts[1] if len(parts) == 4 and parts[0] == "slack" else "unknown"
 
 
 def _shown(view: CardView) -> dict[str, Any]:

@@ -2,32 +2,31 @@
 and made once Slack answers again.
 
 A decided card that could not be updated, or the answer of a run decided elsewhere (API, expiry,
-recovery, another instance) that could not be posted, is appended as a message of one storage
-thread (``OUTBOX_THREAD``: storage's existing protocol, so every instance sharing the storage
-sees it). ``flush_outbox`` (run by ``Background``) makes each pending write: a ``sending`` mark
-(``add_if_absent``) keeps two instances from making the same write, a ``done`` mark after it
-succeeded keeps it from being made again.
+recovery, another instance) that could not be posted, is kept as an ``OutboxEntry`` (storage's
+outbox: every instance sharing the storage sees it; never a memory thread, so memory retention
+never touches it). ``flush_outbox`` (run by ``Background``) makes each due write: taking the
+entry (``take_outbox``) keeps two instances from making it at once for ``SENDING_SECONDS``,
+removing it once made (``remove_outbox``) keeps it from being made again.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import uuid
+from datetime import timedelta
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
 from bot.ops._outage import unavailable
 from bot.slack._services import Services
-from storage import MessageRecord, ThreadRecord, utcnow
+from storage import OutboxEntry, utcnow
 
 logger = logging.getLogger(__name__)
 
-OUTBOX_THREAD = "countersign:slack-outbox"
 SENDING_SECONDS = 60.0
 """How long one instance owns a write it is making (then another may try)."""
-DONE_SECONDS = 30 * 86400.0
-"""How long a made write is remembered as done."""
 
 
 class SlackWrite(BaseModel):
@@ -36,7 +35,7 @@ class SlackWrite(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     id: str
-    """Unique id of the write (its done mark)."""
+    """Unique id of the write (the id of its outbox entry)."""
     method: Literal["chat.update", "chat.postMessage"]
     """``chat.update`` a card in place, or ``chat.postMessage`` an answer in a thread."""
     channel: str
@@ -54,21 +53,10 @@ class SlackWrite(BaseModel):
 async def enqueue(services: Services, write: SlackWrite) -> None:
     """Keep ``write`` until ``flush_outbox`` makes it."""
     now = utcnow()
-    storage = services.storage
-    if await storage.get_thread(OUTBOX_THREAD) is None:
-        await storage.save_thread(
-            ThreadRecord(thread_id=OUTBOX_THREAD, resource_id=None, created_at=now, updated_at=now)
-        )
-    record = MessageRecord(
-        id=write.id,
-        thread_id=OUTBOX_THREAD,
-        resource_id=None,
-        run_id=None,
-        role="system",
-        content=write.model_dump(mode="json"),
-        created_at=now,
+    entry = OutboxEntry(
+        id=write.id, created_at=now, write=write.model_dump(mode="json"), next_try_at=now
     )
-    await storage.append_messages([record])
+    await services.storage.put_outbox(entry)
     logger.info("kept a %s in %s for when Slack answers again", write.method, write.channel)
 
 
@@ -78,26 +66,29 @@ def new_write(**fields: Any) -> SlackWrite:
 
 
 async def flush_outbox(services: Services) -> int:
-    """Make every pending write, oldest first; stops at the first Slack failure. Returns how
+    """Make every due write, oldest first; stops at the first Slack failure. Returns how
     many writes this pass made."""
     storage = services.storage
     made = 0
-    for record in await storage.list_messages(OUTBOX_THREAD):
-        write = SlackWrite.model_validate(record.content)
-        if await storage.get_value(_done(write)) is not None:
-            continue
-        if not await storage.add_if_absent(_sending(write), "1", SENDING_SECONDS):
-            continue  # another instance is making it
+    for entry in await storage.list_outbox(due_at=utcnow()):
+        now = utcnow()
+        taken = await storage.take_outbox(
+            entry.id, now=now, retry_at=now + timedelta(seconds=SENDING_SECONDS)
+        )
+        if taken is None:
+            continue  # another instance is making it, or made it
+        write = SlackWrite.model_validate(taken.write)
         try:
             await _make(services, write)
         except Exception as exc:
-            await storage.delete_value(_sending(write))
+            # released: the next pass tries again at once
+            await storage.put_outbox(dataclasses.replace(taken, next_try_at=utcnow()))
             service = unavailable(exc)
             if service is None:
                 raise
             services.outages.down(service, exc)
             return made
-        await storage.add_if_absent(_done(write), "1", DONE_SECONDS)
+        await storage.remove_outbox(taken.id)
         made += 1
     if made:
         services.outages.up("slack")
@@ -116,11 +107,3 @@ async def _make(services: Services, write: SlackWrite) -> None:
         await client.chat_postMessage(
             channel=write.channel, thread_ts=write.thread_ts, text=write.text, blocks=write.blocks
         )
-
-
-def _done(write: SlackWrite) -> str:
-    return f"slack:outbox:done:{write.id}"
-
-
-def _sending(write: SlackWrite) -> str:
-    return f"slack:outbox:sending:{write.id}"

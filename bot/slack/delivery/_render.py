@@ -96,7 +96,8 @@ async def post_run(
 async def _post_question(
     services: Services, thread: SlackThread, question: ToolCallSuspendedChunk
 ) -> None:
-    """Post a tool's question in the thread and remember where (a ``presented`` audit event)."""
+    """Post a tool's question in the thread and remember where (a card record, audited as
+    ``presented``)."""
     posted = await services.client.chat_postMessage(
         channel=thread.channel,
         thread_ts=thread.thread_ts,

@@ -3,7 +3,10 @@ decision was made: button, modal, API, thread reply, expiry."""
 
 from __future__ import annotations
 
+import sqlite3
 from datetime import timedelta
+from pathlib import Path
+from typing import get_args
 
 from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer
@@ -13,7 +16,7 @@ from bot.api import add_api_routes
 from bot.background._periodic import sweep_expired
 from bot.slack._ids import APPROVE_ACTION
 from bot.slack.blocks._refs import ApprovalRef
-from storage import Storage, utcnow
+from storage import AuditKind, Storage, create_storage, utcnow
 from tests.bot.harness import CHANNEL, Bot, Executions, make_agent, start_bot
 from tests.fakes.slack_api import FakeSlackAPI, PostedMessage
 
@@ -100,28 +103,29 @@ async def test_presentations_and_every_way_of_deciding_are_audited(
             ("resumed", "thread-reply", "U4"),
             ("expired", "expiry", "system"),
         ]
+        assert {e.kind for e in events} <= set(get_args(AuditKind))  # a closed set
         runs = [e.run_id for e in events if e.kind == "decided"]
         for run_id in runs:
             assert await store.query_audit(run_id=run_id), run_id
 
 
-async def test_a_card_recorded_before_cards_stored_their_workspace_is_still_found(
-    store: Storage,
+async def test_a_card_is_found_from_its_record_not_from_the_audit_log(
+    slack: FakeSlackAPI, executions: Executions, tmp_path: Path
 ) -> None:
-    from bot.slack.delivery._card_index import PRESENTED, CardStore
-    from storage import AuditEvent
+    path = tmp_path / "countersign.db"
+    store = create_storage(f"sqlite+aiosqlite:///{path}")
+    agent, _ = make_agent([call("delete_record", {"id": "7"}), reply("done")], executions)
+    try:
+        async with start_bot(slack, agent, store) as bot:
+            _, card = await _card(bot, "delete record 7")
+            ref = _ref(card)
+            [shown] = [e for e in await store.query_audit() if e.kind == "presented"]
+            with sqlite3.connect(path) as db:  # the audit log emptied (pruned, archived ...)
+                db.execute("DELETE FROM audit")
+            found = await bot.services.cards.find(ref.run_id, ref.tool_call_id)
+    finally:
+        await store.close()
 
-    old_data = {"channel": CHANNEL, "ts": "1.0", "thread_ts": "0.5", "fingerprint": "f"}
-    await store.append_audit(
-        AuditEvent(
-            id="e1",
-            at=utcnow(),
-            kind=PRESENTED,
-            run_id="r1",
-            tool_call_id="c1",
-            thread_id=f"slack:T9:{CHANNEL}:0.5",
-            data={**old_data, "tool_name": "delete_record", "args": {}},
-        )
-    )
-    card = await CardStore(store).find("r1", "c1")
-    assert card is not None and (card.team, card.thread_ts) == ("T9", "0.5")
+    assert (shown.data["ts"], shown.data["team"]) == (card.ts, "T1")  # presentations audited
+    assert found is not None and (found.ts, found.team, found.channel) == (card.ts, "T1", CHANNEL)
+    assert (found.view.tool_name, found.view.requester) == ("delete_record", "U1")

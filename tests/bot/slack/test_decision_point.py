@@ -38,7 +38,7 @@ async def test_the_requester_approving_a_card_that_was_never_recorded_is_refused
             [card] = bot.cards(ts)
             # The click arrives as if the card's record had not been written (or failed).
             with sqlite3.connect(path) as db:
-                db.execute("DELETE FROM audit WHERE kind = 'presented'")
+                db.execute("DELETE FROM cards")
             assert await bot.services.cards.find(*_ids(card.blocks)) is None
             await bot.click(card, APPROVE_ACTION, user="U1")
             await bot.settle()
@@ -109,6 +109,8 @@ async def test_a_reply_by_a_non_approver_does_not_resume_the_question(
         [refused] = [e for e in await store.query_audit() if e.kind == "refused"]
         assert (refused.actor, refused.source) == ("U7", "thread-reply")
         assert refused.data["rule"].startswith("not-approver")
+        assert refused.data["decision"] == "resume"  # the runtime's word, not a button's
+        assert "provide" not in json.dumps(refused.data)
 
 
 async def test_a_click_and_an_api_decision_after_expires_at_are_expired_without_a_sweep(

@@ -42,10 +42,15 @@ async def test_an_api_approval_while_slack_is_down_reaches_card_and_thread_once_
         [card] = bot.cards(ts)
         assert any(b["type"] == "actions" for b in card.blocks)  # not updated yet
         assert await flush_outbox(bot.services) == 0  # still down: kept
+        kept = await store.list_outbox()
+        assert [e.write["method"] for e in kept] == ["chat.update", "chat.postMessage"]
+        assert [e.attempts for e in kept] == [1, 0]  # the first tried, released for the next pass
+        assert await store.list_messages("countersign:slack-outbox") == []  # not memory
 
         slack.down = None
         assert await flush_outbox(bot.services) == 2
         assert await flush_outbox(bot.services) == 0  # made once
+        assert await store.list_outbox() == []  # made writes are removed
         [card] = bot.cards(ts)
         assert not any(b["type"] == "actions" for b in card.blocks)
         assert "Approved by alice" in str(card.blocks)
