@@ -8,9 +8,11 @@ compiled at start-up, once (the same glob in many rules, once in all), into the 
 that is exactly ``fnmatchcase``:
 
 - a glob without ``*``, ``?`` or ``[`` is a name: rules are indexed by it in a dict;
-- every other glob is indexed by its literal prefix (the text before its first wildcard), and
-  a call's candidates are the rules under each prefix of its names (``len(name) + 1`` dict
-  look-ups); ``prefix*`` needs no further test, the rest a regex from ``fnmatch.translate``.
+- every other glob is indexed by its literal prefix (the text before its first wildcard), or
+  when it starts with one, by its literal suffix: a call's candidates are the rules under each
+  prefix and suffix of its names (a dict look-up per character); ``prefix*`` and ``*suffix``
+  need no further test, the rest a regex from ``fnmatch.translate``;
+- only globs with neither (``*``, ``*delete*``) are tried on every call.
 
 Candidates are tried in file order (their indices, merged), so the first rule in the file that
 matches the call (tools, then agents, then ``args_above``) wins, exactly as a linear scan would.
@@ -36,6 +38,8 @@ Test = Callable[[str], bool]
 """Whether a name matches one glob."""
 
 _MAGIC = re.compile(r"[*?\[]")
+_SUFFIX = re.compile(r"[^*?\[\]]*\Z")
+"""The literal end of a glob: what follows its last ``*``, ``?``, ``[`` or ``]``."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -86,16 +90,34 @@ class CompiledRules:
         )
         self._names: dict[str, list[int]] = {}
         self._prefixes: dict[str, list[tuple[int, Test | None]]] = {}
+        self._suffixes: dict[str, list[tuple[int, Test | None]]] = {}
+        self._anywhere: list[tuple[int, Test | None]] = []
         for index, rule in enumerate(rules):
             for glob in dict.fromkeys(rule.tools):  # in order, each once
-                magic = _MAGIC.search(glob)
-                if magic is None:
-                    self._names.setdefault(glob, []).append(index)
-                    continue
-                prefix, rest = glob[: magic.start()], glob[magic.start() :]
-                test = None if rest == "*" else globs.test(glob)
-                self._prefixes.setdefault(prefix, []).append((index, test))
-        self._longest = max(map(len, self._prefixes), default=-1)
+                self._index(index, glob, globs)
+        self._longest_prefix = max(map(len, self._prefixes), default=0)
+        self._longest_suffix = max(map(len, self._suffixes), default=0)
+
+    def _index(self, index: int, glob: str, globs: _Globs) -> None:
+        """File rule ``index`` under the literal part of one of its tool globs."""
+        magic = _MAGIC.search(glob)
+        if magic is None:
+            self._names.setdefault(glob, []).append(index)
+            return
+        prefix = glob[: magic.start()]
+        suffix = _SUFFIX.search(glob).group()  # type: ignore[union-attr]  # always matches
+        if prefix:
+            whole = glob == f"{prefix}*"  # the index alone decides
+            self._prefixes.setdefault(prefix, []).append(
+                (index, None if whole else globs.test(glob))
+            )
+        elif suffix:
+            whole = glob == f"*{suffix}"
+            self._suffixes.setdefault(suffix, []).append(
+                (index, None if whole else globs.test(glob))
+            )
+        else:
+            self._anywhere.append((index, None if glob == "*" else globs.test(glob)))
 
     def first(self, tool_name: str, tool_id: str, path: str, args: dict[str, Any]) -> int | None:
         """The 0-based index of the first rule matching the call; None when none does."""
@@ -120,10 +142,16 @@ class CompiledRules:
             exact = self._names.get(name)
             if exact is not None:
                 found.append(iter(exact))
-            for end in range(min(len(name), self._longest) + 1):
+            for end in range(1, min(len(name), self._longest_prefix) + 1):
                 entries = self._prefixes.get(name[:end])
                 if entries is not None:
                     found.append(_passing(entries, name))
+            for start in range(max(len(name) - self._longest_suffix, 0), len(name)):
+                entries = self._suffixes.get(name[start:])
+                if entries is not None:
+                    found.append(_passing(entries, name))
+            if self._anywhere:
+                found.append(_passing(self._anywhere, name))
         return found
 
 
