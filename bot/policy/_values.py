@@ -62,17 +62,21 @@ _HELP = "a whole number followed by s, m, h or d (90s, 15m, 12h, 30d)"
 
 
 def _duration(value: object) -> timedelta:
-    """``"15m"`` → 15 minutes, with the parser of ``python -m storage prune --older-than``."""
-    try:
-        if not isinstance(value, str):
-            raise ValueError(value)
-        after = parse_duration(value)
-    except ValueError:
-        raise PydanticCustomError(
-            "policy",
-            "must be a duration: {help}, got {given}",
-            {"help": _HELP, "given": repr(value)},
-        ) from None
+    """``"15m"`` → 15 minutes, with the parser of ``python -m storage prune --older-than`` (a
+    ``timedelta`` given in code is taken as it is); never zero or less."""
+    if isinstance(value, timedelta):
+        after = value
+    else:
+        try:
+            if not isinstance(value, str):
+                raise ValueError(value)
+            after = parse_duration(value)
+        except ValueError:
+            raise PydanticCustomError(
+                "policy",
+                "must be a duration: {help}, got {given}",
+                {"help": _HELP, "given": repr(value)},
+            ) from None
     if after <= timedelta(0):
         raise PydanticCustomError("policy", "must be after 0s, got {given}", {"given": repr(value)})
     return after
