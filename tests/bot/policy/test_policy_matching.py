@@ -86,8 +86,8 @@ def test_an_earlier_rule_wins_over_a_later_more_specific_one_of_any_kind() -> No
 def test_matching_compiles_no_pattern_once_the_policy_is_built(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Thousands of globs: fnmatch keeps only 256 compiled patterns, so matching through it
-    compiled (nearly) every glob again on every call."""
+    """Matching through ``fnmatchcase`` compiled each glob on its first call, and every glob
+    again on every call once a file had more than the 32,768 patterns fnmatch keeps."""
     rules = tuple(
         Rule(tools=(f"tool_{i}", f"svc{i}_*", f"*_{i}x", f"job{i}-?"), agents=(f"ops/t{i}*",))
         for i in range(1000)
