@@ -178,10 +178,13 @@ def _regex_test(pattern: re.Pattern[str]) -> Test:
 
 def _above(value: Any, limit: int | float) -> bool:
     """True when ``value`` is a number above ``limit``; a value that is not a number (or a
-    numeric string that does not parse) counts as above: fail safe."""
+    numeric string that does not parse) counts as above: fail safe. Whole numbers compare
+    exactly (one too big for a float is still a number)."""
     if value is None:
         return False
+    if isinstance(value, int):
+        return value > limit
     try:
         return float(value) > limit
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         return True

@@ -48,7 +48,7 @@ def _finite_number(value: object) -> int | float:
     """An ``args_above`` limit: an integer or a finite float (not a bool, NaN or inf)."""
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise PydanticCustomError("policy", "must be a number, got {given}", {"given": repr(value)})
-    if not math.isfinite(value):
+    if isinstance(value, float) and not math.isfinite(value):  # an int is finite
         raise PydanticCustomError(
             "policy", "must be a finite number, got {given}", {"given": value}
         )

@@ -96,6 +96,14 @@ def test_the_ttl_range_is_the_one_of_approval_ttl_seconds(tmp_path: Path) -> Non
     assert load_settings({**ENV, "POLICY_FILE": str(path)}).approval_ttl_seconds == 60
 
 
+def test_a_whole_number_too_big_for_a_float_is_a_limit_still(tmp_path: Path) -> None:
+    huge = 10**400
+    path = _write(tmp_path, f'[[rules]]\ntools = ["a"]\nargs_above = {{ amount = {huge} }}\n')
+    policy = CallPolicy(read_policy(path), Fallback(approvers=(), allow_self_approval=False))
+    assert policy.match("a", "a", (), {"amount": 10**399}).rule is None
+    assert policy.match("a", "a", (), {"amount": huge + 1}).rule == 1
+
+
 ESCALATE = """
 [[rules]]
 tools = ["refund"]
