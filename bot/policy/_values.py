@@ -125,6 +125,7 @@ class EscalationStep:
 
 
 def increasing(steps: tuple[EscalationStep, ...]) -> tuple[EscalationStep, ...]:
+    """``steps`` when each comes strictly after the one before it (a rule's ``escalate``)."""
     for earlier, later in itertools.pairwise(steps):
         if later.after <= earlier.after:
             raise PydanticCustomError(
