@@ -1,7 +1,8 @@
 """``python -m bot.policy [FILE] [--time]``: check an approval policy file without starting the bot.
 
 Prints ``FILE: N rules, M MCP servers`` and exits 0, or every problem on its own line (as at
-start-up) and exits 2. FILE defaults to ``POLICY_FILE``, else ``./countersign.toml``.
+start-up, escalation steps checked against ``APPROVAL_TTL_SECONDS`` where the file sets no TTL)
+and exits 2. FILE defaults to ``POLICY_FILE``, else ``./countersign.toml``.
 
 With ``--time`` it also reads calls from stdin, one JSON object a line (``{"tool": "refund",
 "id": "refund", "agent": "ops/billing", "args": {"amount": 5000}}``; ``id`` defaults to
@@ -25,6 +26,10 @@ from typing import Any, TextIO
 
 from bot.policy._apply import CallPolicy, Fallback
 from bot.policy._file import PolicyFile, policy_path, policy_problems
+from bot.policy._values import TTL_MAX_SECONDS, TTL_MIN_SECONDS
+
+DEFAULT_TTL_SECONDS = 86400
+"""``APPROVAL_TTL_SECONDS`` when it is unset."""
 
 
 def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None) -> int:
@@ -38,7 +43,7 @@ def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None) -> int:
         print("no policy file: give one, or set POLICY_FILE", file=sys.stderr)
         return 2
     started = time.perf_counter()
-    parsed = policy_problems(path)
+    parsed = policy_problems(path, _ttl_in_force(os.environ.get("APPROVAL_TTL_SECONDS")))
     read = time.perf_counter()
     if not isinstance(parsed, PolicyFile):
         print("\n".join(parsed), file=sys.stderr)
@@ -63,6 +68,16 @@ def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None) -> int:
         )
     )
     return 0
+
+
+def _ttl_in_force(raw: str | None) -> int:
+    """``APPROVAL_TTL_SECONDS`` as the bot would take it (unset or invalid: a day; the bot
+    itself reports an invalid value)."""
+    try:
+        seconds = int(raw or DEFAULT_TTL_SECONDS)
+    except ValueError:
+        return DEFAULT_TTL_SECONDS
+    return seconds if TTL_MIN_SECONDS <= seconds <= TTL_MAX_SECONDS else DEFAULT_TTL_SECONDS
 
 
 def _time_calls(policy: CallPolicy, calls: list[dict[str, Any]]) -> dict[str, Any]:

@@ -37,6 +37,23 @@ def test_a_broken_file_prints_every_problem_and_exits_2(
     ]
 
 
+def test_escalation_is_checked_against_approval_ttl_seconds_and_no_file_is_an_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = _write(
+        tmp_path, '[[rules]]\ntools = ["a"]\nescalate = [{ after = "2h", notify = ["U1"] }]\n'
+    )
+    assert main([str(path)]) == 0  # a day by default
+    monkeypatch.setenv("APPROVAL_TTL_SECONDS", "3600")
+    assert main([str(path)]) == 2
+    assert "(3600 s, APPROVAL_TTL_SECONDS)" in capsys.readouterr().err
+    monkeypatch.delenv("POLICY_FILE", raising=False)
+    (tmp_path / "empty").mkdir()
+    monkeypatch.chdir(tmp_path / "empty")  # no ./countersign.toml there
+    assert main([]) == 2
+    assert "no policy file" in capsys.readouterr().err
+
+
 def test_time_matches_each_call_read_from_stdin(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -15,7 +15,9 @@ from bot.policy import CallPolicy, Fallback, PolicyFile, Rule
 FALLBACK = Fallback(approvers=(), allow_self_approval=False)
 
 
-def _linear(rules: tuple[Rule, ...], name: str, tool_id: str, path: str, args: dict[str, Any]):
+def _linear(
+    rules: tuple[Rule, ...], name: str, tool_id: str, path: str, args: dict[str, Any]
+) -> int | None:
     """The reference: every rule in file order, each glob through ``fnmatchcase``."""
     for number, rule in enumerate(rules, start=1):
         if not any(fnmatchcase(name, g) or fnmatchcase(tool_id, g) for g in rule.tools):
