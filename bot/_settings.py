@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr
 from agents.models import DEFAULT_OPENAI_MODEL
 from bot._errors import BotConfigError
 from bot.policy import PolicyFile, policy_path, policy_problems
-from bot.policy._values import TTL_MAX_SECONDS, TTL_MIN_SECONDS
+from bot.policy._values import TTL_DEFAULT_SECONDS, TTL_MAX_SECONDS, TTL_MIN_SECONDS
 
 logger = logging.getLogger(__name__)
 
@@ -100,7 +100,7 @@ class Settings(BaseModel):
     """``APPROVERS``: Slack user (U…/W…) and user-group (S…) ids; empty = anyone."""
     allow_self_approval: bool = False
     """``ALLOW_SELF_APPROVAL``: whether the requester may approve their own request."""
-    approval_ttl_seconds: int = 86400
+    approval_ttl_seconds: int = TTL_DEFAULT_SECONDS
     """``APPROVAL_TTL_SECONDS``: pending approvals expire after this long."""
     claim_lease_seconds: int = 30
     """``CLAIM_LEASE_SECONDS``: seconds a claim is held unrenewed; lapsed ones are taken over"""
@@ -227,7 +227,7 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
         approvers=_approvers(problems, text("APPROVERS")),
         allow_self_approval=flag("ALLOW_SELF_APPROVAL"),
         approval_ttl_seconds=number(
-            "APPROVAL_TTL_SECONDS", 86400, TTL_MIN_SECONDS, TTL_MAX_SECONDS
+            "APPROVAL_TTL_SECONDS", TTL_DEFAULT_SECONDS, TTL_MIN_SECONDS, TTL_MAX_SECONDS
         ),
         claim_lease_seconds=number("CLAIM_LEASE_SECONDS", 30, 1, 365 * 86400),
         mcp_call_timeout_seconds=number("MCP_CALL_TIMEOUT_SECONDS", 60, 1, 86400),

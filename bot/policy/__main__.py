@@ -26,10 +26,7 @@ from typing import Any, TextIO
 
 from bot.policy._apply import CallPolicy, Fallback
 from bot.policy._file import PolicyFile, policy_path, policy_problems
-from bot.policy._values import TTL_MAX_SECONDS, TTL_MIN_SECONDS
-
-DEFAULT_TTL_SECONDS = 86400
-"""``APPROVAL_TTL_SECONDS`` when it is unset."""
+from bot.policy._values import TTL_DEFAULT_SECONDS, TTL_MAX_SECONDS, TTL_MIN_SECONDS
 
 
 def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None) -> int:
@@ -74,10 +71,10 @@ def _ttl_in_force(raw: str | None) -> int:
     """``APPROVAL_TTL_SECONDS`` as the bot would take it (unset or invalid: a day; the bot
     itself reports an invalid value)."""
     try:
-        seconds = int(raw or DEFAULT_TTL_SECONDS)
+        seconds = int(raw or TTL_DEFAULT_SECONDS)
     except ValueError:
-        return DEFAULT_TTL_SECONDS
-    return seconds if TTL_MIN_SECONDS <= seconds <= TTL_MAX_SECONDS else DEFAULT_TTL_SECONDS
+        return TTL_DEFAULT_SECONDS
+    return seconds if TTL_MIN_SECONDS <= seconds <= TTL_MAX_SECONDS else TTL_DEFAULT_SECONDS
 
 
 def _time_calls(policy: CallPolicy, calls: list[dict[str, Any]]) -> dict[str, Any]:

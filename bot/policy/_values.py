@@ -33,6 +33,8 @@ TTL_MIN_SECONDS = 60
 """The shortest ``ttl_seconds`` (and ``APPROVAL_TTL_SECONDS``): a minute."""
 TTL_MAX_SECONDS = 30 * 86400
 """The longest ``ttl_seconds`` (and ``APPROVAL_TTL_SECONDS``): 30 days."""
+TTL_DEFAULT_SECONDS = 86400
+"""``APPROVAL_TTL_SECONDS`` when neither it nor the policy file says: a day."""
 APPROVALS_MAX = 10
 """The largest quorum a rule may ask for."""
 
