@@ -24,6 +24,12 @@ Figures (``python -m bench <figure>``; no argument or ``all`` runs every one):
   median, the raw-store floor measured in that framework's own process and ``ratio_to_floor``,
   plus ``ratio_vs_countersign`` (their median over ours). See ``bench._peers`` and the scripts
   in ``bench/peers/``.
+- ``policy``: a generated policy file of ``--rules 20000`` rules (literal tools, ``prefix_*``,
+  ``*_suffix``, ``?`` and ``[...]`` globs, agent globs, ``args_above``) read, validated and
+  compiled as at start-up (``start_ms`` = ``read_ms`` + ``compile_ms``), then ``--calls 2000``
+  calls matched one by one (``match_median_us``, ``match_p99_us``, ``match_max_us``; ``matched``
+  counts the calls some rule matched), timed by ``python -m bot.policy FILE --time`` in its own
+  process. See ``bench._policy``.
 
 With the defaults, ``python -m bench`` takes a few minutes on 2 cores (plus the one-time fill of
 100k runs and the one-time peers install). A figure that fails prints ``{"figure": ...,

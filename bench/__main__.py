@@ -1,4 +1,4 @@
-"""``python -m bench [all|cycle|list|clicks|memory|peers]``: one JSON line per figure (SPEC 9).
+"""``python -m bench [all|cycle|list|clicks|memory|peers|policy]``: a JSON line per figure (SPEC 9).
 
 Figures:
   cycle   per storage URL: suspend → persist → new Agent → approve → finish with a scripted
@@ -14,6 +14,8 @@ Figures:
   peers   the cycle for LangGraph, the OpenAI Agents SDK and Pydantic AI (own venv), each with
           median_ms, floor_median_ms, ratio_to_floor (own floor, own process) and
           ratio_vs_countersign, per storage class (memory, SQLite file)
+  policy  a policy file of --rules rules (default 20,000): start_ms (read_ms + compile_ms, as
+          at start-up) and match_median_us / match_p99_us / match_max_us over --calls calls
 
 python -m bench                                   # every figure, defaults below
 python -m bench cycle --storage sqlite+aiosqlite:///bench.db --cycles 200 --in-flight 100
@@ -23,6 +25,7 @@ python -m bench list --storage postgresql+asyncpg://postgres@127.0.0.1/test --ru
 python -m bench clicks --cards 50 --per-card 3 --concurrency 50
 python -m bench memory --storage sqlite+aiosqlite:///./data/bench-memory.db
 python -m bench peers --cycles 200
+python -m bench policy --rules 20000 --calls 2000
 """
 
 from __future__ import annotations
@@ -42,6 +45,7 @@ from bench._cycle import run_cycles
 from bench._listing import run_listing
 from bench._memory import run_memory
 from bench._peers import run_peers
+from bench._policy import run_policy
 
 SQLITE = "sqlite+aiosqlite:///./data/bench.db"
 CYCLE_STORAGES = ["memory://", SQLITE]
@@ -50,7 +54,7 @@ MEMORY_STORAGE = "sqlite+aiosqlite:///./data/bench-memory.db"
 """``memory`` without ``--storage``: the pending runs pile up in this file."""
 LIST_STORAGES = [SQLITE]
 """``list`` (and ``all``) without ``--list-storage``: one backend, 100k runs kept in the file."""
-FIGURES = ("all", "cycle", "list", "clicks", "memory", "peers")
+FIGURES = ("all", "cycle", "list", "clicks", "memory", "peers", "policy")
 
 
 def _once(figure: Coroutine[Any, Any, dict[str, Any]]) -> list[dict[str, Any]]:
@@ -116,6 +120,10 @@ def _parser() -> argparse.ArgumentParser:
         command.add_argument("--concurrency", type=int, default=50, help="clicks in flight")
     for command in (every, peers):
         command.add_argument("--data-dir", type=Path, default=Path("data"), help="SQLite files")
+    policy = sub.add_parser("policy", help="start-up and match time of a large policy file")
+    for command in (every, policy):
+        command.add_argument("--rules", type=int, default=20_000, help="rules in the file")
+        command.add_argument("--calls", type=int, default=2_000, help="calls matched")
     return parser
 
 
@@ -147,6 +155,8 @@ def main(argv: list[str] | None = None) -> int:
         ok &= _report("memory", partial(_once, figure))
     if chosen in ("all", "peers"):
         ok &= _report("peers", partial(run_peers, cycles=args.cycles, data_dir=args.data_dir))
+    if chosen in ("all", "policy"):
+        ok &= _report("policy", lambda: [run_policy(args.rules, args.calls)])
     return 0 if ok else 1
 
 

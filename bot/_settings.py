@@ -8,6 +8,7 @@ Example:
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 from collections.abc import Mapping
@@ -19,6 +20,9 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr
 from agents.models import DEFAULT_OPENAI_MODEL
 from bot._errors import BotConfigError
 from bot.policy import PolicyFile, policy_path, policy_problems
+from bot.policy._values import TTL_DEFAULT_SECONDS, TTL_MAX_SECONDS, TTL_MIN_SECONDS
+
+logger = logging.getLogger(__name__)
 
 DEMO_POLICY = Path(__file__).parent / "demo" / "countersign.toml"
 """The built-in ops agent's policy (refunds over 1,000 need two approvers)."""
@@ -96,7 +100,7 @@ class Settings(BaseModel):
     """``APPROVERS``: Slack user (U…/W…) and user-group (S…) ids; empty = anyone."""
     allow_self_approval: bool = False
     """``ALLOW_SELF_APPROVAL``: whether the requester may approve their own request."""
-    approval_ttl_seconds: int = 86400
+    approval_ttl_seconds: int = TTL_DEFAULT_SECONDS
     """``APPROVAL_TTL_SECONDS``: pending approvals expire after this long."""
     claim_lease_seconds: int = 30
     """``CLAIM_LEASE_SECONDS``: seconds a claim is held unrenewed; lapsed ones are taken over"""
@@ -222,7 +226,9 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
         port=number("PORT", 3000, 0, 65535),
         approvers=_approvers(problems, text("APPROVERS")),
         allow_self_approval=flag("ALLOW_SELF_APPROVAL"),
-        approval_ttl_seconds=number("APPROVAL_TTL_SECONDS", 86400, 60, 365 * 86400),
+        approval_ttl_seconds=number(
+            "APPROVAL_TTL_SECONDS", TTL_DEFAULT_SECONDS, TTL_MIN_SECONDS, TTL_MAX_SECONDS
+        ),
         claim_lease_seconds=number("CLAIM_LEASE_SECONDS", 30, 1, 365 * 86400),
         mcp_call_timeout_seconds=number("MCP_CALL_TIMEOUT_SECONDS", 60, 1, 86400),
         tool_output_max_bytes=number("TOOL_OUTPUT_MAX_BYTES", 100_000, 1_000, 100_000_000),
@@ -239,30 +245,34 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
 
 
 def _with_policy(problems: list[str], settings: Settings, configured: str | None) -> Settings:
-    """The settings with the policy file read and its ``[defaults]`` over the environment."""
+    """The settings with the policy file read and its ``[defaults]`` over the environment, for
+    the keys the file sets (a key left out of ``[defaults]`` leaves its variable in force)."""
     path = policy_path(configured)
     if path is None and settings.mode == "local" and settings.bot_agent is None:
         path = DEMO_POLICY  # the built-in agent in the local workspace: its own example
     if path is None:
         return settings
-    parsed = policy_problems(path)
+    parsed = policy_problems(path, settings.approval_ttl_seconds)
     if not isinstance(parsed, PolicyFile):
         problems.extend(parsed)
         return settings
     defaults = parsed.defaults
-    return settings.model_copy(
-        update={
-            "policy_file": str(path),
-            "policy": parsed,
-            "approvers": settings.approvers if defaults.approvers is None else defaults.approvers,
-            "allow_self_approval": (
-                settings.allow_self_approval
-                if defaults.allow_self_approval is None
-                else defaults.allow_self_approval
-            ),
-            "approval_ttl_seconds": defaults.ttl_seconds or settings.approval_ttl_seconds,
-        }
+    update: dict[str, object] = {"policy_file": str(path), "policy": parsed}
+    for key, field in (
+        ("approvers", "approvers"),
+        ("allow_self_approval", "allow_self_approval"),
+        ("ttl_seconds", "approval_ttl_seconds"),
+    ):
+        value = getattr(defaults, key)
+        if key in defaults.model_fields_set and value is not None:
+            update[field] = value
+    logger.info(
+        "policy file %s in force: %d rules, %d MCP servers",
+        path,
+        len(parsed.rules),
+        len(parsed.mcp_servers),
     )
+    return settings.model_copy(update=update)
 
 
 def _mcp_environ(policy: PolicyFile, env: Mapping[str, str]) -> dict[str, str]:

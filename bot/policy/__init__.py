@@ -18,13 +18,16 @@ from bot.policy._file import (
     policy_problems,
     read_policy,
 )
+from bot.policy._values import EscalationStep, Grants
 
 __all__ = [
     "DEFAULT_POLICY_FILE",
     "CallPolicy",
     "Defaults",
     "Effective",
+    "EscalationStep",
     "Fallback",
+    "Grants",
     "MCPServerEntry",
     "PolicyFile",
     "Rule",

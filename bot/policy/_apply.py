@@ -19,11 +19,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from fnmatch import fnmatchcase
 from typing import Any
 
 from agents import CallRules, PendingToolCall
 from bot.policy._file import PolicyFile, Rule
+from bot.policy._match import CompiledRules
+from bot.policy._values import EscalationStep, Grants
 from tools import Tool
 
 
@@ -55,6 +56,10 @@ class Effective:
     """The rule's TTL."""
     confirm: bool = False
     """Approve asks for confirmation."""
+    grants: Grants | None = None
+    """The standing grants the rule allows (``max_seconds``, ``max_uses``); None: none."""
+    escalate: tuple[EscalationStep, ...] = ()
+    """The rule's escalation steps, in increasing ``after``, each before the call's TTL."""
 
 
 class CallPolicy:
@@ -66,23 +71,28 @@ class CallPolicy:
         fallback: Fallback,
         tool_of: Callable[[PendingToolCall], Tool | None] | None = None,
     ) -> None:
-        self._rules = file.rules
         self._fallback = fallback
         self._tool_of = tool_of or (lambda _call: None)
+        self._rules = file.rules
+        self._compiled = CompiledRules(file.rules)  # once: matching never compiles a glob
+        self._effective: dict[int, Effective] = {}  # by rule index, made on first match
+        self._none = Effective(
+            rule=None,
+            approvers=fallback.approvers,
+            allow_self_approval=fallback.allow_self_approval,
+        )
 
     def match(
         self, tool_name: str, tool_id: str, agent_path: Sequence[str], args: dict[str, Any]
     ) -> Effective:
         """The first rule matching the call, over the fallback."""
-        path = "/".join(agent_path)
-        for number, rule in enumerate(self._rules, start=1):
-            if _matches(rule, tool_name, tool_id, path, args):
-                return self._effective(number, rule)
-        return Effective(
-            rule=None,
-            approvers=self._fallback.approvers,
-            allow_self_approval=self._fallback.allow_self_approval,
-        )
+        index = self._compiled.first(tool_name, tool_id, "/".join(agent_path), args)
+        if index is None:
+            return self._none
+        found = self._effective.get(index)
+        if found is None:
+            found = self._effective[index] = self._effective_of(index + 1, self._rules[index])
+        return found
 
     def for_call(self, call: PendingToolCall) -> Effective:
         """``match`` for a stored pending call (the inner tool, for sub-agents)."""
@@ -107,7 +117,7 @@ class CallPolicy:
             ttl_seconds=effective.ttl_seconds,
         )
 
-    def _effective(self, number: int, rule: Rule) -> Effective:
+    def _effective_of(self, number: int, rule: Rule) -> Effective:
         fallback = self._fallback
         return Effective(
             rule=number,
@@ -121,23 +131,6 @@ class CallPolicy:
             approvals=rule.approvals,
             ttl_seconds=None if rule.ttl_seconds is None else float(rule.ttl_seconds),
             confirm=rule.confirm,
+            grants=rule.grants,
+            escalate=rule.escalate,
         )
-
-
-def _matches(rule: Rule, tool_name: str, tool_id: str, path: str, args: dict[str, Any]) -> bool:
-    if not any(fnmatchcase(tool_name, g) or fnmatchcase(tool_id, g) for g in rule.tools):
-        return False
-    if rule.agents is not None and not any(fnmatchcase(path, g) for g in rule.agents):
-        return False
-    return all(_above(args.get(key), limit) for key, limit in (rule.args_above or {}).items())
-
-
-def _above(value: Any, limit: float) -> bool:
-    """True when ``value`` is a number above ``limit``; a value that is not a number (or a
-    numeric string that does not parse) counts as above: fail safe."""
-    if value is None:
-        return False
-    try:
-        return float(value) > limit
-    except (TypeError, ValueError):
-        return True

@@ -2,8 +2,13 @@
 
 ``read_policy(path)`` returns the parsed ``PolicyFile`` or raises ``BotConfigError`` listing every
 problem at once, one line each naming the file, the rule number (1-based) and the key, e.g.
-``countersign.toml: rule 2: approvals: must be at least 1, got 0``. Nothing here starts
-anything: ``[[mcp_servers]]`` entries are parsed values for whoever starts the servers.
+``countersign.toml: rule 2: approvals: must be at least 1, got 0``. What can never work is
+refused here: ``ttl_seconds`` outside 60 s – 30 days (as ``APPROVAL_TTL_SECONDS``), ``approvals``
+outside 1–10, ``args_above`` limits that are not finite numbers, ``grants`` limits that are not
+positive integers, ``escalate`` steps without anyone to tell, out of order, or not before the
+TTL of the rule's calls. Nothing here starts anything: ``[[mcp_servers]]`` entries are parsed
+values for whoever starts the servers, ``grants`` and ``escalate`` parsed values for whoever
+grants and escalates (SPEC 15).
 
 Example:
     >>> policy = read_policy("countersign.toml")  # doctest: +SKIP
@@ -13,16 +18,20 @@ Example:
 
 from __future__ import annotations
 
+import gc
 import tomllib
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from datetime import timedelta
 from pathlib import Path
 from typing import Annotated, Any, Self
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     ConfigDict,
     Field,
     StrictBool,
-    StrictFloat,
     StrictInt,
     StringConstraints,
     ValidationError,
@@ -30,21 +39,29 @@ from pydantic import (
 )
 
 from bot._errors import BotConfigError
+from bot.policy._values import (
+    APPROVALS_MAX,
+    ApproverId,
+    EscalationStep,
+    Grants,
+    Limit,
+    TtlSeconds,
+    increasing,
+    show_duration,
+)
 
 DEFAULT_POLICY_FILE = "countersign.toml"
 """Read from the working directory when ``POLICY_FILE`` is unset and it exists."""
 
-ApproverId = Annotated[str, StringConstraints(pattern=r"^[UWS][A-Z0-9]+$")]
-"""A Slack user (U…/W…) or user-group (S…) id."""
 Glob = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
 """An ``fnmatch`` glob (``*``, ``?``, ``[abc]``), case-sensitive."""
-Seconds = Annotated[StrictInt, Field(ge=1)]
 
 _MODEL = ConfigDict(extra="forbid", frozen=True)
 
 
 class Defaults(BaseModel):
-    """``[defaults]``: over ``APPROVERS``, ``ALLOW_SELF_APPROVAL``, ``APPROVAL_TTL_SECONDS``."""
+    """``[defaults]``: over ``APPROVERS``, ``ALLOW_SELF_APPROVAL``, ``APPROVAL_TTL_SECONDS``, for
+    the keys the file sets (``model_fields_set``); the environment keeps the others."""
 
     model_config = _MODEL
 
@@ -52,8 +69,8 @@ class Defaults(BaseModel):
     """Who may decide any call (users and user groups); empty list: anyone."""
     allow_self_approval: StrictBool | None = None
     """Whether the requester may approve their own call."""
-    ttl_seconds: Seconds | None = None
-    """Seconds until a pending approval expires."""
+    ttl_seconds: TtlSeconds | None = None
+    """Seconds until a pending approval expires (60 s to 30 days)."""
 
 
 class Rule(BaseModel):
@@ -67,21 +84,26 @@ class Rule(BaseModel):
     ``<server>_<tool>``)."""
     agents: Annotated[tuple[Glob, ...], Field(min_length=1)] | None = None
     """Globs on the agent path joined by ``/`` (``ops/billing``); left out: any agent."""
-    args_above: dict[str, StrictInt | StrictFloat] | None = None
-    """Match only when each named argument is above the number (one that is not a number
-    matches: fail safe), e.g. ``{ amount = 1000 }``."""
+    args_above: dict[str, Limit] | None = None
+    """Match only when each named argument is above the (finite) number (an argument that is
+    not a number matches: fail safe), e.g. ``{ amount = 1000 }``."""
     require_approval: StrictBool = False
     """True ADDS approval to a tool that has none; false adds none and never removes any."""
-    approvals: Annotated[StrictInt, Field(ge=1)] | None = None
-    """Distinct approvers needed (quorum); never below the tool's own ``approvals``."""
+    approvals: Annotated[StrictInt, Field(ge=1, le=APPROVALS_MAX)] | None = None
+    """Distinct approvers needed (quorum, 1–10); never below the tool's own ``approvals``."""
     approvers: tuple[ApproverId, ...] | None = None
     """Who may decide calls this rule matches (users and user groups)."""
     allow_self_approval: StrictBool | None = None
     """Whether the requester may approve their own call."""
-    ttl_seconds: Seconds | None = None
-    """Seconds until the call's approval expires (stored as its ``expires_at``)."""
+    ttl_seconds: TtlSeconds | None = None
+    """Seconds until the call's approval expires (stored as its ``expires_at``; 60 s–30 days)."""
     confirm: StrictBool = False
     """Approve asks "are you sure?" first."""
+    grants: Grants | None = None
+    """The standing grants this rule's calls allow; None: no grant may be created for them."""
+    escalate: Annotated[tuple[EscalationStep, ...], AfterValidator(increasing)] = ()
+    """What happens while a call pends undecided, in strictly increasing ``after``, each before
+    the TTL of the rule's calls."""
 
 
 class MCPServerEntry(BaseModel):
@@ -138,10 +160,16 @@ def read_policy(path: Path) -> PolicyFile:
     raise BotConfigError(problems)
 
 
-def policy_problems(path: Path) -> PolicyFile | list[str]:
-    """The parsed file, or one line per problem (file, rule number, key, what is wrong)."""
+def policy_problems(path: Path, ttl_seconds: int | None = None) -> PolicyFile | list[str]:
+    """The parsed file, or one line per problem (file, rule number, key, what is wrong).
+
+    ``ttl_seconds`` is the TTL in force where neither a rule nor ``[defaults]`` sets one
+    (``APPROVAL_TTL_SECONDS``): such rules' ``escalate`` steps must come before it too; None:
+    they are not checked against a TTL.
+    """
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        with gc_paused():
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
         return [f"{path}: cannot read the policy file ({exc.strerror or exc}); check POLICY_FILE"]
     except UnicodeDecodeError:
@@ -149,9 +177,75 @@ def policy_problems(path: Path) -> PolicyFile | list[str]:
     except tomllib.TOMLDecodeError as exc:
         return [f"{path}: not valid TOML: {exc}"]
     try:
-        return PolicyFile.model_validate(data)
+        with gc_paused():
+            policy = PolicyFile.model_validate(data)
     except ValidationError as exc:
-        return [f"{path}: {_where(e['loc'])}{_what(e)}" for e in exc.errors(include_url=False)]
+        problems = [f"{path}: {_where(e['loc'])}{_what(e)}" for e in exc.errors(include_url=False)]
+        defaults, rules = _valid_parts(data)
+        return problems + _late_steps(path, defaults, rules, ttl_seconds)
+    late = _late_steps(path, policy.defaults, enumerate(policy.rules, start=1), ttl_seconds)
+    return late or policy
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """No cyclic garbage collection inside: reading and compiling a file of thousands of rules
+    makes hundreds of thousands of objects that all live on, and each collection on the way
+    walks all of them again (about a third of the start-up time of 20,000 rules)."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _valid_parts(data: dict[str, Any]) -> tuple[Defaults | None, list[tuple[int, Rule]]]:
+    """The ``[defaults]`` (None: invalid) and the valid rules of a file that did not validate
+    as a whole, so that its late escalation steps are reported with its other problems."""
+    try:
+        defaults: Defaults | None = Defaults.model_validate(data.get("defaults", {}))
+    except ValidationError:
+        defaults = None
+    raw = data.get("rules")
+    rules: list[tuple[int, Rule]] = []
+    for number, entry in enumerate(raw if isinstance(raw, list) else [], start=1):
+        try:
+            rules.append((number, Rule.model_validate(entry)))
+        except ValidationError:
+            continue
+    return defaults, rules
+
+
+def _late_steps(
+    path: Path,
+    defaults: Defaults | None,
+    rules: Iterable[tuple[int, Rule]],
+    fallback_ttl: int | None,
+) -> list[str]:
+    """One line per ``escalate`` step that is not before the TTL of its rule's calls."""
+    problems = []
+    for number, rule in rules:
+        if not rule.escalate:
+            continue
+        if rule.ttl_seconds is not None:
+            ttl, source = rule.ttl_seconds, "its ttl_seconds"
+        elif defaults is None:
+            continue  # [defaults] is invalid (reported): its TTL is unknown
+        elif defaults.ttl_seconds is not None:
+            ttl, source = defaults.ttl_seconds, "[defaults] ttl_seconds"
+        elif fallback_ttl is not None:
+            ttl, source = fallback_ttl, "APPROVAL_TTL_SECONDS"
+        else:
+            continue
+        for index, step in enumerate(rule.escalate):
+            if step.after >= timedelta(seconds=ttl):
+                problems.append(
+                    f"{path}: rule {number}: escalate.{index}.after: {show_duration(step.after)} "
+                    f"is not before the TTL of the rule's calls ({ttl} s, {source})"
+                )
+    return problems
 
 
 _SECTIONS = {"rules": "rule", "mcp_servers": "mcp_servers entry"}
@@ -174,14 +268,20 @@ def _where(loc: tuple[int | str, ...]) -> str:
 
 def _what(error: Any) -> str:
     kind, given = error["type"], error.get("input")
-    if kind == "extra_forbidden":
+    if kind == "policy":
+        return str(error["msg"])
+    if kind in ("extra_forbidden", "unexpected_keyword_argument"):
         return "unknown key"
     if kind == "missing":
         return "missing (required)"
     if kind == "string_pattern_mismatch" and "UWS" in str(error.get("ctx", {}).get("pattern")):
         return f"{given!r} is not a Slack user (U…/W…) or user-group (S…) id"
+    if kind == "int_type":
+        return f"must be a whole number, got {given!r}"
     if kind in ("too_short", "string_too_short"):
         return "must not be empty"
     if kind == "greater_than_equal":
         return f"must be at least {error['ctx']['ge']}, got {given!r}"
+    if kind == "less_than_equal":
+        return f"must be at most {error['ctx']['le']}, got {given!r}"
     return f"{error['msg'].removeprefix('Value error, ')}, got {given!r}"
