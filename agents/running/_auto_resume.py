@@ -19,7 +19,7 @@ from agents._results import PendingToolCall
 from agents._runtime import Runtime
 from agents.deciding._decide import decide
 from agents.deciding._listing import list_suspended_runs
-from agents.decisions import Resume
+from agents.decisions import DecisionRequest, Resume
 from agents.errors import AgentError, NotAllowedToDecide
 from agents.models._base import ModelRequest, ObjectOutput, TextDelta
 from agents.running._stream import AgentStream
@@ -77,15 +77,13 @@ async def try_auto_resume(
         if data is None:
             continue
         try:
-            stream = await decide(
-                rt,
-                Resume(data=data),
+            request = DecisionRequest(
                 run_id=run_id,
                 tool_call_id=call.tool_call_id,
-                fingerprint=None,
                 decided_by=decided_by,
                 source="thread-reply",
             )
+            stream = await decide(rt, request, Resume(data=data))
         except NotAllowedToDecide as exc:  # the reply is a normal turn; the refusal is audited
             await rt.storage.append_audit(
                 AuditEvent(
