@@ -9,7 +9,7 @@ from typing import Any
 from agents._config import check_lease, check_options, resolve_model, tool_map
 from agents._facade import OnRuntime
 from agents._hooks import Hooks
-from agents._results import PendingToolCall, RunResult
+from agents._results import PendingToolCall, RunResult, SuspendedRunsPage
 from agents._runtime import DEFAULT_CLAIM_LEASE_SECONDS, Runtime
 from agents.deciding._methods import DecisionMethods, finished
 from agents.deciding._recovery import recover_interrupted_runs
@@ -176,6 +176,7 @@ class Agent(DecisionMethods):
         decided_by: str | None = None,
         requested_by: str | None = None,
         approval_ttl_seconds: float | None = None,
+        suspended_runs: SuspendedRunsPage | None = None,
     ) -> AgentStream:
         """Start a run on ``message``; returns at once with the run's stream.
 
@@ -185,7 +186,9 @@ class Agent(DecisionMethods):
         after it raises ``ApprovalExpired``.
 
         With ``auto_resume_suspended_tools`` and a tool in this thread waiting for data, the
-        message is first tried as that tool's resume data (see ``agents.memory``).
+        message is first tried as that tool's resume data (see ``agents.memory``);
+        ``suspended_runs``: this thread's ``list_suspended_runs(thread_id=...)`` when the caller
+        has just read it (the bot does, once per thread reply), tried instead of reading it again.
         """
         return await start(
             self._runtime,
@@ -199,6 +202,7 @@ class Agent(DecisionMethods):
             decided_by=decided_by,
             requested_by=requested_by,
             approval_ttl_seconds=approval_ttl_seconds,
+            suspended_runs=suspended_runs,
         )
 
     async def generate(self, message: str, **options: Any) -> RunResult:

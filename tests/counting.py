@@ -25,10 +25,21 @@ class CountingStorage:
     def __init__(self, inner: Storage) -> None:
         self.inner = inner
         self.calls: Counter[str] = Counter()
+        self.log: list[tuple[str, dict[str, Any]]] = []
+        """Every call: the method's name and its keyword arguments."""
 
     def reset(self) -> None:
         """Forget the calls counted so far."""
         self.calls.clear()
+        self.log.clear()
+
+    def made(self, name: str, **kwargs: Any) -> int:
+        """How many calls of ``name`` had these keyword arguments (among others)."""
+        return sum(
+            1
+            for called, given in self.log
+            if called == name and all(given.get(k) == v for k, v in kwargs.items())
+        )
 
     def __getattr__(self, name: str) -> Any:
         attribute = getattr(self.inner, name)
@@ -39,6 +50,7 @@ class CountingStorage:
     def _counted(self, name: str, method: Callable[..., Any]) -> Callable[..., Any]:
         def counted(*args: Any, **kwargs: Any) -> Any:
             self.calls[name] += 1
+            self.log.append((name, dict(kwargs)))
             return method(*args, **kwargs)
 
         return counted

@@ -15,7 +15,7 @@ from pydantic import ValidationError
 
 from agents._ids import new_id
 from agents._messages import Message
-from agents._results import PendingToolCall
+from agents._results import PendingToolCall, SuspendedRunsPage
 from agents._runtime import Runtime
 from agents.deciding._decide import decide
 from agents.deciding._listing import list_suspended_runs
@@ -57,15 +57,22 @@ async def try_auto_resume(
     thread_id: str,
     resource_id: str | None,
     decided_by: str | None,
+    listing: SuspendedRunsPage | None = None,
 ) -> AgentStream | None:
-    """Resume the suspended call this message answers, or None (a normal turn follows)."""
-    listing = await list_suspended_runs(
-        rt, thread_id=thread_id, resource_id=None, page=None, per_page=None
-    )
+    """Resume the suspended call this message answers, or None (a normal turn follows).
+
+    ``listing``: the thread's suspended runs when the caller has read them already (each
+    decision still checks its call inside the claim, so a stale listing decides nothing wrong).
+    """
+    if listing is None:
+        listing = await list_suspended_runs(
+            rt, thread_id=thread_id, resource_id=None, page=None, per_page=None
+        )
     waiting = sorted(
         (
             (run.run_id, call)
             for run in listing.runs
+            if run.thread_id == thread_id
             for call in run.tool_calls
             if not call.requires_approval and call.resume_schema is not None
         ),
