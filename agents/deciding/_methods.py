@@ -66,7 +66,7 @@ class DecisionMethods:
 
     async def pending_call(self, *, run_id: str, tool_call_id: str) -> PendingToolCall | None:
         """The call ``tool_call_id`` of ``run_id`` while it waits for a person, else None
-        (decided, expired, finished, or never seen), in one storage read. A sub-agent's call
+        (decided, finished, or never seen), in one storage read. A sub-agent's call
         is found by the handle it is decided with: the supervisor's run id and tool call id.
 
         Example:
