@@ -8,7 +8,7 @@ from dataclasses import replace
 from typing import Any, cast
 
 from agents import Agent, CallRules, PendingToolCall, ToolCallApprovalChunk
-from agents.models import ScriptedModel, call, reply
+from agents.models import ScriptedModel, call, calls, reply
 from storage import InMemoryStorage, SnapshotRecord, Storage
 from tests.agents.test_supervisors import Ledger, _billing
 from tests.backends import storage, storage_url  # noqa: F401  (fixtures)
@@ -115,6 +115,24 @@ async def test_a_sub_agents_call_is_found_by_the_outer_handle() -> None:
     assert found.agent_path == ["ops", "billing"]
     assert found.definition_digest == billing.tools["refund"].definition_digest
     assert chunk.pending_call() == found
+
+
+async def test_each_parallel_call_of_a_sub_agent_is_found_by_its_own_outer_handle() -> None:
+    both = calls(
+        call("refund", {"order": 1, "amount": 500}, id="a"),
+        call("refund", {"order": 2, "amount": 700}, id="b"),
+    )
+    ops = Agent(
+        id="ops",
+        model=ScriptedModel([call("agent-billing", {"prompt": "refund 1 and 2"}, id="outer")]),
+        agents={"billing": _billing(Ledger(), both)},
+        storage=InMemoryStorage(),
+    )
+    result = await ops.generate("refund orders 1 and 2")
+    assert len({p.tool_call_id for p in result.pending}) == 2
+    for listed in result.pending:
+        found = await ops.pending_call(run_id=result.run_id, tool_call_id=listed.tool_call_id)
+        assert found == listed
 
 
 async def test_a_snapshot_stored_before_digests_reads_as_no_digest(
