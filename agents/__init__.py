@@ -25,9 +25,11 @@ from agents.decisions import (
     CallRulesFn,
     Decision,
     DecisionPolicy,
+    DecisionRequest,
     Decline,
     Expire,
     Resume,
+    TakenDecision,
 )
 from agents.errors import (
     AgentConfigError,
@@ -84,6 +86,7 @@ __all__ = [
     "ChunkBase",
     "Decision",
     "DecisionPolicy",
+    "DecisionRequest",
     "DecisionTaken",
     "Decline",
     "DuplicateApproval",
@@ -111,6 +114,7 @@ __all__ = [
     "StepResult",
     "SuspendedRun",
     "SuspendedRunsPage",
+    "TakenDecision",
     "TextDeltaChunk",
     "ToolCallApprovalChunk",
     "ToolCallChunk",

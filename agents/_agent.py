@@ -1,4 +1,5 @@
-"""``Agent``: the public facade. It builds a ``Runtime`` and hands every call to a helper."""
+"""``Agent``: the public facade. It builds a ``Runtime`` and hands every call to a helper
+(the deciding half lives in ``agents.deciding._methods``)."""
 
 from __future__ import annotations
 
@@ -10,10 +11,9 @@ from agents._facade import OnRuntime
 from agents._hooks import Hooks
 from agents._results import PendingToolCall, RunResult, SuspendedRunsPage
 from agents._runtime import DEFAULT_CLAIM_LEASE_SECONDS, Runtime
-from agents.deciding._decide import decide, retry
-from agents.deciding._listing import list_suspended_runs, send_tool_approval
+from agents.deciding._methods import DecisionMethods, finished
 from agents.deciding._recovery import recover_interrupted_runs
-from agents.decisions import Approve, CallRulesFn, Decision, DecisionPolicy, Decline, Resume
+from agents.decisions import CallRulesFn, DecisionPolicy
 from agents.errors import AgentConfigError
 from agents.memory import Memory
 from agents.models._base import Model
@@ -25,8 +25,11 @@ from storage import Storage
 from tools import ApprovalPredicate, Tool
 
 
-class Agent:
+class Agent(DecisionMethods):
     """An LLM agent whose dangerous tool calls wait for a person.
+
+    Deciding its pending calls (``decide``, ``approve_tool_call``, ``pending_call``, ...) is
+    ``DecisionMethods``' half of the facade.
 
     Example:
         >>> from agents import Agent
@@ -173,6 +176,7 @@ class Agent:
         decided_by: str | None = None,
         requested_by: str | None = None,
         approval_ttl_seconds: float | None = None,
+        suspended_runs: SuspendedRunsPage | None = None,
     ) -> AgentStream:
         """Start a run on ``message``; returns at once with the run's stream.
 
@@ -182,7 +186,9 @@ class Agent:
         after it raises ``ApprovalExpired``.
 
         With ``auto_resume_suspended_tools`` and a tool in this thread waiting for data, the
-        message is first tried as that tool's resume data (see ``agents.memory``).
+        message is first tried as that tool's resume data (see ``agents.memory``);
+        ``suspended_runs``: this thread's ``list_suspended_runs(thread_id=...)`` when the caller
+        has just read it (the bot does, once per thread reply), tried instead of reading it again.
         """
         return await start(
             self._runtime,
@@ -196,6 +202,7 @@ class Agent:
             decided_by=decided_by,
             requested_by=requested_by,
             approval_ttl_seconds=approval_ttl_seconds,
+            suspended_runs=suspended_runs,
         )
 
     async def generate(self, message: str, **options: Any) -> RunResult:
@@ -203,177 +210,9 @@ class Agent:
 
         Raises the error that ended the run (e.g. ``ModelError``) instead of returning it.
         """
-        return await _finished(await self.stream(message, **options))
+        return await finished(await self.stream(message, **options))
 
-    # -- deciding --------------------------------------------------------------------------
-    async def decide(
-        self,
-        decision: Decision,
-        *,
-        run_id: str,
-        tool_call_id: str | None = None,
-        fingerprint: str | None = None,
-        decided_by: str | None = None,
-        source: str = "python",
-    ) -> AgentStream:
-        """Decide a pending call; the run continues in the background on the returned stream.
-
-        The call is found (``tool_call_id`` None: the most recently suspended one), the
-        decision validated (edited args, resume data), then atomically claimed and audited
-        before this returns, so every refusal (``SnapshotNotFound``, ``ToolCallNotSuspended``,
-        ``FingerprintMismatch``, ``InvalidToolArgs``, ``InvalidResumeData``,
-        ``AlreadyDecided``/``ApprovalExpired``) is raised here. ``source`` (button, API,
-        expiry...) is only recorded in the audit log.
-
-        Example:
-            >>> from agents import Approve, Decline, Expire, Resume
-            >>> stream = await agent.decide(Approve(), run_id=result.run_id, decided_by="U1")
-            >>> (await stream.result()).text
-        """
-        return await decide(
-            self._runtime,
-            decision,
-            run_id=run_id,
-            tool_call_id=tool_call_id,
-            fingerprint=fingerprint,
-            decided_by=decided_by,
-            source=source,
-        )
-
-    async def approve_tool_call(
-        self,
-        *,
-        run_id: str,
-        tool_call_id: str | None = None,
-        args: dict[str, Any] | None = None,
-        fingerprint: str | None = None,
-        decided_by: str | None = None,
-        source: str = "python",
-    ) -> AgentStream:
-        """Approve a pending call (``args``: with edited arguments); ``decide(Approve(...))``.
-
-        Example:
-            >>> stream = await agent.approve_tool_call(run_id=result.run_id)
-            >>> (await stream.result()).text
-        """
-        return await self.decide(
-            Approve(args=args),
-            run_id=run_id,
-            tool_call_id=tool_call_id,
-            fingerprint=fingerprint,
-            decided_by=decided_by,
-            source=source,
-        )
-
-    async def decline_tool_call(
-        self,
-        *,
-        run_id: str,
-        tool_call_id: str | None = None,
-        reason: str | None = None,
-        fingerprint: str | None = None,
-        decided_by: str | None = None,
-        source: str = "python",
-    ) -> AgentStream:
-        """Decline a pending call: it never runs; the model is told (with ``reason``) and answers.
-
-        Example:
-            >>> stream = await agent.decline_tool_call(run_id=r.run_id, reason="no")
-        """
-        return await self.decide(
-            Decline(reason=reason),
-            run_id=run_id,
-            tool_call_id=tool_call_id,
-            fingerprint=fingerprint,
-            decided_by=decided_by,
-            source=source,
-        )
-
-    async def resume_stream(
-        self,
-        resume_data: Any,
-        *,
-        run_id: str,
-        tool_call_id: str | None = None,
-        decided_by: str | None = None,
-        source: str = "python",
-    ) -> AgentStream:
-        """Resume a call that suspended itself; the tool runs again with ``ctx.resume_data``.
-
-        Example:
-            >>> stream = await agent.resume_stream({"priority": "high"}, run_id=rid)
-        """
-        return await self.decide(
-            Resume(data=resume_data),
-            run_id=run_id,
-            tool_call_id=tool_call_id,
-            decided_by=decided_by,
-            source=source,
-        )
-
-    async def approve_tool_call_generate(self, **kwargs: Any) -> RunResult:
-        """``approve_tool_call`` and wait for the run's result."""
-        return await _finished(await self.approve_tool_call(**kwargs))
-
-    async def decline_tool_call_generate(self, **kwargs: Any) -> RunResult:
-        """``decline_tool_call`` and wait for the run's result."""
-        return await _finished(await self.decline_tool_call(**kwargs))
-
-    async def resume_generate(self, resume_data: Any, **kwargs: Any) -> RunResult:
-        """``resume_stream`` and wait for the run's result."""
-        return await _finished(await self.resume_stream(resume_data, **kwargs))
-
-    async def send_tool_approval(
-        self,
-        *,
-        thread_id: str,
-        resource_id: str | None = None,
-        approved: bool = True,
-        tool_call_id: str | None = None,
-        reason: str | None = None,
-        decided_by: str | None = None,
-        source: str = "python",
-    ) -> AgentStream:
-        """Decide the pending approval of a thread without knowing its run id."""
-        return await send_tool_approval(
-            self._runtime,
-            thread_id=thread_id,
-            resource_id=resource_id,
-            approved=approved,
-            tool_call_id=tool_call_id,
-            reason=reason,
-            decided_by=decided_by,
-            source=source,
-        )
-
-    async def list_suspended_runs(
-        self,
-        *,
-        thread_id: str | None = None,
-        resource_id: str | None = None,
-        page: int | None = None,
-        per_page: int | None = None,
-    ) -> SuspendedRunsPage:
-        """Runs of this agent waiting for decisions (newest first), with their pending calls."""
-        return await list_suspended_runs(
-            self._runtime,
-            thread_id=thread_id,
-            resource_id=resource_id,
-            page=page,
-            per_page=per_page,
-        )
-
-    async def retry_run(self, *, run_id: str, decided_by: str | None = None) -> AgentStream:
-        """Go on with a run that stopped on an error (``finish_reason == "error"``).
-
-        Nothing already stored is lost: the run continues from its stored messages and tool
-        results (tools that ran are not run again). A retry is single-use like a decision.
-
-        Example:
-            >>> stream = await agent.retry_run(run_id=failed.run_id)
-        """
-        return await retry(self._runtime, run_id=run_id, decided_by=decided_by)
-
+    # -- recovery --------------------------------------------------------------------------
     async def recover_interrupted_runs(self) -> list[AgentStream]:
         """Finish calls whose claim's owner died: any claim whose lease lapsed is taken over.
 
@@ -389,10 +228,3 @@ class Agent:
     async def drain(self) -> None:
         """Wait for every run started in the background on this agent's runner."""
         await self._runtime.runner.drain()
-
-
-async def _finished(stream: AgentStream) -> RunResult:
-    result = await stream.result()
-    if result.finish_reason == "error" and result.error is not None:
-        raise result.error
-    return result

@@ -51,6 +51,13 @@ class PendingToolCall(_ItemAccess):
     """Distinct approvers needed before the call runs (quorum)."""
     approved_by: list[str] = field(default_factory=list)
     """Who has approved so far (for quorum calls)."""
+    definition_digest: str | None = None
+    """``Tool.definition_digest`` of the tool when the call was presented (None: a call
+    stored before digests were, or whose tool the agent did not have)."""
+    edited_from: dict[str, Any] | None = None
+    """The arguments shown before an edit made this the new proposal (None: not edited)."""
+    grantable: bool = False
+    """True when a standing grant may be created while approving it (section 15)."""
 
 
 @dataclass(frozen=True, kw_only=True)

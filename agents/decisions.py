@@ -4,6 +4,9 @@
 ``decline_tool_call`` and ``resume_stream`` are shorthands. A decision made on a supervisor
 travels down to the sub-agent owning the call as the same value.
 
+A ``DecisionRequest`` names the call and who decides it; the edges pass that one value to
+``Agent.decide_request`` instead of the ids and the decider one by one.
+
 Example:
     >>> from agents.decisions import Approve, Decline
     >>> stream = await agent.decide(Approve(args={"id": "abc-124"}), run_id=run_id)
@@ -17,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from agents._results import PendingToolCall
+from agents.running._stream import AgentStream
 
 DecisionKind = Literal["approve", "decline", "resume", "expire"]
 
@@ -62,6 +66,47 @@ class Expire:
 
 Decision = Approve | Decline | Resume | Expire
 """Any decision ``Agent.decide`` accepts, told apart by ``kind``."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class DecisionRequest:
+    """Which pending call a decision is about, and who decides it from where: the one value a
+    decision carries through every hop (a button, a modal, a thread reply, the HTTP API) down
+    to the claim. ``Agent.decide_request(request, decision)`` takes it.
+
+    Example:
+        >>> request = DecisionRequest(run_id=run_id, tool_call_id="c1", decided_by="U1")
+        >>> stream = await agent.decide_request(request, Approve())
+    """
+
+    run_id: str
+    """The run holding the call (for a sub-agent's call: the supervisor's run)."""
+    tool_call_id: str | None = None
+    """The call to decide (for a sub-agent's call: the supervisor's handle); None: the run's
+    most recently suspended call."""
+    fingerprint: str | None = None
+    """``agents.fingerprint`` of the call as the person saw it; when given it must match the
+    pending call (else ``FingerprintMismatch`` and nothing runs)."""
+    decided_by: str | None = None
+    """Who decides: asked of the decision policy and counted toward a quorum; None: nobody
+    named (no policy is asked, a quorum call refuses)."""
+    source: str = "python"
+    """How the decision arrived (``button``, ``modal``, ``thread-reply``, ``api``, ...): only
+    recorded in the audit log and the metrics."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class TakenDecision:
+    """A decision the runtime claimed, with the run it continues: what one edge tells another
+    (the HTTP API tells the Slack edge, which shows it on the card and in the thread)."""
+
+    request: DecisionRequest
+    """The call, who decided and how (as passed to ``Agent.decide_request``)."""
+    decision: Decision
+    """What was decided (``Approve`` with its edited ``args``, ``Decline`` with its ``reason``,
+    ``Resume`` with its data)."""
+    stream: AgentStream
+    """The run going on after the decision."""
 
 
 PolicyKind = Literal["approve", "decline", "resume"]

@@ -15,12 +15,12 @@ from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
-from agents import Agent
+from agents import Agent, TakenDecision
 from bot._agent_loader import attach_storage, import_agent
 from bot._errors import BotConfigError
 from bot._mcp_servers import CallLimits, mcp_servers
 from bot._settings import AUTH_TEST_FAILED, Settings
-from bot.api import ApiDecision, DecisionObserver, add_api_routes
+from bot.api import DecisionObserver, add_api_routes
 from bot.background import Background
 from bot.coordination import shared_coordination
 from bot.demo import openai_client, ops_agent
@@ -28,7 +28,6 @@ from bot.local import LocalSlack
 from bot.ops import DRAIN, install_drain, install_metrics, start_tracing
 from bot.slack import (
     HEALTH_CHECKS,
-    OutsideDecision,
     Services,
     create_bolt_app,
     create_services,
@@ -210,17 +209,8 @@ def install_api(web_app: web.Application, services: Services) -> None:
 def _shown_in_slack(services: Services) -> DecisionObserver:
     """The API's decision hook, implemented by the Slack edge (card updated, thread continued)."""
 
-    async def show(decision: ApiDecision) -> None:
-        await publish(
-            services,
-            OutsideDecision(
-                run_id=decision.run_id,
-                tool_call_id=decision.tool_call_id,
-                decision=decision.decision,
-                decided_by=decision.decided_by,
-                stream=decision.stream,
-            ),
-        )
+    async def show(taken: TakenDecision) -> None:
+        await publish(services, taken)
 
     return show
 

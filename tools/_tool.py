@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import functools
+import hashlib
 import inspect
 import json
 import pickle
@@ -24,6 +25,8 @@ Execute = Callable[[Any, ToolContext], Any]
 """``async def (input, ctx)`` (or a plain def, run in a worker thread)."""
 
 _JSON = TypeAdapter(Any)
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+"""Sorted keys, no spaces, UTF-8 kept as is: the JSON a ``definition_digest`` hashes."""
 
 
 @functools.lru_cache(maxsize=512)
@@ -82,6 +85,28 @@ class Tool:
         request's tools; one that needs to change a schema copies it (as the OpenAI adapter's
         strict-mode rewrite does)."""
         return self.parameters_schema()
+
+    @functools.cached_property
+    def definition_digest(self) -> str:
+        """SHA-256 hex of the canonical JSON (sorted keys, no spaces, UTF-8) of what defines
+        this tool for an approver: its id, description and input schema (for MCP tools also
+        the server and the tool's annotations). Computed once per tool: a ``Tool`` is frozen,
+        so a changed definition is a new ``Tool`` with a new digest.
+
+        Example:
+            >>> len(delete_tool.definition_digest)
+            64
+        """
+        document = _CANONICAL.encode(self.definition())
+        return hashlib.sha256(document.encode("utf-8")).hexdigest()
+
+    def definition(self) -> dict[str, Any]:
+        """What ``definition_digest`` hashes (JSON data; subclasses add what defines them)."""
+        return {
+            "description": self.description,
+            "id": self.id,
+            "input_schema": self.shared_parameters_schema,
+        }
 
     def resume_json_schema(self) -> dict[str, Any] | None:
         """The JSON schema of the resume data, or None."""

@@ -9,7 +9,7 @@ is driven inside the supervisor's task.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Coroutine
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from pydantic import ValidationError
@@ -19,7 +19,15 @@ from agents._results import RunResult
 from agents._runtime import Runtime
 from agents.deciding._claims import CLAIMED_AS, Kind, add_approval, claim, claim_retry, find, guard
 from agents.deciding._state import PendingCallState, RunState
-from agents.decisions import EXPIRED_REASON, Approve, Decision, Decline, Expire, Resume
+from agents.decisions import (
+    EXPIRED_REASON,
+    Approve,
+    Decision,
+    DecisionRequest,
+    Decline,
+    Expire,
+    Resume,
+)
 from agents.errors import (
     InvalidResumeData,
     InvalidToolArgs,
@@ -44,40 +52,15 @@ class Continuation:
     drive: Callable[[], Coroutine[Any, Any, None]]
 
 
-async def decide(
-    rt: Runtime,
-    decision: Decision,
-    *,
-    run_id: str,
-    tool_call_id: str | None,
-    fingerprint: str | None,
-    decided_by: str | None,
-    source: str,
-) -> AgentStream:
+async def decide(rt: Runtime, request: DecisionRequest, decision: Decision) -> AgentStream:
     """Take ``decision`` (raising every refusal now) and continue the run in the background."""
-    taken = await take(
-        rt,
-        decision,
-        run_id=run_id,
-        tool_call_id=tool_call_id,
-        fingerprint=fingerprint,
-        decided_by=decided_by,
-        source=source,
-    )
-    rt.runner.submit(taken.drive(), name=f"run-{run_id}", bounded=False)
+    taken = await take(rt, request, decision)
+    rt.runner.submit(taken.drive(), name=f"run-{request.run_id}", bounded=False)
     return taken.stream
 
 
 async def take(
-    rt: Runtime,
-    decision: Decision,
-    *,
-    run_id: str,
-    tool_call_id: str | None,
-    fingerprint: str | None,
-    decided_by: str | None,
-    source: str,
-    forwarded: bool = False,
+    rt: Runtime, request: DecisionRequest, decision: Decision, *, forwarded: bool = False
 ) -> Continuation:
     """Find, check, validate and claim; returns the continuation without starting it.
 
@@ -85,8 +68,9 @@ async def take(
     claims its own call (the guards ran once, at the level the person decided on).
     """
     kind: Kind = "suspension" if isinstance(decision, Resume) else "approval"
-    found = await find(rt, run_id, tool_call_id, kind, fingerprint)
+    found = await find(rt, request.run_id, request.tool_call_id, kind, request.fingerprint)
     record, state, pending = found.record, found.state, found.pending
+    decided_by, source = request.decided_by, request.source
     if not forwarded:
         await guard(rt, found, decision, decided_by)
     tool = rt.find_tool(pending.agent_path, pending.tool_name)
@@ -107,16 +91,13 @@ async def take(
         sub = rt.delegate_for(pending.local_tool)
         if sub is None:
             return Outcome.error(f"sub-agent for {pending.local_tool!r} is no longer configured")
-        inner = await take(
-            sub,
-            decision,
+        inner_request = replace(
+            request,
             run_id=pending.delegate.run_id,
             tool_call_id=pending.delegate.tool_call_id,
             fingerprint=None,
-            decided_by=decided_by,
-            source=source,
-            forwarded=True,
         )
+        inner = await take(sub, inner_request, decision, forwarded=True)
         await inner.drive()
         return await outcome_of_sub_run(inner.stream)
 

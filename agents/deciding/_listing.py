@@ -1,12 +1,13 @@
-"""Finding suspended runs through storage: listing, and deciding by thread."""
+"""Finding pending calls through storage: one call by its handle, pages of suspended runs,
+and deciding by thread."""
 
 from __future__ import annotations
 
-from agents._results import SuspendedRun, SuspendedRunsPage
+from agents._results import PendingToolCall, SuspendedRun, SuspendedRunsPage
 from agents._runtime import Runtime
 from agents.deciding._decide import decide
 from agents.deciding._state import RunState
-from agents.decisions import Approve, Decline
+from agents.decisions import Approve, DecisionRequest, Decline
 from agents.errors import AmbiguousToolCall, ToolCallNotSuspended
 from agents.running._stream import AgentStream
 
@@ -90,12 +91,21 @@ async def send_tool_approval(
     if len(candidates) > 1:
         raise AmbiguousToolCall(candidates[0][0], [c for _, c in candidates])
     run_id, call_id = candidates[0]
-    return await decide(
-        rt,
-        Approve() if approved else Decline(reason=reason),
-        run_id=run_id,
-        tool_call_id=call_id,
-        fingerprint=None,
-        decided_by=decided_by,
-        source=source,
+    request = DecisionRequest(
+        run_id=run_id, tool_call_id=call_id, decided_by=decided_by, source=source
     )
+    return await decide(rt, request, Approve() if approved else Decline(reason=reason))
+
+
+async def pending_call(rt: Runtime, *, run_id: str, tool_call_id: str) -> PendingToolCall | None:
+    """The call ``tool_call_id`` of ``run_id`` while it waits, else None: one read of the run
+    (its snapshot with its claims and approvals, ``Storage.load_run``, as a decision reads it).
+    A sub-agent's call is found by the supervisor's handle, as it is decided."""
+    record, claims, approvals = await rt.storage.load_run(run_id)
+    if record is None or record.agent_id != rt.id:
+        return None
+    claimed = {c.key for c in claims}
+    for pending in RunState.model_validate(record.data).pending:
+        if pending.tool_call_id == tool_call_id and pending.claim_key not in claimed:
+            return pending.public([a.approver for a in approvals if a.key == pending.claim_key])
+    return None

@@ -50,34 +50,49 @@ class PendingCallState(BaseModel):
     """When an approval stops being decidable; checked inside every decision."""
     approvals_required: int = 1
     """Distinct approvers needed (quorum); the N-th approval claims the call."""
+    definition_digest: str | None = None
+    """``Tool.definition_digest`` of the tool when the call was presented (None in snapshots
+    written before digests were stored)."""
 
     @property
     def claim_key(self) -> str:
         return f"{self.tool_call_id}#{self.round}"
 
     def announcement(self, run_id: str) -> ToolCallApprovalChunk | ToolCallSuspendedChunk:
-        """The chunk that tells the stream this call now waits."""
+        """The chunk that tells the stream this call now waits (an approval's carries every
+        field of the pending call, so a reader needs no listing to show it)."""
+        call = self.public()
         if self.kind == "approval":
             return ToolCallApprovalChunk(
                 run_id=run_id,
-                tool_call_id=self.tool_call_id,
-                tool_name=self.tool_name,
-                args=dict(self.args),
-                fingerprint=self.fingerprint,
-                resume_schema=self.resume_schema,
-                agent_path=list(self.agent_path),
+                tool_call_id=call.tool_call_id,
+                tool_name=call.tool_name,
+                args=call.args,
+                fingerprint=call.fingerprint,
+                resume_schema=call.resume_schema,
+                agent_path=call.agent_path,
+                definition_digest=call.definition_digest,
+                requested_by=call.requested_by,
+                expires_at=call.expires_at,
+                approvals_required=call.approvals_required,
+                approved_by=call.approved_by,
+                edited_from=call.edited_from,
+                suspend_payload=call.suspend_payload,
+                grantable=call.grantable,
+                suspended_at=call.suspended_at,
             )
         return ToolCallSuspendedChunk(
             run_id=run_id,
-            tool_call_id=self.tool_call_id,
-            tool_name=self.tool_name,
-            args=dict(self.args),
-            suspend_payload=self.public().suspend_payload,
-            resume_schema=self.resume_schema,
-            agent_path=list(self.agent_path),
+            tool_call_id=call.tool_call_id,
+            tool_name=call.tool_name,
+            args=call.args,
+            suspend_payload=call.suspend_payload,
+            resume_schema=call.resume_schema,
+            agent_path=call.agent_path,
         )
 
     def public(self, approved_by: list[str] | None = None) -> PendingToolCall:
+        """The call as the runtime hands it out (``approved_by``: its quorum so far)."""
         return PendingToolCall(
             tool_call_id=self.tool_call_id,
             tool_name=self.tool_name,
@@ -92,6 +107,7 @@ class PendingCallState(BaseModel):
             expires_at=self.expires_at,
             approvals_required=self.approvals_required,
             approved_by=list(approved_by or []),
+            definition_digest=self.definition_digest,
         )
 
 

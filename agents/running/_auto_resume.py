@@ -19,11 +19,11 @@ from pydantic import ValidationError
 
 from agents._ids import new_id
 from agents._messages import Message
-from agents._results import PendingToolCall
+from agents._results import PendingToolCall, SuspendedRunsPage
 from agents._runtime import Runtime
 from agents.deciding._decide import decide
 from agents.deciding._listing import list_suspended_runs
-from agents.decisions import Resume
+from agents.decisions import DecisionRequest, Resume
 from agents.errors import AgentError, NotAllowedToDecide
 from agents.models._base import ModelRequest, ObjectOutput, TextDelta
 from agents.running._stream import AgentStream
@@ -64,15 +64,22 @@ async def try_auto_resume(
     thread_id: str,
     resource_id: str | None,
     decided_by: str | None,
+    listing: SuspendedRunsPage | None = None,
 ) -> AgentStream | None:
-    """Resume the suspended call this message answers, or None (a normal turn follows)."""
-    listing = await list_suspended_runs(
-        rt, thread_id=thread_id, resource_id=None, page=None, per_page=None
-    )
+    """Resume the suspended call this message answers, or None (a normal turn follows).
+
+    ``listing``: the thread's suspended runs when the caller has read them already (each
+    decision still checks its call inside the claim, so a stale listing decides nothing wrong).
+    """
+    if listing is None:
+        listing = await list_suspended_runs(
+            rt, thread_id=thread_id, resource_id=None, page=None, per_page=None
+        )
     waiting = sorted(
         (
             (run.run_id, call)
             for run in listing.runs
+            if run.thread_id == thread_id
             for call in run.tool_calls
             if not call.requires_approval and call.resume_schema is not None
         ),
@@ -84,15 +91,13 @@ async def try_auto_resume(
         if data is None:
             continue
         try:
-            stream = await decide(
-                rt,
-                Resume(data=data),
+            request = DecisionRequest(
                 run_id=run_id,
                 tool_call_id=call.tool_call_id,
-                fingerprint=None,
                 decided_by=decided_by,
                 source=SOURCE,
             )
+            stream = await decide(rt, request, Resume(data=data))
         except NotAllowedToDecide as exc:  # the reply is a normal turn; the refusal is audited
             await rt.storage.append_audit(
                 AuditEvent(

@@ -9,10 +9,11 @@ Every chunk has ``type`` (a ``Literal``, so ``match``/``if chunk.type == ...`` n
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
+from datetime import datetime
 from functools import cached_property
 from typing import Any, Literal
 
-from agents._results import FinishReason
+from agents._results import FinishReason, PendingToolCall
 
 StepFinishReason = Literal["stop", "tool-calls"]
 
@@ -96,6 +97,47 @@ class ToolCallApprovalChunk(ChunkBase):
     """JSON schema of the tool's resume data, or None."""
     agent_path: list[str]
     """The chain of agent ids from the top to the agent owning the tool."""
+    definition_digest: str | None
+    """``Tool.definition_digest`` of the tool as presented (None: the agent lacks the tool)."""
+    requested_by: str | None
+    """Who asked for the run (``stream(requested_by=...)``)."""
+    expires_at: datetime | None
+    """When the approval stops being decidable (UTC); None: never."""
+    approvals_required: int
+    """Distinct approvers needed before the call runs (quorum)."""
+    approved_by: list[str]
+    """Who has approved so far (empty when the call is first presented)."""
+    edited_from: dict[str, Any] | None
+    """The arguments shown before an edit made this the new proposal (None: not edited)."""
+    suspend_payload: dict[str, Any] | None
+    """None for an approval (kept so the payload has every field of a pending call)."""
+    grantable: bool
+    """True when a standing grant may be created while approving it."""
+    suspended_at: datetime | None
+    """When the call started waiting."""
+    requires_approval: bool = True
+    """Always True here (the call waits for approve/decline, not for data)."""
+
+    def pending_call(self) -> PendingToolCall:
+        """The pending call this chunk announces, as ``Agent.pending_call`` returns it."""
+        return PendingToolCall(
+            tool_call_id=self.tool_call_id,
+            tool_name=self.tool_name,
+            args=dict(self.args),
+            requires_approval=self.requires_approval,
+            suspend_payload=self.suspend_payload,
+            resume_schema=self.resume_schema,
+            fingerprint=self.fingerprint,
+            agent_path=list(self.agent_path),
+            suspended_at=self.suspended_at,
+            requested_by=self.requested_by,
+            expires_at=self.expires_at,
+            approvals_required=self.approvals_required,
+            approved_by=list(self.approved_by),
+            definition_digest=self.definition_digest,
+            edited_from=self.edited_from,
+            grantable=self.grantable,
+        )
 
 
 @dataclass(frozen=True, kw_only=True)

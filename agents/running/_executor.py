@@ -152,6 +152,7 @@ class Executor:
             requested_by=state.requested_by,
             expires_at=None if ttl is None else now + timedelta(seconds=ttl),
             approvals_required=approvals,
+            definition_digest=tool.definition_digest if tool else None,
         )
 
     def pending_entries(
@@ -184,6 +185,7 @@ class Executor:
                     round=prior.round + 1 if prior else 0,
                     suspended_at=now,
                     requested_by=state.requested_by,
+                    definition_digest=tool.definition_digest if tool else None,
                 )
             ]
         key = local_tool.removeprefix(DELEGATION_PREFIX)
@@ -215,6 +217,7 @@ class Executor:
                     requested_by=inner.requested_by,
                     expires_at=inner.expires_at,
                     approvals_required=inner.approvals_required,
+                    definition_digest=inner.definition_digest,
                     delegate=DelegateRef(
                         agent_key=key,
                         run_id=outcome.inner_run_id or "",

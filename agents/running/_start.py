@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from agents._results import SuspendedRunsPage
 from agents._runtime import Runtime
 from agents.running._auto_resume import try_auto_resume
 from agents.running._run import Run
@@ -25,6 +26,7 @@ async def start(
     decided_by: str | None,
     requested_by: str | None = None,
     approval_ttl_seconds: float | None = None,
+    suspended_runs: SuspendedRunsPage | None = None,
 ) -> AgentStream:
     """Start the run in the background on the agent's runner and return its stream."""
     auto_resume = bool(
@@ -34,7 +36,12 @@ async def start(
     )
     if auto_resume and thread_id:
         resumed = await try_auto_resume(
-            rt, message, thread_id=thread_id, resource_id=resource_id, decided_by=decided_by
+            rt,
+            message,
+            thread_id=thread_id,
+            resource_id=resource_id,
+            decided_by=decided_by,
+            listing=suspended_runs,
         )
         if resumed is not None:
             return resumed

@@ -7,14 +7,13 @@ the same schemas and errors.
 """
 
 from bot.api._errors import AgentNotFound, ApiAuthError, ApiError, ApiRequestError, error_from
-from bot.api._hook import ApiDecision, DecisionObserver
+from bot.api._hook import DecisionObserver
 from bot.api._routes import add_api_routes
 from bot.api._schemas import DecisionOut, SuspendedRunsPageOut
 
 __all__ = [
     "AgentNotFound",
     "ApiAuthError",
-    "ApiDecision",
     "ApiError",
     "ApiRequestError",
     "DecisionObserver",

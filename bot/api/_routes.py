@@ -30,9 +30,19 @@ from aiohttp.typedefs import Middleware
 from pydantic import BaseModel
 
 import bot.api._errors as api_errors
-from agents import Agent, AgentStream, Approve, Decision, Decline, PendingToolCall, Resume
+from agents import (
+    Agent,
+    AgentStream,
+    Approve,
+    Decision,
+    DecisionRequest,
+    Decline,
+    PendingToolCall,
+    Resume,
+    TakenDecision,
+)
 from agents.errors import AgentError
-from bot.api._hook import ApiDecision, DecisionObserver
+from bot.api._hook import DecisionObserver
 from bot.api._input import Problem, json_body, parse
 from bot.api._openapi import (
     API_PREFIX,
@@ -208,14 +218,14 @@ async def _decide(
     by = body.decided_by or API_SOURCE
     if body.decided_by is None:
         await _refuse_anonymous(request, agent, body.run_id, body.tool_call_id, decision)
-    stream = await agent.decide(
-        decision,
+    asked = DecisionRequest(
         run_id=body.run_id,
         tool_call_id=body.tool_call_id,
         fingerprint=fingerprint,
         decided_by=body.decided_by,  # None: the token's holder, whom no policy names
         source=API_SOURCE,
     )
+    stream = await agent.decide_request(asked, decision)
     wait = parse(DecisionQuery, dict(request.query)).wait
     logger.info(
         "api: %s tool call %s of run %s (agent %s) by %s",
@@ -225,16 +235,7 @@ async def _decide(
         agent.id,
         by,
     )
-    await _observe(
-        request,
-        ApiDecision(
-            run_id=body.run_id,
-            tool_call_id=body.tool_call_id,
-            decision=decision,
-            decided_by=by,
-            stream=stream,
-        ),
-    )
+    await _observe(request, TakenDecision(request=asked, decision=decision, stream=stream))
     return await _accepted(stream, body.tool_call_id, wait)
 
 
@@ -262,13 +263,13 @@ async def _refuse_anonymous(
                 )
 
 
-async def _observe(request: web.Request, decision: ApiDecision) -> None:
+async def _observe(request: web.Request, taken: TakenDecision) -> None:
     observer = request.app[OBSERVER]
     if observer is not None:
         try:
-            await observer(decision)
+            await observer(taken)
         except Exception:
-            logger.exception("api: could not report decision on run %s", decision.run_id)
+            logger.exception("api: could not report decision on run %s", taken.request.run_id)
 
 
 async def _openapi(request: web.Request) -> web.Response:

@@ -142,6 +142,13 @@ class PendingToolCallOut(_Wire):
     fingerprint: str
     agent_path: list[str]
     suspended_at: datetime | None
+    requested_by: str | None = None
+    expires_at: datetime | None = None
+    approvals_required: int = 1
+    approved_by: list[str] = []
+    definition_digest: str | None = None
+    edited_from: dict[str, Any] | None = None
+    grantable: bool = False
 
     @classmethod
     def of(cls, call: PendingToolCall) -> PendingToolCallOut:

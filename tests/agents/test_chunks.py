@@ -12,6 +12,7 @@ from agents import (
     ErrorChunk,
     FinishChunk,
     Payload,
+    PendingToolCall,
     StartChunk,
     StepFinishChunk,
     TextDeltaChunk,
@@ -39,6 +40,17 @@ PAYLOAD_KEYS = {
         "fingerprint",
         "resume_schema",
         "agent_path",
+        # SPEC 3.3: the approval chunk carries every field of the pending call it announces.
+        "definition_digest",
+        "requested_by",
+        "expires_at",
+        "approvals_required",
+        "approved_by",
+        "edited_from",
+        "suspend_payload",
+        "grantable",
+        "requires_approval",
+        "suspended_at",
     },
     "tool-call-suspended": {
         "tool_call_id",
@@ -102,7 +114,18 @@ async def test_every_chunk_is_typed_and_its_payload_holds_the_same_keys_as_befor
         "fingerprint": approval.fingerprint,
         "resume_schema": None,
         "agent_path": ["ops"],
+        "definition_digest": agent.tools["delete-record"].definition_digest,
+        "requested_by": None,
+        "expires_at": None,
+        "approvals_required": 1,
+        "approved_by": [],
+        "edited_from": None,
+        "suspend_payload": None,
+        "grantable": False,
+        "requires_approval": True,
+        "suspended_at": approval.suspended_at,
     }
+    assert set(approval.payload) == {f.name for f in dataclasses.fields(PendingToolCall)}
     assert approval.payload.tool_call_id == approval["payload"]["tool_call_id"] == "c1"
     assert approval["type"] == "tool-call-approval" and approval["run_id"] == suspended.run_id
     assert _describe(approval) == "approve delete-record in ops"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 from collections.abc import Callable
 from typing import Any
@@ -15,6 +16,7 @@ from agents import (
     ApprovalExpired,
     Approve,
     Decision,
+    DecisionRequest,
     Decline,
     Expire,
     FingerprintMismatch,
@@ -228,3 +230,34 @@ async def test_a_runner_with_one_slot_runs_a_supervisor_and_its_sub_agent(
     assert executions.of("delete-record") == [{"id": "abc-123"}]
     await top.drain()
     assert runner.pending == 0
+
+
+def test_a_decision_request_is_the_one_value_of_the_call_and_its_decider() -> None:
+    names = [f.name for f in dataclasses.fields(DecisionRequest)]
+    assert names == ["run_id", "tool_call_id", "fingerprint", "decided_by", "source"]
+    request = DecisionRequest(run_id="r1", tool_call_id="c1", decided_by="U1", source="button")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        request.run_id = "r2"  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        DecisionRequest("r1")  # type: ignore[misc]  # keyword-only
+
+
+async def test_decide_request_binds_the_fingerprint_and_records_who_and_how(
+    store: InMemoryStorage, make_tool: Callable[..., Tool], executions: Executions
+) -> None:
+    agent = _gated(store, make_tool, reply("Deleted."))
+    first = await agent.generate("delete")
+    shown = DecisionRequest(
+        run_id=first.run_id,
+        tool_call_id="c1",
+        fingerprint="0" * 64,
+        decided_by="U1",
+        source="modal",
+    )
+    with pytest.raises(FingerprintMismatch):
+        await agent.decide_request(shown, Approve())
+    assert executions.of("delete-record") == []
+    exact = dataclasses.replace(shown, fingerprint=fingerprint("delete-record", {"id": "abc-123"}))
+    assert (await (await agent.decide_request(exact, Approve())).result()).text == "Deleted."
+    (decided,) = [e for e in await store.query_audit(run_id=first.run_id) if e.kind == "decided"]
+    assert (decided.actor, decided.source) == ("U1", "modal")

@@ -37,6 +37,12 @@ class MCPTool(Tool):
     annotations: Mapping[str, Any] = field(default_factory=dict, hash=False)
     """The server's annotations as sent (``{"readOnlyHint": true, ...}``); empty when none."""
 
+    def definition(self) -> dict[str, Any]:
+        """The tool's id, description and the server's input schema, plus the server's name
+        and the annotations: a server that changes any of them changes the digest."""
+        annotations = dict(self.annotations)
+        return {**super().definition(), "annotations": annotations, "server": self.server}
+
 
 def build_tool(
     server: str,

@@ -16,7 +16,7 @@ from typing import Any
 from slack_sdk.models.blocks import Block, MarkdownTextObject, SectionBlock
 
 import bot.slack._messages as msg
-from agents import PendingToolCall
+from agents import PendingToolCall, SuspendedRunsPage
 from bot.slack._services import Services
 from bot.slack.blocks._blocks import as_dicts, question_blocks, question_fallback
 from bot.slack.blocks._mrkdwn import escape_truncated
@@ -35,12 +35,11 @@ class Question:
     call: PendingToolCall
 
 
-async def waiting_questions(services: Services, thread_id: str) -> list[Question]:
-    """The calls of this thread waiting for data with a ``resume_schema``, newest first."""
-    page = await services.agent.list_suspended_runs(thread_id=thread_id, per_page=100)
+def waiting_questions(waiting: SuspendedRunsPage) -> list[Question]:
+    """The calls of the listed runs waiting for data with a ``resume_schema``, newest first."""
     found = [
         Question(run_id=run.run_id, call=call)
-        for run in page.runs
+        for run in waiting.runs
         for call in run.tool_calls
         if not call.requires_approval and call.resume_schema is not None
     ]
@@ -48,16 +47,16 @@ async def waiting_questions(services: Services, thread_id: str) -> list[Question
 
 
 async def ask_again_if_unanswered(
-    services: Services, thread: SlackThread, before: list[Question]
+    services: Services, thread: SlackThread, before: list[Question], *, answered_run: str
 ) -> bool:
-    """Post the newest question of ``before`` again when the reply resumed none of them."""
-    if not before:
-        return False
-    still = {
-        (q.run_id, q.call.tool_call_id) for q in await waiting_questions(services, thread.thread_id)
-    }
-    if any((q.run_id, q.call.tool_call_id) not in still for q in before):
-        return False  # the reply answered one of them
+    """Post the newest question of ``before`` again when the reply resumed none of them.
+
+    ``answered_run``: the run the reply went on with. A reply that resumed a question goes on
+    with that question's run (auto-resume decides it); any other reply starts a new run. So
+    nothing needs reading again to tell.
+    """
+    if not before or any(q.run_id == answered_run for q in before):
+        return False  # no question waited, or the reply answered one of them
     newest = before[0]
     call = newest.call
     ref = ApprovalRef(

@@ -19,7 +19,7 @@ from slack_sdk.errors import SlackApiError
 
 import bot.slack._messages as msg
 import bot.slack.deciding._audit as _audit
-from agents import AgentStream, Approve, Decision
+from agents import AgentStream, Approve, Decision, DecisionRequest
 from agents.errors import (
     AlreadyDecided,
     ApprovalExpired,
@@ -68,6 +68,19 @@ class Attempt:
     """``button`` or ``modal`` (recorded with the decision)."""
     question: tuple[str, dict[str, Any] | None] | None = None
     """``Resume``: the tool name and suspend payload of the question, to show it answered."""
+
+    @property
+    def request(self) -> DecisionRequest:
+        """The runtime's one value for this attempt: the call as the card showed it (a question
+        is answered whatever its arguments: no fingerprint), who decides, and from where."""
+        ref = self.ref
+        return DecisionRequest(
+            run_id=ref.run_id,
+            tool_call_id=ref.tool_call_id,
+            fingerprint=None if self.decision.kind == "resume" else ref.fingerprint,
+            decided_by=self.user,
+            source=self.source,
+        )
 
     @property
     def choice(self) -> Choice:
@@ -264,15 +277,7 @@ async def _decide(services: Services, attempt: Attempt, thread_ts: str) -> Agent
 
 
 async def _claim(services: Services, attempt: Attempt) -> AgentStream:
-    ref, decision = attempt.ref, attempt.decision
-    return await services.agent.decide(
-        decision,
-        run_id=ref.run_id,
-        tool_call_id=ref.tool_call_id,
-        fingerprint=None if decision.kind == "resume" else ref.fingerprint,
-        decided_by=attempt.user,
-        source=attempt.source,
-    )
+    return await services.agent.decide_request(attempt.request, attempt.decision)
 
 
 def _unrecorded_card(attempt: Attempt, thread: SlackThread) -> PostedCard:

@@ -6,6 +6,7 @@ import logging
 import re
 
 import bot.slack._messages as msg
+from agents import SuspendedRunsPage
 from bot.slack._services import Services
 from bot.slack.deciding._ask_again import ask_again_if_unanswered, waiting_questions
 from bot.slack.deciding._decision_words import looks_like_decision
@@ -86,12 +87,15 @@ async def answer(
     )
     text = strip_mention(event.text, bot_user_id)
     async with reporting_failures(services, thread), services.locks.hold(thread.thread_id):
-        if looks_like_decision(text) and await _approval_waits(services, thread.thread_id):
+        # The thread's pending calls, read once (under the lock) for everything below: the
+        # buttons hint, the questions the reply may answer, and the runtime's auto-resume.
+        waiting = await services.agent.list_suspended_runs(thread_id=thread.thread_id)
+        if looks_like_decision(text) and _approval_waits(waiting):
             await services.client.chat_postMessage(
                 channel=thread.channel, thread_ts=thread.thread_ts, text=msg.USE_THE_BUTTONS
             )
             return
-        questions = await waiting_questions(services, thread.thread_id)
+        questions = waiting_questions(waiting)
         stream = await services.agent.stream(
             text,
             thread_id=thread.thread_id,
@@ -100,15 +104,15 @@ async def answer(
             auto_resume_suspended_tools=True,
             decided_by=event.user,
             requested_by=event.user,
+            suspended_runs=waiting,
         )
         await post_run(services, stream, thread, answered_by=event.user, answer=text)
-        await ask_again_if_unanswered(services, thread, questions)
+        await ask_again_if_unanswered(services, thread, questions, answered_run=stream.run_id)
 
 
-async def _approval_waits(services: Services, thread_id: str) -> bool:
-    """True when a call in this thread waits for approval."""
-    page = await services.agent.list_suspended_runs(thread_id=thread_id, per_page=100)
-    return any(c.requires_approval for run in page.runs for c in run.tool_calls)
+def _approval_waits(waiting: SuspendedRunsPage) -> bool:
+    """True when a call of the thread (as listed) waits for approval."""
+    return any(c.requires_approval for run in waiting.runs for c in run.tool_calls)
 
 
 def slack_context(thread: SlackThread) -> dict[str, object]:

@@ -17,7 +17,7 @@ from slack_sdk.errors import SlackApiError
 
 import bot.slack._messages as msg
 from agents import Approve, Decision, Decline, PendingToolCall, Resume
-from bot.slack._ids import REASON_BLOCK, thread_id
+from bot.slack._ids import REASON_BLOCK
 from bot.slack._services import Services
 from bot.slack.blocks._args import changed_keys
 from bot.slack.blocks._card import tool_label
@@ -78,9 +78,10 @@ async def open_modal(services: Services, click: BlockActions, choice: Choice) ->
         message_ts=attempt.message_ts,
         thread_ts=thread_ts,
     )
-    if await _refused_early(services, attempt, meta):
+    pending = await services.agent.pending_call(run_id=ref.run_id, tool_call_id=ref.tool_call_id)
+    if await _refused_early(services, attempt, meta, pending):
         return
-    view = await _view(services, meta, choice, card.view.tool_name if card else None)
+    view = _view(services, meta, choice, pending, card.view.tool_name if card else None)
     if isinstance(view, str):
         await tell(services, attempt, view, thread_ts)
         return
@@ -90,9 +91,10 @@ async def open_modal(services: Services, click: BlockActions, choice: Choice) ->
         logger.warning("could not open the %s modal: %s", choice, exc.response.get("error"))
 
 
-async def _refused_early(services: Services, attempt: Attempt, meta: ModalRef) -> bool:
+async def _refused_early(
+    services: Services, attempt: Attempt, meta: ModalRef, pending: PendingToolCall | None
+) -> bool:
     """Ask the rules before opening (the runtime asks again, inside the claim, on submit)."""
-    pending = await find_pending(services, meta)
     if pending is None or attempt.decision.kind == "expire":
         return False
     verdict = services.rules(pending, attempt.user, attempt.decision.kind)
@@ -106,13 +108,17 @@ async def _refused_early(services: Services, attempt: Attempt, meta: ModalRef) -
     return True
 
 
-async def _view(
-    services: Services, meta: ModalRef, choice: Choice, tool_name: str | None
+def _view(
+    services: Services,
+    meta: ModalRef,
+    choice: Choice,
+    pending: PendingToolCall | None,
+    tool_name: str | None,
 ) -> dict[str, Any] | str:
     """The modal to open, or the text saying why there is none."""
     if choice == "decline":
         return decline_modal(meta, tool_name or "?")
-    form = await pending_form(services, meta, choice)
+    form = pending_form(services, pending, choice)
     if isinstance(form, str):
         return form
     pending, _, fields = form
@@ -121,11 +127,10 @@ async def _view(
     return provide_modal(meta, pending.tool_name, fields)
 
 
-async def pending_form(
-    services: Services, meta: ModalRef, choice: Choice
+def pending_form(
+    services: Services, pending: PendingToolCall | None, choice: Choice
 ) -> tuple[PendingToolCall, type[BaseModel] | None, list[FormField]] | str:
     """The pending call, the schema of its form and the form's fields; or why there are none."""
-    pending = await find_pending(services, meta)
     if pending is None or pending.requires_approval != (choice == "edit"):
         return msg.NO_LONGER_PENDING
     tool = services.agent.tool_for(pending)
@@ -135,19 +140,6 @@ async def pending_form(
     if choice == "provide" and pending.resume_schema:
         return pending, None, form_fields(pending.resume_schema)
     return msg.EDIT_UNAVAILABLE
-
-
-async def find_pending(services: Services, meta: ModalRef) -> PendingToolCall | None:
-    """The call ``meta`` names, if it is still pending."""
-    page = await services.agent.list_suspended_runs(
-        thread_id=thread_id(meta.team, meta.channel, meta.thread_ts)
-    )
-    for run in page.runs:
-        if run.run_id == meta.ref.run_id:
-            for call in run.tool_calls:
-                if call.tool_call_id == meta.ref.tool_call_id:
-                    return call
-    return None
 
 
 def _attempt(sub: ViewSubmission, meta: ModalRef, decision: Decision, **extra: Any) -> Attempt:
@@ -188,7 +180,9 @@ async def submitted(services: Services, sub: ViewSubmission, choice: Choice) -> 
         entry = sub.values.get(REASON_BLOCK, {}).get(VALUE_ACTION, {})
         reason = str(entry.get("value") or "").strip() or None
         return Submission(attempt=_attempt(sub, meta, Decline(reason=reason)))
-    form = await pending_form(services, meta, choice)
+    ref = meta.ref
+    pending = await services.agent.pending_call(run_id=ref.run_id, tool_call_id=ref.tool_call_id)
+    form = pending_form(services, pending, choice)
     if isinstance(form, str):
         return Submission(attempt=_attempt(sub, meta, proposed(choice)), note=form)
     pending, model, fields = form

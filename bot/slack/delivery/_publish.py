@@ -5,9 +5,8 @@ taken through the HTTP API (``publish``) and a run recovered after a crash (``po
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
 
-from agents import AgentStream, Decision
+from agents import AgentStream, TakenDecision
 from bot.slack._services import Services
 from bot.slack.delivery._shown import show_decided
 from storage import utcnow
@@ -15,35 +14,23 @@ from storage import utcnow
 logger = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True, kw_only=True)
-class OutsideDecision:
-    """A decision made through the API, with the continuation it started."""
-
-    run_id: str
-    """The run the decided call belongs to."""
-    tool_call_id: str
-    """The decided call."""
-    decision: Decision
-    """What was decided (the runtime's value, as the API passed it to ``Agent.decide``)."""
-    decided_by: str
-    """Who decided (the API's ``decidedBy``)."""
-    stream: AgentStream
-    """The run going on after the decision."""
-
-
-async def publish(services: Services, decision: OutsideDecision) -> None:
-    """Queue the Slack side of ``decision`` on the bot's runner (returns at once)."""
+async def publish(services: Services, taken: TakenDecision) -> None:
+    """Queue the Slack side of ``taken`` on the bot's runner (returns at once). A decision
+    without a named person shows how it came (``api``)."""
+    request = taken.request
+    if request.tool_call_id is None:  # no card names it: the run goes on by itself
+        return
     services.runner.submit(
         show_decided(
             services,
-            decision.decision,
-            run_id=decision.run_id,
-            tool_call_id=decision.tool_call_id,
-            by=decision.decided_by,
+            taken.decision,
+            run_id=request.run_id,
+            tool_call_id=request.tool_call_id,
+            by=request.decided_by or request.source,
             at=utcnow(),
-            stream=decision.stream,
+            stream=taken.stream,
         ),
-        name=f"publish-{decision.run_id}",
+        name=f"publish-{request.run_id}",
     )
 
 

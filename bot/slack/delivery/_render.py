@@ -26,7 +26,7 @@ from bot.slack.blocks._blocks import (
 )
 from bot.slack.blocks._refs import ApprovalRef
 from bot.slack.delivery._card_index import PostedCard
-from bot.slack.delivery._card_source import described, stored_call
+from bot.slack.delivery._card_source import described
 from bot.slack.delivery._streamer import ReplyStreamer
 from storage import utcnow
 
@@ -220,7 +220,8 @@ async def _post_text(services: Services, thread: SlackThread, text: str) -> None
 async def post_card(
     services: Services, thread: SlackThread, approval: ToolCallApprovalChunk
 ) -> None:
-    """Post an approval card in the thread and record where it is."""
+    """Post an approval card in the thread and record where it is (built from the chunk
+    alone: it carries every field of the pending call, so nothing is read again)."""
     view = CardView(
         ref=ApprovalRef(
             run_id=approval.run_id,
@@ -232,10 +233,7 @@ async def post_card(
         requester=thread.requester,
         agent_path=tuple(approval.agent_path),
     )
-    call = await stored_call(
-        services.agent, thread.thread_id, approval.run_id, approval.tool_call_id
-    )
-    view = described(services, view, call)
+    view = described(services, view, approval.pending_call())  # the chunk is the call
     response = await services.client.chat_postMessage(
         channel=thread.channel,
         thread_ts=thread.thread_ts,

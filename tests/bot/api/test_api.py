@@ -12,10 +12,11 @@ from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer
 from slack_sdk.web.async_client import AsyncWebClient
 
-from agents import fingerprint
+from agents import Approve, DecisionRequest, TakenDecision, fingerprint
 from agents.models import reply
 from bot import create_services, load_settings
 from bot._serve import install_api
+from bot.api import add_api_routes
 from storage import Storage, create_storage
 from tests.bot.api.fixtures import (
     AGENT_ID,
@@ -533,3 +534,28 @@ async def test_a_body_over_the_size_limit_is_413_json(store: Storage) -> None:
         response = await api.call("POST", RESUME, data=raw)
         assert response.status == 413
         assert (await response.json())["code"] == "PAYLOAD_TOO_LARGE"
+
+
+async def test_the_decision_hook_is_told_the_request_the_api_claimed(store: Storage) -> None:
+    told: list[TakenDecision] = []
+
+    async def on_decision(taken: TakenDecision) -> None:
+        told.append(taken)
+
+    agent, _ = make_agent(store, Executions(), [delete_call("abc", "c1"), reply("Deleted.")])
+    app = web.Application()
+    add_api_routes(app, {agent.id: agent}, TOKEN, on_decision=on_decision)
+    async with TestClient(TestServer(app, host="127.0.0.1")) as client:
+        first = await agent.generate("go")
+        shown = fingerprint("delete-record", {"id": "abc"})
+        body = {"runId": first.run_id, "toolCallId": "c1", "fingerprint": shown, "decidedBy": "U7"}
+        response = await client.post(
+            APPROVE, json=body, headers={"Authorization": f"Bearer {TOKEN}"}
+        )
+        assert response.status == 200, await response.text()
+        [taken] = told
+        assert taken.request == DecisionRequest(
+            run_id=first.run_id, tool_call_id="c1", fingerprint=shown, decided_by="U7", source="api"
+        )
+        assert taken.decision == Approve()
+        assert (await taken.stream.result()).text == "Deleted."

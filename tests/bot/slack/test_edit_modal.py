@@ -6,8 +6,9 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
+import pytest
 from pydantic import BaseModel, Field
 
 from agents import Agent
@@ -15,6 +16,7 @@ from agents.models import ScriptedModel, call, reply
 from bot.slack._ids import EDIT_ACTION, EDIT_VIEW
 from storage import Storage
 from tests.bot.harness import Bot, start_bot
+from tests.counting import CountingStorage
 from tests.fakes.slack_api import FakeSlackAPI, PostedMessage
 from tools import ToolContext, create_tool
 
@@ -188,3 +190,29 @@ async def test_a_sub_agent_call_is_edited_through_the_inner_tool_schema(
         await bot.settle()
         assert runs and runs[0]["env"] == "prod"
         assert bot.texts(ts)[-1] == "Done."
+
+
+@pytest.mark.parametrize("sub_agent", [False, True], ids=["own-tool", "sub-agent"])
+async def test_the_edit_modal_finds_its_call_in_one_read_without_a_listing(
+    slack: FakeSlackAPI, store: Storage, sub_agent: bool
+) -> None:
+    counted = CountingStorage(store)
+    async with _card(slack, cast(Storage, counted), [], sub_agent) as (bot, _, card):
+        counted.reset()
+        view = await _open(bot, card)
+        assert view["callback_id"] == EDIT_VIEW and _inputs(view)
+        assert counted.made("list_snapshots") == 0
+        assert counted.made("load_run") == 1  # agent.pending_call, once for the click
+
+
+async def test_a_card_is_posted_from_its_chunk_without_reading_the_call_again(
+    slack: FakeSlackAPI, store: Storage
+) -> None:
+    counted = CountingStorage(store)
+    async with start_bot(slack, _agent([]), cast(Storage, counted)) as bot:
+        ts = await bot.mention("scale api")
+        await bot.settle()
+        [card] = bot.cards(ts)
+        assert "Scale a service" in str(card.blocks)  # described: the tool's own words
+        assert counted.made("list_snapshots") == 1  # the message's own read of its thread
+        assert counted.made("load_run") == 0

@@ -1,10 +1,18 @@
-"""A suspended tool's question is posted; a reply in the thread answers it (auto-resume)."""
+"""A suspended tool's question is posted; a reply in the thread answers it (auto-resume), and
+one reply reads its thread's pending calls once."""
 
 from __future__ import annotations
 
-from agents.models import call, obj, reply
+from typing import Any, cast
+
+import pytest
+
+from agents.models import call, calls, obj, reply
+from storage import InMemoryStorage, Storage
 from tests.bot.conftest import BotFactory
-from tests.bot.harness import CHANNEL, TEAM, Executions
+from tests.bot.harness import CHANNEL, TEAM, Executions, make_agent, start_bot
+from tests.counting import CountingStorage
+from tests.fakes.slack_api import FakeSlackAPI
 
 ASK = call("open_ticket", {"title": "Printer on fire"})
 
@@ -103,3 +111,44 @@ async def test_a_reply_that_answers_is_not_asked_again(
         await bot.message("high", thread_ts=ts)
         await bot.settle()
         assert "did not answer" not in str([m.blocks for m in bot.slack.thread(CHANNEL, ts)])
+
+
+ASK_AND_DELETE = calls(
+    call("open_ticket", {"title": "Printer on fire"}, id="q1"),
+    call("delete_record", {"id": "r1"}, id="d1"),
+)
+
+
+@pytest.mark.parametrize(
+    ("reply_text", "script", "claims"),
+    [
+        pytest.param(
+            "high", [obj({"answered": True, "resume_data": {"priority": "high"}})], 1, id="answers"
+        ),
+        pytest.param(
+            "what day is it?",
+            [obj({"answered": False, "resume_data": None}), reply("Tuesday.")],
+            0,
+            id="asks-again",
+        ),
+        pytest.param("approve", [], 0, id="decision-words"),
+    ],
+)
+async def test_a_thread_reply_reads_its_threads_pending_calls_once(
+    slack: FakeSlackAPI,
+    executions: Executions,
+    reply_text: str,
+    script: list[Any],
+    claims: int,
+) -> None:
+    counted = CountingStorage(InMemoryStorage())
+    agent, _ = make_agent([ASK_AND_DELETE, *script], executions)
+    async with start_bot(slack, agent, cast(Storage, counted)) as bot:
+        ts = await bot.mention("open a ticket and delete r1")
+        await bot.settle()
+        assert "Which priority" in str(bot.slack.thread(CHANNEL, ts)[0].blocks)
+        counted.reset()
+        await bot.message(reply_text, thread_ts=ts)
+        await bot.settle()
+        assert counted.made("list_snapshots", thread_id=f"slack:{TEAM}:{CHANNEL}:{ts}") == 1
+        assert counted.made("load_run") == claims  # only a decision's own read of its run

@@ -1,0 +1,219 @@
+"""``Agent``'s deciding half: decisions, their shorthands, finding pending calls, retries.
+
+``Agent`` inherits it; every method hands the agent's ``Runtime`` to a helper of this package.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agents._results import PendingToolCall, RunResult, SuspendedRunsPage
+from agents._runtime import Runtime
+from agents.deciding._decide import decide, retry
+from agents.deciding._listing import list_suspended_runs, pending_call, send_tool_approval
+from agents.decisions import Approve, Decision, DecisionRequest, Decline, Resume
+from agents.running._stream import AgentStream
+
+
+class DecisionMethods:
+    """Deciding pending calls of an agent (mixed into ``Agent``)."""
+
+    _runtime: Runtime
+
+    async def decide(
+        self,
+        decision: Decision,
+        *,
+        run_id: str,
+        tool_call_id: str | None = None,
+        fingerprint: str | None = None,
+        decided_by: str | None = None,
+        source: str = "python",
+    ) -> AgentStream:
+        """Decide a pending call; the run continues in the background on the returned stream.
+
+        The call is found (``tool_call_id`` None: the most recently suspended one), the
+        decision validated (edited args, resume data), then atomically claimed and audited
+        before this returns, so every refusal (``SnapshotNotFound``, ``ToolCallNotSuspended``,
+        ``FingerprintMismatch``, ``InvalidToolArgs``, ``InvalidResumeData``,
+        ``AlreadyDecided``/``ApprovalExpired``) is raised here. ``source`` (button, API,
+        expiry...) is only recorded in the audit log.
+
+        Example:
+            >>> from agents import Approve, Decline, Expire, Resume
+            >>> stream = await agent.decide(Approve(), run_id=result.run_id, decided_by="U1")
+            >>> (await stream.result()).text
+        """
+        request = DecisionRequest(
+            run_id=run_id,
+            tool_call_id=tool_call_id,
+            fingerprint=fingerprint,
+            decided_by=decided_by,
+            source=source,
+        )
+        return await decide(self._runtime, request, decision)
+
+    async def decide_request(self, request: DecisionRequest, decision: Decision) -> AgentStream:
+        """``decide``, with the call and the decider as one ``DecisionRequest`` (what the
+        edges carry from a click, a modal, a thread reply or the HTTP API to the claim).
+
+        Example:
+            >>> from agents import Approve, DecisionRequest
+            >>> request = DecisionRequest(run_id=rid, tool_call_id="c1", decided_by="U1")
+            >>> stream = await agent.decide_request(request, Approve())
+        """
+        return await decide(self._runtime, request, decision)
+
+    async def pending_call(self, *, run_id: str, tool_call_id: str) -> PendingToolCall | None:
+        """The call ``tool_call_id`` of ``run_id`` while it waits for a person, else None
+        (decided, finished, or never seen), in one storage read. A sub-agent's call
+        is found by the handle it is decided with: the supervisor's run id and tool call id.
+
+        Example:
+            >>> call = await agent.pending_call(run_id=rid, tool_call_id="c1")
+            >>> call.definition_digest == agent.tool_for(call).definition_digest
+            True
+        """
+        return await pending_call(self._runtime, run_id=run_id, tool_call_id=tool_call_id)
+
+    async def approve_tool_call(
+        self,
+        *,
+        run_id: str,
+        tool_call_id: str | None = None,
+        args: dict[str, Any] | None = None,
+        fingerprint: str | None = None,
+        decided_by: str | None = None,
+        source: str = "python",
+    ) -> AgentStream:
+        """Approve a pending call (``args``: with edited arguments); ``decide(Approve(...))``.
+
+        Example:
+            >>> stream = await agent.approve_tool_call(run_id=result.run_id)
+            >>> (await stream.result()).text
+        """
+        return await self.decide(
+            Approve(args=args),
+            run_id=run_id,
+            tool_call_id=tool_call_id,
+            fingerprint=fingerprint,
+            decided_by=decided_by,
+            source=source,
+        )
+
+    async def decline_tool_call(
+        self,
+        *,
+        run_id: str,
+        tool_call_id: str | None = None,
+        reason: str | None = None,
+        fingerprint: str | None = None,
+        decided_by: str | None = None,
+        source: str = "python",
+    ) -> AgentStream:
+        """Decline a pending call: it never runs; the model is told (with ``reason``) and answers.
+
+        Example:
+            >>> stream = await agent.decline_tool_call(run_id=r.run_id, reason="no")
+        """
+        return await self.decide(
+            Decline(reason=reason),
+            run_id=run_id,
+            tool_call_id=tool_call_id,
+            fingerprint=fingerprint,
+            decided_by=decided_by,
+            source=source,
+        )
+
+    async def resume_stream(
+        self,
+        resume_data: Any,
+        *,
+        run_id: str,
+        tool_call_id: str | None = None,
+        decided_by: str | None = None,
+        source: str = "python",
+    ) -> AgentStream:
+        """Resume a call that suspended itself; the tool runs again with ``ctx.resume_data``.
+
+        Example:
+            >>> stream = await agent.resume_stream({"priority": "high"}, run_id=rid)
+        """
+        return await self.decide(
+            Resume(data=resume_data),
+            run_id=run_id,
+            tool_call_id=tool_call_id,
+            decided_by=decided_by,
+            source=source,
+        )
+
+    async def approve_tool_call_generate(self, **kwargs: Any) -> RunResult:
+        """``approve_tool_call`` and wait for the run's result."""
+        return await finished(await self.approve_tool_call(**kwargs))
+
+    async def decline_tool_call_generate(self, **kwargs: Any) -> RunResult:
+        """``decline_tool_call`` and wait for the run's result."""
+        return await finished(await self.decline_tool_call(**kwargs))
+
+    async def resume_generate(self, resume_data: Any, **kwargs: Any) -> RunResult:
+        """``resume_stream`` and wait for the run's result."""
+        return await finished(await self.resume_stream(resume_data, **kwargs))
+
+    async def send_tool_approval(
+        self,
+        *,
+        thread_id: str,
+        resource_id: str | None = None,
+        approved: bool = True,
+        tool_call_id: str | None = None,
+        reason: str | None = None,
+        decided_by: str | None = None,
+        source: str = "python",
+    ) -> AgentStream:
+        """Decide the pending approval of a thread without knowing its run id."""
+        return await send_tool_approval(
+            self._runtime,
+            thread_id=thread_id,
+            resource_id=resource_id,
+            approved=approved,
+            tool_call_id=tool_call_id,
+            reason=reason,
+            decided_by=decided_by,
+            source=source,
+        )
+
+    async def list_suspended_runs(
+        self,
+        *,
+        thread_id: str | None = None,
+        resource_id: str | None = None,
+        page: int | None = None,
+        per_page: int | None = None,
+    ) -> SuspendedRunsPage:
+        """Runs of this agent waiting for decisions (newest first), with their pending calls."""
+        return await list_suspended_runs(
+            self._runtime,
+            thread_id=thread_id,
+            resource_id=resource_id,
+            page=page,
+            per_page=per_page,
+        )
+
+    async def retry_run(self, *, run_id: str, decided_by: str | None = None) -> AgentStream:
+        """Go on with a run that stopped on an error (``finish_reason == "error"``).
+
+        Nothing already stored is lost: the run continues from its stored messages and tool
+        results (tools that ran are not run again). A retry is single-use like a decision.
+
+        Example:
+            >>> stream = await agent.retry_run(run_id=failed.run_id)
+        """
+        return await retry(self._runtime, run_id=run_id, decided_by=decided_by)
+
+
+async def finished(stream: AgentStream) -> RunResult:
+    """The run's result; the error that ended it is raised instead of returned."""
+    result = await stream.result()
+    if result.finish_reason == "error" and result.error is not None:
+        raise result.error
+    return result
