@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from agents import Agent
+from agents import Agent, ServedParts
 from agents.errors import ScriptExhausted
 from agents.models import ScriptedModel, call, reply
 from storage import InMemoryStorage
@@ -128,8 +128,37 @@ async def test_a_tool_that_raises_becomes_an_error_result(store: InMemoryStorage
     assert result.tool_results[0].result == {"error": "tool 'boom' failed: ValueError: disk full"}
 
 
-async def test_an_agent_without_storage_warns_that_runs_do_not_survive_a_restart(
-    caplog: pytest.LogCaptureFixture,
+async def test_an_agent_without_storage_warns_once_when_a_run_uses_its_in_memory_store(
+    caplog: pytest.LogCaptureFixture, make_tool: Callable[..., Tool]
 ) -> None:
-    Agent(id="volatile", model=ScriptedModel([]))
-    assert "do not survive a restart" in caplog.text
+    script = [call("delete-record", {"id": "1"}), call("delete-record", {"id": "2"})]
+    agent = Agent(
+        id="volatile", model=ScriptedModel(script), tools=[make_tool(require_approval=True)]
+    )
+    assert "do not survive a restart" not in caplog.text  # building one is not using it
+    assert (await agent.generate("delete 1")).finish_reason == "suspended"
+    assert (await agent.generate("delete 2")).finish_reason == "suspended"
+    assert caplog.text.count("do not survive a restart") == 1
+
+
+async def test_an_agent_built_without_storage_and_served_with_some_never_warns(
+    caplog: pytest.LogCaptureFixture, make_tool: Callable[..., Tool]
+) -> None:
+    store = InMemoryStorage()
+    script = ScriptedModel([call("delete-record", {"id": "1"})])
+    agent = Agent(id="ops", model=script, tools=[make_tool(require_approval=True)])
+    served = agent.served(ServedParts(storage=store))
+    assert (await served.generate("delete 1")).finish_reason == "suspended"
+    assert served.storage is store
+    assert "do not survive a restart" not in caplog.text
+
+
+async def test_an_agent_served_without_storage_warns_when_a_run_uses_the_store(
+    caplog: pytest.LogCaptureFixture, make_tool: Callable[..., Tool]
+) -> None:
+    script = ScriptedModel([call("delete-record", {"id": "1"})])
+    agent = Agent(id="ops", model=script, tools=[make_tool(require_approval=True)])
+    served = agent.served(ServedParts())
+    assert "do not survive a restart" not in caplog.text
+    assert (await served.generate("delete 1")).finish_reason == "suspended"
+    assert "agent 'ops' has no storage" in caplog.text
