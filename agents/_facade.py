@@ -89,8 +89,9 @@ class Facade:
 
     @property
     def agents(self) -> dict[str, Self]:
-        """Sub-agents, each offered to the model as the tool ``agent-<key>`` (as this agent
-        runs them: on its storage, runner and rules)."""
+        """Sub-agents, each offered to the model as the tool ``agent-<key>``, as this agent
+        runs them (on its storage, runner and rules); each is a view: the sub-agent given to
+        the constructor is not changed by its supervisor."""
         return {
             key: self._on(self._spec.agents[key], self._parts, sub)
             for key, sub in self._runtime.agents.items()
