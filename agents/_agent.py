@@ -60,6 +60,9 @@ class Agent(Facade, DecisionMethods):
     """Where threads are kept (None: the model sees only the current run)."""
     default_options = OnRuntime[dict[str, Any]]()
     """Options applied to every run unless the call overrides them."""
+    claim_lease_seconds = OnRuntime[float]()
+    """How long a claim is held without renewal, in effect (the agent's own, else its host's,
+    else 30 s)."""
 
     def __init__(
         self,

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Generic, Self, TypeVar, cast, overload
 
-from agents._config import check_options, resolve_model
+from agents._config import check_lease, check_options, resolve_model
 from agents._parts import AgentSpec, ServedParts
 from agents._results import PendingToolCall
 from agents._runtime import Runtime
@@ -66,6 +66,8 @@ class Facade:
             value = check_options(dict(value))
         elif name == "model":
             value = resolve_model(value)
+        elif name == "claim_lease_seconds":
+            value = check_lease(value)
         spec = replace(self._spec, **{name: value})
         self._become(spec, self._parts, Runtime.build(spec, self._parts, self._runtime.fallback))
 

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from agents import Agent, ServedParts
+from agents import Agent, Runner, ServedParts
 from agents.errors import ScriptExhausted
 from agents.models import ScriptedModel, call, reply
 from storage import InMemoryStorage
@@ -162,3 +162,28 @@ async def test_an_agent_served_without_storage_warns_when_a_run_uses_the_store(
     assert "do not survive a restart" not in caplog.text
     assert (await served.generate("delete 1")).finish_reason == "suspended"
     assert "agent 'ops' has no storage" in caplog.text
+
+
+async def test_changing_an_attribute_rebuilds_the_agent_on_the_same_store(
+    make_tool: Callable[..., Tool],
+) -> None:
+    script = ScriptedModel([call("delete-record", {"id": "1"}), reply("done")])
+    agent = Agent(id="ops", model=script, tools=[make_tool(require_approval=True)])
+    first = await agent.generate("delete 1")
+    agent.description = "Deletes records"
+    agent.claim_lease_seconds = 5
+    assert (agent.description, agent.claim_lease_seconds) == ("Deletes records", 5)
+    done = await agent.approve_tool_call_generate(run_id=first.run_id)  # still found
+    assert done.text == "done"
+
+
+async def test_a_supervisor_leaves_the_sub_agent_it_was_given_unchanged() -> None:
+    store = InMemoryStorage()
+    runner = Runner()
+    billing = Agent(id="billing", model=ScriptedModel([]))
+    ops = Agent(
+        id="ops", model=ScriptedModel([]), agents={"billing": billing}, storage=store, runner=runner
+    )
+    inner = ops.agents["billing"]
+    assert inner.storage is store and inner.runner is runner
+    assert billing.runner is not runner

@@ -140,7 +140,7 @@ async def test_an_agents_own_storage_memory_and_policy_win_over_the_bots() -> No
     assert served.agent.storage is own_store and services.storage is own_store
     assert served.agent.memory is own_memory
     assert served.agent.decision_policy is own_policy and services.rules is own_policy
-    assert served.agent._runtime.claim_lease_seconds == 7
+    assert served.agent.claim_lease_seconds == 7
     assert served.agent.default_options["approval_ttl_seconds"] == 90
 
 
@@ -153,7 +153,7 @@ async def test_an_agent_without_rules_is_served_with_the_configured_lease_ttl_an
     billing = served.agent.agents["billing"]
     assert billing.decision_policy is served.approval_rules  # sub-agents use the top's
     assert billing.storage is served.agent.storage
-    assert billing._runtime.claim_lease_seconds == 3
+    assert billing.claim_lease_seconds == 3
 
 
 async def test_observers_given_to_the_assembly_hear_the_served_agents_decisions() -> None:
