@@ -145,15 +145,13 @@ class Runtime:
         ttl = parts.approval_ttl_seconds
         if ttl is not None and "approval_ttl_seconds" not in options:
             options = check_options({**options, "approval_ttl_seconds": ttl})
-        lease = spec.claim_lease_seconds or parts.claim_lease_seconds or DEFAULT_CLAIM_LEASE_SECONDS
+        lease = spec.claim_lease_seconds or parts.claim_lease_seconds
         top = _Handed(
             storage=storage,
             fallback=fallback or FallbackStore(spec.id),
             runner=parts.runner or spec.runner,
             decision_policy=spec.decision_policy or parts.decision_policy,
-            claim_lease_seconds=DEFAULT_CLAIM_LEASE_SECONDS
-            if lease is None
-            else check_lease(lease),
+            claim_lease_seconds=check_lease(lease or DEFAULT_CLAIM_LEASE_SECONDS),
             call_rules=parts.call_rules,
             observers=parts.observers,
             path=(),
