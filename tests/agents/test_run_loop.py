@@ -187,3 +187,7 @@ async def test_a_supervisor_leaves_the_sub_agent_it_was_given_unchanged() -> Non
     inner = ops.agents["billing"]
     assert inner.storage is store and inner.runner is runner
     assert billing.runner is not runner
+    hosts = Runner()
+    served = ops.served(ServedParts(runner=hosts))
+    assert served.runner is hosts and served.agents["billing"].runner is hosts
+    assert ops.runner is runner

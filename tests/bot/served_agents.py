@@ -10,7 +10,7 @@ from storage import InMemoryStorage
 from tools import ToolContext, create_tool
 
 agent = Agent(id="served", model=ScriptedModel([reply("served")]))
-"""An agent without storage or memory: the bot gives it the configured ones."""
+"""An agent without storage or memory: the bot serves it on the configured ones."""
 
 own_store = InMemoryStorage()
 agent_with_storage = Agent(id="own", model=ScriptedModel([]), storage=own_store)

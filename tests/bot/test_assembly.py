@@ -112,6 +112,17 @@ async def test_an_agent_given_without_storage_or_memory_is_served_on_the_configu
     assert given.memory is None  # the agent given is left as it was
 
 
+async def test_an_agent_with_its_own_storage_gets_a_memory_on_that_storage() -> None:
+    from tests.bot.served_agents import agent_with_storage, own_store
+
+    configured = InMemoryStorage()
+    served = serve_agent(
+        agent_with_storage, settings=_settings(), storage=configured, client=_client()
+    ).agent
+    assert served.storage is own_store
+    assert served.memory is not None and served.memory.storage is own_store
+
+
 async def test_an_agents_own_storage_memory_and_policy_win_over_the_bots() -> None:
     own_store, configured = InMemoryStorage(), InMemoryStorage()
     own_memory = Memory(storage=own_store, last_messages=5)
