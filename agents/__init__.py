@@ -9,6 +9,7 @@ Example:
 from agents._agent import Agent
 from agents._fingerprint import fingerprint
 from agents._hooks import Hooks, ToolCallInfo
+from agents._parts import ServedParts, ToolGroups, ToolSource
 from agents._results import (
     FinishReason,
     PendingToolCall,
@@ -108,6 +109,7 @@ __all__ = [
     "Runner",
     "RunnerClosed",
     "ScriptExhausted",
+    "ServedParts",
     "SnapshotNotFound",
     "StartChunk",
     "StepFinishChunk",
@@ -124,9 +126,11 @@ __all__ = [
     "ToolCallResumedChunk",
     "ToolCallSuspendedChunk",
     "ToolExecuted",
+    "ToolGroups",
     "ToolOutputDeniedChunk",
     "ToolResultChunk",
     "ToolResultRecord",
+    "ToolSource",
     "fingerprint",
     "log_context",
 ]

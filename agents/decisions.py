@@ -125,7 +125,7 @@ before it is claimed; a policy that raises refuses (fail safe)."""
 class CallRules:
     """What a host's rules add to one tool call, decided when the call is gated.
 
-    Returned by a ``CallRulesFn`` (``Agent.use_decision_rules(call_rules=fn)``). Rules only
+    Returned by a ``CallRulesFn`` (``ServedParts(call_rules=fn)``). Rules only
     ever add: ``require_approval`` is OR-ed with the tool's own gate, and ``approvals`` never
     lowers the tool's own quorum.
     """

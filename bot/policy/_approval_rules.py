@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from agents import Agent, DecisionPolicy, PendingToolCall
+from agents import Agent, PendingToolCall
 from agents.decisions import PolicyKind
 from bot._settings import Settings
 from bot.policy._apply import CallPolicy, Fallback
@@ -105,22 +105,3 @@ def call_policy(settings: Settings, agent: Agent | None = None) -> CallPolicy:
         approvers=settings.approvers, allow_self_approval=settings.allow_self_approval
     )
     return CallPolicy(settings.policy, fallback, agent.tool_for if agent else None)
-
-
-def serve_with_rules(
-    agent: Agent, settings: Settings, rules: DecisionPolicy, policy: CallPolicy | None = None
-) -> DecisionPolicy:
-    """Give the served agent the bot's rules; returns the policy in effect.
-
-    An agent built with its own ``decision_policy`` keeps it; one built with the default
-    ``claim_lease_seconds`` gets ``CLAIM_LEASE_SECONDS``; one without an
-    ``approval_ttl_seconds`` default option gets ``APPROVAL_TTL_SECONDS``. Sub-agents follow.
-    ``policy``'s rules are consulted whenever a call is gated (they may only add approval).
-    """
-    in_effect = agent.use_decision_rules(
-        decision_policy=rules,
-        claim_lease_seconds=settings.claim_lease_seconds,
-        approval_ttl_seconds=settings.approval_ttl_seconds,
-        call_rules=None if policy is None else policy.call_rules,
-    )
-    return in_effect or rules

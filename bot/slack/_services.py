@@ -13,9 +13,8 @@ from bot.coordination._dedupe import Deduper
 from bot.coordination._locks import LocalThreadLocks, ThreadLocks
 from bot.ops._outage import Outages
 from bot.policy import CallPolicy
-from bot.policy._approval_rules import ApprovalRules, call_policy, serve_with_rules
+from bot.policy._approval_rules import ApprovalRules
 from bot.policy._card_rules import CardRules
-from bot.policy._usergroups import UserGroups
 from bot.slack.blocks._home_view import HomeViewers
 from bot.slack.deciding._workspace import EdgePolicy, SettingsPolicy
 from bot.slack.delivery._card_index import CardStore
@@ -70,6 +69,8 @@ class Services:
 def create_services(
     *,
     agent: Agent,
+    approval_rules: ApprovalRules,
+    call_policy: CallPolicy,
     client: AsyncWebClient,
     settings: Settings,
     storage: Storage | None = None,
@@ -78,19 +79,15 @@ def create_services(
     dedupe: Deduper | None = None,
     stream_interval: float = 1.0,
 ) -> Services:
-    """Assemble ``Services`` around an agent (its storage is used unless one is given).
+    """Assemble ``Services`` around the served agent (its storage is used unless one is given).
 
-    ``locks`` and ``dedupe`` default to this process / the agent's storage; pass shared ones
-    (e.g. Redis-backed) to run several instances. ``policy`` defaults to the edge's own check
-    (same workspace). The agent is given the configured rules (``APPROVERS``,
-    ``ALLOW_SELF_APPROVAL``), ``CLAIM_LEASE_SECONDS`` and ``APPROVAL_TTL_SECONDS`` unless it was
-    built with its own (see ``serve_with_rules``).
+    ``agent`` is built already, with its rules (``bot._assembly.serve_agent``): nothing is
+    installed on it here. ``approval_rules`` and ``call_policy`` are the ones it was built
+    with, for what cards show. ``locks`` and ``dedupe`` default to this process / the agent's
+    storage; pass shared ones (e.g. Redis-backed) to run several instances. ``policy``
+    defaults to the edge's own check (same workspace).
     """
     store = storage if storage is not None else agent.storage
-    groups = UserGroups(client)
-    matched = call_policy(settings, agent)
-    approval_rules = ApprovalRules(settings, groups, matched)
-    rules = serve_with_rules(agent, settings, approval_rules, matched)
     return Services(
         agent=agent,
         storage=store,
@@ -100,8 +97,8 @@ def create_services(
         dedupe=dedupe or Deduper(store),
         cards=CardStore(store),
         policy=policy or SettingsPolicy(client),
-        rules=rules,
+        rules=agent.decision_policy or approval_rules,
         card_rules=approval_rules.for_card,
-        call_policy=matched,
+        call_policy=call_policy,
         stream_interval=stream_interval,
     )

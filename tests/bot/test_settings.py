@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from agents.memory import Memory
 from bot import BotConfigError, load_settings
-from bot._agent_loader import AgentLoadError, attach_storage, import_agent
-from storage import InMemoryStorage
+from bot._agent_loader import AgentLoadError, import_agent
 
 HTTP = {"SLACK_BOT_TOKEN": "xoxb-1", "SLACK_SIGNING_SECRET": "secret"}
 
@@ -103,20 +101,6 @@ def test_bot_agent_names_an_agent() -> None:
     assert import_agent(settings.bot_agent or "").id == "served"
     with pytest.raises(AgentLoadError):
         import_agent("tests.bot.served_agents:not_an_agent")
-
-
-def test_served_agent_without_storage_gets_the_configured_storage_and_memory() -> None:
-    from tests.bot.served_agents import agent, agent_with_storage, own_store
-
-    configured = InMemoryStorage()
-    attach_storage(agent, configured)
-    assert agent.storage is configured
-    assert isinstance(agent.memory, Memory) and agent.memory.storage is configured
-
-    attach_storage(agent_with_storage, configured)
-    assert agent_with_storage.storage is own_store
-    assert agent_with_storage.memory is not None
-    assert agent_with_storage.memory.storage is own_store
 
 
 @pytest.mark.parametrize(

@@ -15,6 +15,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from agents import Approve, DecisionRequest, TakenDecision, fingerprint
 from agents.models import reply
 from bot import create_services, load_settings
+from bot._assembly import serve_agent
 from bot._serve import install_api
 from bot.api import add_api_routes
 from storage import Storage, create_storage
@@ -517,8 +518,14 @@ async def test_install_api_mounts_the_bots_agent_only_when_api_token_is_set(
     if env_token is not None:
         env["API_TOKEN"] = env_token
     agent, _ = make_agent(store, Executions(), [])
+    settings, client = load_settings(env), AsyncWebClient(token="xoxb-test")
+    served = serve_agent(agent, settings=settings, storage=store, client=client)
     services = create_services(
-        agent=agent, client=AsyncWebClient(token="xoxb-test"), settings=load_settings(env)
+        agent=served.agent,
+        approval_rules=served.approval_rules,
+        call_policy=served.call_policy,
+        client=client,
+        settings=settings,
     )
     app = web.Application()
     install_api(app, services)

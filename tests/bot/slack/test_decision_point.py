@@ -47,7 +47,7 @@ async def test_the_requester_approving_a_card_that_was_never_recorded_is_refused
             assert (ephemeral["user"], ephemeral["text"]) == ("U1", msg.REFUSED_SELF_APPROVAL)
             [refused] = [e for e in await store.query_audit() if e.kind == "refused"]
             assert (refused.actor, refused.data["rule"]) == ("U1", "self-approval")
-            assert (await agent.list_suspended_runs()).total == 1
+            assert (await bot.agent.list_suspended_runs()).total == 1
     finally:
         await store.close()
 
@@ -70,7 +70,7 @@ async def test_an_api_decision_by_the_requester_is_refused_with_403(
     async with start_bot(slack, agent, store, env={"API_TOKEN": TOKEN}) as bot:
         await bot.mention("delete record abc-123", user="U1")
         await bot.settle()
-        [run] = (await agent.list_suspended_runs()).runs
+        [run] = (await bot.agent.list_suspended_runs()).runs
         response = await bot.http.post(
             "/api/agents/ops/approve-tool-call",
             json={
@@ -86,7 +86,7 @@ async def test_an_api_decision_by_the_requester_is_refused_with_403(
         assert body["rule"].startswith("self-approval")
         await bot.settle()
         assert executions.of("delete_record") == []
-        assert (await agent.list_suspended_runs()).total == 1
+        assert (await bot.agent.list_suspended_runs()).total == 1
 
 
 async def test_a_reply_by_a_non_approver_does_not_resume_the_question(
@@ -104,7 +104,7 @@ async def test_a_reply_by_a_non_approver_does_not_resume_the_question(
         await bot.message("high please", thread_ts=ts, user="U7")
         await bot.settle()
         assert executions.of("open_ticket") == []
-        pending = await agent.list_suspended_runs(thread_id=f"slack:{TEAM}:{CHANNEL}:{ts}")
+        pending = await bot.agent.list_suspended_runs(thread_id=f"slack:{TEAM}:{CHANNEL}:{ts}")
         assert pending.total == 1
         [refused] = [e for e in await store.query_audit() if e.kind == "refused"]
         assert (refused.actor, refused.source) == ("U7", "thread-reply")
@@ -126,7 +126,7 @@ async def test_a_click_and_an_api_decision_after_expires_at_are_expired_without_
         await bot.settle()
         [ephemeral] = slack.calls_to("chat.postEphemeral")
         assert ephemeral["text"] == msg.EXPIRED
-        [run] = (await agent.list_suspended_runs()).runs
+        [run] = (await bot.agent.list_suspended_runs()).runs
         response = await bot.http.post(
             "/api/agents/ops/approve-tool-call",
             json={
@@ -162,7 +162,7 @@ async def test_a_lapsed_claim_of_a_dead_instance_is_reported_by_the_running_bot(
         try:
             ts = await bot.mention("delete record 9", user="U1")
             await bot.settle()
-            [run] = (await agent.list_suspended_runs()).runs
+            [run] = (await bot.agent.list_suspended_runs()).runs
             call_id = run.tool_calls[0].tool_call_id
             # Another instance claimed the approval, then died: its lease has lapsed.
             await store.claim(

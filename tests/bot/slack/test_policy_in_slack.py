@@ -36,7 +36,7 @@ async def test_two_users_approve_a_quorum_call_and_it_runs_once(
     agent, _ = make_agent([call("delete_record", {"id": "7"}), reply("Deleted 7.")], executions)
     async with start_bot(slack, agent, store, env=env) as bot:
         ts, card = await _card(bot)
-        [pending] = (await agent.list_suspended_runs()).runs[0].tool_calls
+        [pending] = (await bot.agent.list_suspended_runs()).runs[0].tool_calls
         assert pending.approvals_required == 2
         await bot.click(card, APPROVE_ACTION, user="U2")
         await bot.settle()
@@ -85,7 +85,7 @@ async def test_a_rule_adds_approval_and_its_ttl_to_a_tool_without_one_and_asks_t
     agent, _ = make_agent([call("open_ticket", {"title": "printer"}), reply("Opened.")], executions)
     async with start_bot(slack, agent, store, env=_policy(tmp_path, text)) as bot:
         await _card(bot, "open a ticket")
-        [pending] = (await agent.list_suspended_runs()).runs[0].tool_calls
+        [pending] = (await bot.agent.list_suspended_runs()).runs[0].tool_calls
         assert pending.requires_approval and executions.calls == []
         assert pending.expires_at is not None
         ttl = pending.expires_at - pending.suspended_at
@@ -100,7 +100,7 @@ async def test_a_rule_saying_no_approval_never_removes_a_tools_own(
     agent, _ = make_agent([call("delete_record", {"id": "7"}), reply("Deleted 7.")], executions)
     async with start_bot(slack, agent, store, env=_policy(tmp_path, text)) as bot:
         await _card(bot)
-        [pending] = (await agent.list_suspended_runs()).runs[0].tool_calls
+        [pending] = (await bot.agent.list_suspended_runs()).runs[0].tool_calls
         assert pending.requires_approval and executions.calls == []
         assert bot.services.call_policy.confirm_for(pending) is False
 
@@ -112,7 +112,7 @@ async def test_the_api_refuses_a_restricted_call_without_decided_by_and_takes_it
     agent, _ = make_agent([call("delete_record", {"id": "7"}), reply("Deleted 7.")], executions)
     async with start_bot(slack, agent, store, env=_policy(tmp_path, text)) as bot:
         await _card(bot)
-        page = await agent.list_suspended_runs()
+        page = await bot.agent.list_suspended_runs()
         ids = {"runId": page.runs[0].run_id, "toolCallId": page.runs[0].tool_calls[0].tool_call_id}
         url = "/api/agents/ops/approve-tool-call"
         anonymous = await bot.http.post(url, json=ids, headers=AUTH)
