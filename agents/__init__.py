@@ -28,6 +28,8 @@ from agents.decisions import (
     DecisionRequest,
     Decline,
     Expire,
+    PolicyRefusal,
+    PolicyVerdict,
     Resume,
     TakenDecision,
 )
@@ -103,6 +105,8 @@ __all__ = [
     "Observer",
     "Payload",
     "PendingToolCall",
+    "PolicyRefusal",
+    "PolicyVerdict",
     "Resume",
     "RunResult",
     "Runner",

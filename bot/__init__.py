@@ -18,6 +18,7 @@ Example:
 from bot._agent_loader import AgentLoadError
 from bot._errors import BotConfigError, BotError
 from bot._settings import Settings, load_settings
+from bot.policy import Policy, Refusal
 from bot.policy._approval_rules import ApprovalRules
 from bot.slack import (
     APPROVE_ACTION,
@@ -27,7 +28,6 @@ from bot.slack import (
     SERVICES,
     AnyoneMayDecide,
     EdgePolicy,
-    Refusal,
     Services,
     SettingsPolicy,
     create_bolt_app,
@@ -47,6 +47,7 @@ __all__ = [
     "BotConfigError",
     "BotError",
     "EdgePolicy",
+    "Policy",
     "Refusal",
     "Services",
     "Settings",

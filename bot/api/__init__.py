@@ -1,6 +1,7 @@
 """The HTTP API (SPEC 7): ``/api`` for approval UIs outside Slack, and its wire schemas.
 
-``add_api_routes`` mounts it on an aiohttp app for some agents; decisions taken through it are
+``add_api_routes`` mounts it on an aiohttp app for some agents, with the tokens it accepts and
+who each decides as (``ApiAccess``); decisions taken through it are
 reported to the ``on_decision`` hook it is given (``DecisionObserver``), which is how the bot
 shows them in Slack without this package knowing about Slack. ``bot.client.Client`` speaks
 the same schemas and errors.
@@ -8,14 +9,17 @@ the same schemas and errors.
 
 from bot.api._errors import AgentNotFound, ApiAuthError, ApiError, ApiRequestError, error_from
 from bot.api._hook import DecisionObserver
+from bot.api._identity import ApiAccess, Caller
 from bot.api._routes import add_api_routes
 from bot.api._schemas import DecisionOut, SuspendedRunsPageOut
 
 __all__ = [
     "AgentNotFound",
+    "ApiAccess",
     "ApiAuthError",
     "ApiError",
     "ApiRequestError",
+    "Caller",
     "DecisionObserver",
     "DecisionOut",
     "SuspendedRunsPageOut",

@@ -9,8 +9,10 @@ client raises the same class again. Errors that only exist at the HTTP edge:
         ├── AgentNotFound        404: no agent with that id is served
         └── ApiRequestError      400: malformed JSON, wrong body shape, bad query parameters
 
-Statuses: 400 bad input; 401 auth; 403 the decision policy refuses ``decidedBy``
-(``NotAllowedToDecide``, with the ``rule``); 404 unknown agent or run (``SnapshotNotFound``);
+Statuses: 400 bad input (and ``AgentConfigError``: a quorum approval naming no one); 401 auth;
+403 the decision policy refuses the decider (``NotAllowedToDecide``, with its ``rule``:
+``self-approval``, ``not-approver``, ``needs-person``, ``other-person`` …); 404 unknown agent
+or run (``SnapshotNotFound``);
 409 the call is not in a state to take this decision (``ToolCallNotSuspended``,
 ``AlreadyDecided``, ``ApprovalExpired``, ``FingerprintMismatch``, ``DuplicateApproval``);
 422 data that fails the tool's schema (``InvalidResumeData``, ``InvalidToolArgs``).
@@ -22,6 +24,8 @@ from datetime import datetime
 from typing import Any
 
 from agents.errors import (
+    POLICY_RULE,
+    AgentConfigError,
     AgentError,
     AlreadyDecided,
     AmbiguousToolCall,
@@ -44,9 +48,6 @@ NOT_FOUND = "NOT_FOUND"
 METHOD_NOT_ALLOWED = "METHOD_NOT_ALLOWED"
 PAYLOAD_TOO_LARGE = "PAYLOAD_TOO_LARGE"
 INTERNAL_ERROR = "INTERNAL_ERROR"
-DECIDED_BY_REQUIRED = "DECIDED_BY_REQUIRED"
-"""403: the call needs a named decider (quorum, or approvers set by the policy): send
-``decidedBy``."""
 
 
 class ApiError(BotError):
@@ -87,6 +88,8 @@ def status_of(error: AgentError) -> int:
         return 409
     if isinstance(error, InvalidResumeData | InvalidToolArgs):
         return 422
+    if isinstance(error, AgentConfigError):
+        return 400
     return 500
 
 
@@ -103,6 +106,10 @@ def body_of(error: AgentError) -> dict[str, Any]:
         ("candidates", "candidates"),
         ("errors", "errors"),
         ("rule", "rule"),
+        ("reason", "reason"),
+        ("approver", "approver"),
+        ("approved_by", "approvedBy"),
+        ("needed", "needed"),
     ):
         value = getattr(error, attr, None)
         if value is not None and value != "":
@@ -178,8 +185,19 @@ def _runtime_error(code: str, message: str, body: dict[str, Any]) -> AgentError 
             run_id,
             tool_call_id or "",
             decided_by=None if by is None else str(by),
-            rule=str(body.get("rule") or ""),
+            reason=str(body.get("reason") or message),
+            rule=str(body.get("rule") or POLICY_RULE),
         )
+    if code == DuplicateApproval.code:
+        return DuplicateApproval(
+            run_id,
+            tool_call_id or "",
+            approver=str(body.get("approver") or ""),
+            approved_by=[str(a) for a in body.get("approvedBy") or []],
+            needed=int(body.get("needed") or 0),
+        )
+    if code == AgentConfigError.code:
+        return AgentConfigError(message)
     if code == InvalidResumeData.code:
         return InvalidResumeData(tool_call_id or "", errors)
     if code == InvalidToolArgs.code:

@@ -36,12 +36,13 @@ OPENAPI = "/openapi.json"
 _REF = "#/components/schemas/{model}"
 _STATUS_TEXT = {
     "400": "Malformed JSON, wrong body shape or bad query parameters (code INVALID_REQUEST or "
-    "MALFORMED_JSON)",
-    "401": "Missing or wrong API token (code UNAUTHORIZED)",
-    "403": "The decision policy refuses decidedBy (APPROVAL_NOT_ALLOWED, with the rule: e.g. "
-    "self-approval, not-approver), or decidedBy is missing on a call that needs a named "
-    "approver: a quorum call's approval or a call the policy restricts to approvers "
-    "(DECIDED_BY_REQUIRED); nothing was claimed",
+    "MALFORMED_JSON), or a quorum approval naming no one (AGENT_CONFIG_INVALID)",
+    "401": "Missing or unknown token: neither API_TOKEN nor one of API_TOKENS (code UNAUTHORIZED)",
+    "403": "Not allowed to decide (APPROVAL_NOT_ALLOWED, with the rule that refused and the "
+    "reason): self-approval (the requester approving their own call), not-approver (only the "
+    "rule's approvers decide it), needs-person (the service token decides as no person, and "
+    "the call needs one: a quorum's approval, or a call only named approvers decide), "
+    "other-person (a per-person token sent someone else's decidedBy); nothing was claimed",
     "404": "Unknown agent (AGENT_NOT_FOUND) or run (AGENT_RESUME_NO_SNAPSHOT_FOUND)",
     "409": "The call cannot take this decision: already decided (APPROVAL_ALREADY_DECIDED, "
     "with decidedBy/decidedAt/decision), expired (APPROVAL_EXPIRED), fingerprint mismatch "
@@ -153,7 +154,9 @@ def openapi_document() -> dict[str, Any]:
             "title": "countersign API",
             "version": "1",
             "description": "Decide the tool calls an agent waits on from outside Slack. "
-            "Every route needs `Authorization: Bearer $API_TOKEN`.",
+            "Every route needs `Authorization: Bearer <token>`: a per-person token (API_TOKENS) "
+            "decides as its user; the service token (API_TOKEN) decides as no person, unless "
+            "the server sets API_TOKEN_ACTS_FOR_USERS=true, then as its decidedBy.",
         },
         "paths": paths,
         "components": {

@@ -388,7 +388,7 @@ async def start_bot(
         agent=attach_storage(agent, storage),
         client=client,
         settings=settings,
-        policy=policy,
+        workspace=policy,
         stream_interval=0,
     )
     web_app = create_web_app(services, create_bolt_app(services, signing_secret=SECRET))

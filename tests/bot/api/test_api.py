@@ -26,6 +26,7 @@ from tests.bot.api.fixtures import (
     delete_call,
     make_agent,
     ticket_call,
+    trusted,
 )
 
 APPROVE = f"/api/agents/{AGENT_ID}/approve-tool-call"
@@ -544,7 +545,7 @@ async def test_the_decision_hook_is_told_the_request_the_api_claimed(store: Stor
 
     agent, _ = make_agent(store, Executions(), [delete_call("abc", "c1"), reply("Deleted.")])
     app = web.Application()
-    add_api_routes(app, {agent.id: agent}, TOKEN, on_decision=on_decision)
+    add_api_routes(app, {agent.id: agent}, trusted(TOKEN), on_decision=on_decision)
     async with TestClient(TestServer(app, host="127.0.0.1")) as client:
         first = await agent.generate("go")
         shown = fingerprint("delete-record", {"id": "abc"})
