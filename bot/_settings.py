@@ -163,7 +163,7 @@ def describe_variables() -> list[tuple[str, str, str]]:
     for name, field in Settings.model_fields.items():
         if not (field.description or "").startswith("``"):
             continue  # not an environment variable (the parsed policy)
-        what = (field.description or "").split("``: ", 1)[-1].rstrip(".")
+        what = " ".join((field.description or "").split("``: ", 1)[-1].split()).rstrip(".")
         default = field.default
         shown = "unset" if default is None or default == () else str(default)
         shown = shown.lower() if isinstance(default, bool) else shown
