@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import io
 import json
 from pathlib import Path
@@ -10,9 +11,10 @@ from pathlib import Path
 import pytest
 from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer
+from pydantic.alias_generators import to_camel
 from slack_sdk.web.async_client import AsyncWebClient
 
-from agents import Approve, DecisionRequest, TakenDecision, fingerprint
+from agents import Approve, DecisionRequest, PendingToolCall, TakenDecision, fingerprint
 from agents.models import reply
 from bot import create_services, load_settings
 from bot._serve import install_api
@@ -42,7 +44,14 @@ async def test_list_returns_pending_calls_in_camel_case_with_total_and_pages(
     script = [delete_call(f"r{i}", f"c{i}") for i in range(5)]
     async with api_harness(store, script) as api:
         runs = [
-            await api.suspend(f"delete r{i}", thread_id="t1", resource_id="u1") for i in range(3)
+            await api.suspend(
+                f"delete r{i}",
+                thread_id="t1",
+                resource_id="u1",
+                requested_by="u1",
+                approval_ttl_seconds=600,
+            )
+            for i in range(3)
         ]
         await api.suspend("delete r3", thread_id="t2", resource_id="u1")
         await api.suspend("delete r4", thread_id="t3", resource_id="u2")
@@ -75,6 +84,11 @@ async def test_list_returns_pending_calls_in_camel_case_with_total_and_pages(
         assert pending["toolName"] == "delete-record" and pending["requiresApproval"] is True
         assert pending["fingerprint"] == fingerprint("delete-record", pending["args"])
         assert pending["agentPath"] == [AGENT_ID] and pending["suspendPayload"] is None
+        runtime_fields = {f.name for f in dataclasses.fields(PendingToolCall)}
+        spec_fields = runtime_fields | {"definition_digest", "edited_from", "grantable"}
+        assert set(pending) == {to_camel(name) for name in spec_fields}  # SPEC 3.3, camelCase
+        assert (pending["requestedBy"], pending["approvalsRequired"]) == ("u1", 1)
+        assert pending["approvedBy"] == [] and pending["expiresAt"] is not None
 
         by_resource = await (await api.call("GET", LIST, params={"resourceId": "u2"})).json()
         assert by_resource["total"] == 1

@@ -2,18 +2,23 @@
 
 from __future__ import annotations
 
+import hashlib
 from datetime import datetime
 
 import aiohttp
 import pytest
 
 from agents import (
+    Agent,
+    AgentConfigError,
     AlreadyDecided,
     ApprovalExpired,
+    DuplicateApproval,
     Expire,
     FingerprintMismatch,
     InvalidResumeData,
     InvalidToolArgs,
+    NotAllowedToDecide,
     PendingToolCall,
     SnapshotNotFound,
     SuspendedRun,
@@ -21,11 +26,21 @@ from agents import (
     ToolCallNotSuspended,
     fingerprint,
 )
-from agents.models import reply
+from agents.models import ScriptedModel, call, reply
 from bot import BotError
+from bot.api import ApiAccess
 from bot.client import AgentNotFound, ApiAuthError, ApiRequestError, Client, Decision
 from storage import Storage
-from tests.bot.api.fixtures import AGENT_ID, TOKEN, api_harness, delete_call, ticket_call
+from tests.bot.api.fixtures import (
+    AGENT_ID,
+    TOKEN,
+    RecordInput,
+    api_harness,
+    delete_call,
+    serve,
+    ticket_call,
+)
+from tools import ToolContext, create_tool
 
 
 async def test_list_suspended_runs_returns_runtime_objects_with_parsed_datetimes(
@@ -210,3 +225,52 @@ async def test_the_client_closes_only_a_session_it_created(store: Storage) -> No
         assert created is not None
         await own.close()
         assert created.closed
+
+
+async def test_quorum_and_policy_refusals_come_back_as_the_runtime_classes(store: Storage) -> None:
+    async def wipe(input: RecordInput, ctx: ToolContext) -> dict[str, str]:
+        return {"wiped": input.id}
+
+    tool = create_tool(
+        id="wipe",
+        description="Wipe",
+        input_schema=RecordInput,
+        require_approval=True,
+        approvals=2,
+        execute=wipe,
+    )
+    agent = Agent(
+        id=AGENT_ID,
+        model=ScriptedModel([call("wipe", {"id": "a"}, id="c1"), reply("ok")]),
+        tools=[tool],
+        storage=store,
+        decision_policy=lambda call, by, kind: "U9 is on leave" if by == "U9" else None,
+    )
+    first = await agent.generate("wipe a")
+    access = ApiAccess(
+        service_sha256=hashlib.sha256(TOKEN.encode()).hexdigest(),
+        acts_for_users=True,
+        people=((hashlib.sha256(b"u2-token").hexdigest(), "U2"),),
+    )
+    ids = {"run_id": first.run_id, "tool_call_id": "c1"}
+    async with serve({AGENT_ID: agent}, access=access) as http:
+        base = str(http.make_url("")).rstrip("/")
+        async with Client(base, TOKEN) as service, Client(base, "u2-token") as u2:
+            with pytest.raises(NotAllowedToDecide) as refused:
+                await service.agent(AGENT_ID).approve_tool_call(**ids, decided_by="U9")
+            assert (refused.value.rule, refused.value.reason) == ("policy", "U9 is on leave")
+            with pytest.raises(NotAllowedToDecide) as impersonated:
+                await u2.agent(AGENT_ID).approve_tool_call(**ids, decided_by="U3")
+            assert impersonated.value.rule == "other-person"
+            with pytest.raises(AgentConfigError):  # a quorum approval naming no one
+                await service.agent(AGENT_ID).approve_tool_call(**ids)
+            await u2.agent(AGENT_ID).approve_tool_call(**ids)
+            with pytest.raises(DuplicateApproval) as twice:
+                await service.agent(AGENT_ID).approve_tool_call(**ids, decided_by="U2")
+            duplicate = twice.value
+            assert (duplicate.approver, duplicate.approved_by, duplicate.needed) == (
+                "U2",
+                ["U2"],
+                2,
+            )
+        await agent.drain()
