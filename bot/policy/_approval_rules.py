@@ -3,7 +3,8 @@
 ``ApprovalRules`` is the served agent's decision policy, built from ``APPROVERS`` and
 ``ALLOW_SELF_APPROVAL``. The runtime calls it with the STORED pending call (its
 ``requested_by`` was written with the snapshot) after the call is found and before it is
-claimed, on every surface: button, modals, thread replies, the HTTP API with ``decidedBy``.
+claimed, on every surface: button, modals, thread replies, the HTTP API (as the person its
+token identifies, or no person for the service token).
 No timing of clicks, and no missing card record, can get around it. Rules, in this order:
 
 1. A requester may always decline (withdraw) their own request, and answer their own call's
