@@ -18,11 +18,13 @@ import aiohttp
 
 from agents import Approve, Decline, PendingToolCall, Resume, SuspendedRunsPage
 from bot.api import (
+    PENDING_CALL_NOT_FOUND,
     AgentNotFound,
     ApiAuthError,
     ApiError,
     ApiRequestError,
     DecisionOut,
+    PendingToolCallOut,
     SuspendedRunsPageOut,
     error_from,
 )
@@ -178,6 +180,17 @@ class AgentClient:
         }
         data = await self.client._request("GET", self._path("suspended-runs"), params=params)
         return SuspendedRunsPageOut.model_validate(data).to_runtime()
+
+    async def pending_call(self, *, run_id: str, tool_call_id: str) -> PendingToolCall | None:
+        """That pending call (``Agent.pending_call``), or None when it is not pending."""
+        path = self._path(f"pending-calls/{quote(run_id, safe='')}/{quote(tool_call_id, safe='')}")
+        try:
+            data = await self.client._request("GET", path)
+        except ApiError as error:
+            if error.code == PENDING_CALL_NOT_FOUND:
+                return None
+            raise
+        return PendingToolCallOut.model_validate(data).to_runtime()
 
     async def approve_tool_call(
         self,

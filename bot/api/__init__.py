@@ -7,13 +7,21 @@ shows them in Slack without this package knowing about Slack. ``bot.client.Clien
 the same schemas and errors.
 """
 
-from bot.api._errors import AgentNotFound, ApiAuthError, ApiError, ApiRequestError, error_from
+from bot.api._errors import (
+    PENDING_CALL_NOT_FOUND,
+    AgentNotFound,
+    ApiAuthError,
+    ApiError,
+    ApiRequestError,
+    error_from,
+)
 from bot.api._hook import DecisionObserver
 from bot.api._identity import ApiAccess, Caller
 from bot.api._routes import add_api_routes
-from bot.api._schemas import DecisionOut, SuspendedRunsPageOut
+from bot.api._schemas import DecisionOut, PendingToolCallOut, SuspendedRunsPageOut
 
 __all__ = [
+    "PENDING_CALL_NOT_FOUND",
     "AgentNotFound",
     "ApiAccess",
     "ApiAuthError",
@@ -22,6 +30,7 @@ __all__ = [
     "Caller",
     "DecisionObserver",
     "DecisionOut",
+    "PendingToolCallOut",
     "SuspendedRunsPageOut",
     "add_api_routes",
     "error_from",

@@ -20,6 +20,7 @@ from bot.api._schemas import (
     DecisionQuery,
     DeclineRequest,
     ErrorOut,
+    PendingToolCallOut,
     ResumeRequest,
     SuspendedRunsPageOut,
     SuspendedRunsQuery,
@@ -28,6 +29,7 @@ from bot.api._schemas import (
 API_PREFIX = "/api"
 AGENT_PATH = "/agents/{agent_id}"
 SUSPENDED_RUNS = AGENT_PATH + "/suspended-runs"
+PENDING_CALL = AGENT_PATH + "/pending-calls/{run_id}/{tool_call_id}"
 APPROVE = AGENT_PATH + "/approve-tool-call"
 DECLINE = AGENT_PATH + "/decline-tool-call"
 RESUME = AGENT_PATH + "/resume"
@@ -63,6 +65,7 @@ def openapi_document() -> dict[str, Any]:
         (DeclineRequest, "validation"),
         (ResumeRequest, "validation"),
         (SuspendedRunsPageOut, "serialization"),
+        (PendingToolCallOut, "serialization"),
         (DecisionOut, "serialization"),
         (ErrorOut, "serialization"),
     ]
@@ -113,6 +116,37 @@ def openapi_document() -> dict[str, Any]:
                 "responses": {
                     "200": _json("A page of runs", ref(SuspendedRunsPageOut, "serialization")),
                     **{s: _json(_STATUS_TEXT[s], error, s) for s in ("400", "401", "404")},
+                },
+            }
+        },
+        API_PREFIX + PENDING_CALL: {
+            "get": {
+                "summary": "Get a pending call",
+                "description": "One pending call of a run, in one read: every field a card "
+                "shows (404 PENDING_CALL_NOT_FOUND once it was decided, or if it never was).",
+                "operationId": "pending_call",
+                "parameters": [
+                    agent_param,
+                    *(
+                        {
+                            "name": name,
+                            "in": "path",
+                            "required": True,
+                            "description": what,
+                            "schema": {"type": "string", "minLength": 1, "pattern": "^[^/]+$"},
+                        }
+                        for name, what in (
+                            ("run_id", "The run holding the call"),
+                            ("tool_call_id", "The pending call"),
+                        )
+                    ),
+                ],
+                "responses": {
+                    "200": _json("The pending call", ref(PendingToolCallOut, "serialization")),
+                    "401": _json(_STATUS_TEXT["401"], error, "401"),
+                    "404": _json(
+                        "Unknown agent, or no such call pending (PENDING_CALL_NOT_FOUND)", error
+                    ),
                 },
             }
         },

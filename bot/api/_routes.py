@@ -47,6 +47,7 @@ from bot.api._openapi import (
     APPROVE,
     DECLINE,
     OPENAPI,
+    PENDING_CALL,
     RESUME,
     SUSPENDED_RUNS,
     openapi_document,
@@ -57,6 +58,7 @@ from bot.api._schemas import (
     DecisionOut,
     DecisionQuery,
     DeclineRequest,
+    PendingToolCallOut,
     ResumeRequest,
     SuspendedRunsPageOut,
     SuspendedRunsQuery,
@@ -102,6 +104,7 @@ def add_api_routes(
     api[AGENTS] = dict(agents)
     api[OBSERVER] = on_decision
     api.router.add_get(SUSPENDED_RUNS, _list_suspended_runs)
+    api.router.add_get(PENDING_CALL, _pending_call)
     api.router.add_post(APPROVE, _approve)
     api.router.add_post(DECLINE, _decline)
     api.router.add_post(RESUME, _resume)
@@ -184,6 +187,22 @@ async def _list_suspended_runs(request: web.Request) -> web.Response:
         thread_id=query.thread_id, resource_id=query.resource_id, page=page, per_page=per_page
     )
     return _ok(SuspendedRunsPageOut.of(listing))
+
+
+async def _pending_call(request: web.Request) -> web.Response:
+    agent = _agent(request)
+    run_id, tool_call_id = request.match_info["run_id"], request.match_info["tool_call_id"]
+    call = await agent.pending_call(run_id=run_id, tool_call_id=tool_call_id)
+    if call is None:
+        raise Problem(
+            404,
+            api_errors.PENDING_CALL_NOT_FOUND,
+            f"tool call {tool_call_id!r} of run {run_id!r} is not pending (decided, or never "
+            "was); list what waits with GET .../suspended-runs",
+            runId=run_id,
+            toolCallId=tool_call_id,
+        )
+    return _ok(PendingToolCallOut.of(call))
 
 
 async def _approve(request: web.Request) -> web.Response:
@@ -305,6 +324,7 @@ def _ok(model: BaseModel) -> web.Response:
 
 _ROUTES = [
     (re.compile(r"^agents/[^/]+/suspended-runs$"), "GET"),
+    (re.compile(r"^agents/[^/]+/pending-calls/[^/]+/[^/]+$"), "GET"),
     (re.compile(r"^agents/[^/]+/(approve-tool-call|decline-tool-call|resume)$"), "POST"),
     (re.compile(r"^openapi\.json$"), "GET"),
 ]

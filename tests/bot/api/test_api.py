@@ -96,6 +96,26 @@ async def test_list_returns_pending_calls_in_camel_case_with_total_and_pages(
         assert only_per_page["total"] == 5 and len(only_per_page["runs"]) == 1
 
 
+async def test_one_pending_call_is_read_by_its_ids_and_is_404_once_decided(
+    store: Storage,
+) -> None:
+    async with api_harness(store, [delete_call("r1", "c1"), reply("ok")]) as api:
+        first = await api.suspend("delete r1", requested_by="u1")
+        path = f"/api/agents/{AGENT_ID}/pending-calls/{first.run_id}/c1"
+        response = await api.call("GET", path)
+        assert response.status == 200, await response.text()
+        pending = await response.json()
+        assert (pending["toolCallId"], pending["requestedBy"]) == ("c1", "u1")
+        assert pending["fingerprint"] == first.pending[0].fingerprint
+        assert (
+            await api.call("POST", APPROVE, json={"runId": first.run_id, "toolCallId": "c1"})
+        ).status == 200
+        await api.settle()
+        gone = await api.call("GET", path)
+        assert (gone.status, (await gone.json())["code"]) == (404, "PENDING_CALL_NOT_FOUND")
+        assert (await api.call("POST", path)).status == 405
+
+
 @pytest.mark.parametrize(
     "params",
     [
@@ -486,6 +506,7 @@ async def test_openapi_describes_every_route_with_generated_schemas(store: Stora
         assert doc["openapi"].startswith("3.1")
         assert set(doc["paths"]) == {
             "/api/agents/{agent_id}/suspended-runs",
+            "/api/agents/{agent_id}/pending-calls/{run_id}/{tool_call_id}",
             "/api/agents/{agent_id}/approve-tool-call",
             "/api/agents/{agent_id}/decline-tool-call",
             "/api/agents/{agent_id}/resume",

@@ -116,6 +116,17 @@ async def test_approve_decline_and_resume_round_trip(store: Storage) -> None:
         assert actors == [("api", "alice"), ("api", "bob"), ("api", None)]
 
 
+async def test_pending_call_reads_one_call_and_none_once_it_is_decided(store: Storage) -> None:
+    async with api_harness(store, [delete_call("a", "c1"), reply("ok")]) as api:
+        first = await api.suspend()
+        async with Client(api.base_url, TOKEN) as client:
+            ops = client.agent(AGENT_ID)
+            call = await ops.pending_call(run_id=first.run_id, tool_call_id="c1")
+            assert call == first.pending[0]
+            await ops.approve_tool_call(run_id=first.run_id, tool_call_id="c1", wait=True)
+            assert await ops.pending_call(run_id=first.run_id, tool_call_id="c1") is None
+
+
 async def test_approve_with_edited_args_and_pending_after_wait(store: Storage) -> None:
     script = [delete_call("a", "c1"), delete_call("b", "c2"), reply("done")]
     async with api_harness(store, script) as api, Client(api.base_url, TOKEN) as client:
