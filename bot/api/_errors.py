@@ -23,6 +23,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from pydantic.alias_generators import to_camel, to_snake
+
 from agents.errors import (
     POLICY_RULE,
     AgentConfigError,
@@ -116,6 +118,10 @@ def body_of(error: AgentError) -> dict[str, Any]:
         value = getattr(error, attr, None)
         if value is not None and value != "":
             body[key] = value
+    for attr, value in vars(error).items():  # what an error class added later carries
+        key = to_camel(attr)
+        if key not in body and not attr.startswith("_") and _plain(value):
+            body[key] = value
     if isinstance(error, AlreadyDecided):
         body["decidedBy"] = error.decided_by
     decided_at = getattr(error, "decided_at", None)
@@ -124,6 +130,13 @@ def body_of(error: AgentError) -> dict[str, Any]:
     if "errors" in body:
         body["errors"] = [_issue(e) for e in body["errors"]]
     return body
+
+
+def _plain(value: Any) -> bool:
+    """A value the body can carry as it is (ids, counts, flags, lists of ids)."""
+    if isinstance(value, str | int | float | bool):
+        return True
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
 
 
 def _issue(error: Any) -> dict[str, Any]:
@@ -204,6 +217,23 @@ def _runtime_error(code: str, message: str, body: dict[str, Any]) -> AgentError 
         return InvalidResumeData(tool_call_id or "", errors)
     if code == InvalidToolArgs.code:
         return InvalidToolArgs(tool_call_id or "", errors)
+    return _any_runtime_error(code, message, body)
+
+
+def _any_runtime_error(code: str, message: str, body: dict[str, Any]) -> AgentError | None:
+    """Any other ``agents.errors`` class with this code, with the body's details as its
+    attributes (snake_case): errors the runtime gains come back as themselves."""
+    todo: list[type[AgentError]] = [AgentError]
+    while todo:
+        cls = todo.pop()
+        if cls.code == code and cls.__module__ == AgentError.__module__:
+            error = cls.__new__(cls)
+            AgentError.__init__(error, message)
+            for key, value in body.items():
+                if key not in ("code", "message"):
+                    setattr(error, to_snake(key), value)
+            return error
+        todo.extend(cls.__subclasses__())
     return None
 
 

@@ -18,8 +18,10 @@ from agents import (
     FingerprintMismatch,
     InvalidResumeData,
     InvalidToolArgs,
+    ModelError,
     NotAllowedToDecide,
     PendingToolCall,
+    RunnerClosed,
     SnapshotNotFound,
     SuspendedRun,
     SuspendedRunsPage,
@@ -28,7 +30,8 @@ from agents import (
 )
 from agents.models import ScriptedModel, call, reply
 from bot import BotError
-from bot.api import ApiAccess
+from bot.api import ApiAccess, error_from
+from bot.api._errors import body_of
 from bot.client import AgentNotFound, ApiAuthError, ApiRequestError, Client, Decision
 from storage import Storage
 from tests.bot.api.fixtures import (
@@ -285,3 +288,14 @@ async def test_quorum_and_policy_refusals_come_back_as_the_runtime_classes(store
                 2,
             )
         await agent.drain()
+
+
+def test_any_runtime_error_comes_back_as_its_class_with_its_details() -> None:
+    sent = ModelError("the provider failed", status=503, request_id="req-1")
+    body = body_of(sent)
+    assert (body["status"], body["requestId"]) == (503, "req-1")
+    rebuilt = error_from(500, body)
+    assert type(rebuilt) is ModelError and str(rebuilt) == str(sent)
+    assert (rebuilt.status, rebuilt.request_id) == (503, "req-1")
+    closed = error_from(500, body_of(RunnerClosed("resume")))
+    assert type(closed) is RunnerClosed and closed.name == "resume"
