@@ -1,10 +1,11 @@
 """A refusal is data: which rule refused (``RefusalRule``) and the words that say why.
 
 Every check of who may decide answers with a ``Refusal`` or None: the served agent's decision
-policy (``ApprovalRules``, inside the claim), the API's token check, and the Slack edge's
-workspace check. The runtime carries the rule's name as ``NotAllowedToDecide.rule`` (a
-``Refusal`` is an ``agents.PolicyRefusal``); ``Refusal.of`` turns it back into this value,
-reading the name, never the text.
+policy (``ApprovalRules``, inside the claim) and the Slack edge's workspace check; the API's
+token check raises ``NotAllowedToDecide`` with rule ``other-person`` (``bot.api._identity``).
+The runtime carries the rule's name as ``NotAllowedToDecide.rule`` (a ``Refusal`` is an
+``agents.PolicyRefusal``); ``Refusal.of`` turns it back into this value, reading the name,
+never the text.
 
 Example:
     >>> Refusal(rule="self-approval", text=SELF_APPROVAL).rule
@@ -39,12 +40,13 @@ SELF_APPROVAL = "the requester may not approve their own call (ALLOW_SELF_APPROV
 NOT_APPROVER = "only the users and user groups in APPROVERS may decide this call"
 NOT_RULE_APPROVER = "only the approvers of rule {rule} of the policy file may decide this call"
 NEEDS_PERSON_QUORUM = (
-    "this call needs {needed} different people to approve it, and a service token (API_TOKEN) "
-    "decides as no person: approve with a per-person token (API_TOKENS)"
+    "this call needs {needed} different people to approve it, and this decision names no person "
+    "(the API's service token, API_TOKEN, is no one): approve with a per-person token "
+    "(API_TOKENS)"
 )
 NEEDS_PERSON_APPROVERS = (
-    "only named approvers may decide this call, and a service token (API_TOKEN) decides as no "
-    "person: decide with a per-person token (API_TOKENS)"
+    "only named approvers may decide this call, and this decision names no person (the API's "
+    "service token, API_TOKEN, is no one): decide with a per-person token (API_TOKENS)"
 )
 
 
