@@ -103,6 +103,8 @@ class AgentRules:
     """What the policy file adds when a call is gated (approval, quorum, TTL)."""
     calls: CallPolicy
     """The policy file matched against calls (what the edges ask: ``bot.policy.Policy``)."""
+    groups: UserGroups
+    """The user groups the decision policy looks members up in."""
     claim_lease_seconds: float
     """``CLAIM_LEASE_SECONDS``, unless the agent was built with its own lease."""
     approval_ttl_seconds: float
@@ -117,6 +119,7 @@ def agent_rules(settings: Settings, agent: Agent, groups: UserGroups) -> AgentRu
         decision_policy=ApprovalRules(settings, groups, calls),
         call_rules=calls.call_rules,
         calls=calls,
+        groups=groups,
         claim_lease_seconds=settings.claim_lease_seconds,
         approval_ttl_seconds=settings.approval_ttl_seconds,
     )

@@ -22,6 +22,7 @@ from agents.decisions import PolicyKind
 from bot.policy._apply import CallPolicy, Effective
 from bot.policy._card_rules import CardRules, is_destructive
 from bot.policy._refusals import Refusal
+from bot.policy._usergroups import UserGroups
 from tools import Tool
 
 logger = logging.getLogger(__name__)
@@ -30,10 +31,13 @@ logger = logging.getLogger(__name__)
 class Policy:
     """Who may decide, as the edges ask it (see the module docstring)."""
 
-    def __init__(self, *, decision: DecisionPolicy, calls: CallPolicy) -> None:
+    def __init__(
+        self, *, decision: DecisionPolicy, calls: CallPolicy, groups: UserGroups | None = None
+    ) -> None:
         self.decision = decision
         """The served agent's decision policy, the one the runtime checks inside the claim."""
         self._calls = calls
+        self._groups = groups
 
     async def refusal(
         self, call: PendingToolCall, decided_by: str | None, kind: PolicyKind
@@ -48,6 +52,12 @@ class Policy:
             logger.warning("the decision policy failed", exc_info=True)
             return Refusal(rule="policy", text=f"the decision policy failed ({type(exc).__name__})")
         return Refusal.from_verdict(verdict)
+
+    def membership_changed(self, group: str | None = None) -> None:
+        """A user group's members changed (Slack's ``subteam_members_changed``): the next
+        decision asks Slack again (None: every group)."""
+        if self._groups is not None:
+            self._groups.forget(group)
 
     def rule_for(self, call: PendingToolCall) -> Effective:
         """The policy file's rule for ``call`` (over ``[defaults]`` and the environment)."""

@@ -88,7 +88,7 @@ def create_services(
         locks=locks or LocalThreadLocks(),
         dedupe=dedupe or Deduper(store),
         cards=CardStore(store),
-        policy=Policy(decision=in_effect, calls=rules.calls),
+        policy=Policy(decision=in_effect, calls=rules.calls, groups=rules.groups),
         workspace=workspace or SettingsPolicy(client),
         stream_interval=stream_interval,
     )

@@ -7,6 +7,8 @@ from __future__ import annotations
 from datetime import timedelta
 from pathlib import Path
 
+import pytest
+
 from agents.models import call, reply
 from bot.slack._ids import APPROVE_ACTION
 from storage import Storage
@@ -73,6 +75,35 @@ async def test_only_the_rules_approvers_may_approve_its_calls(
         [refused] = [e for e in await store.query_audit() if e.kind == "refused"]
         assert refused.data["rule"] == "not-approver"
         await bot.click(card, APPROVE_ACTION, user="U6")
+        await bot.settle()
+        assert executions.of("delete_record") == [{"id": "7"}]
+
+
+@pytest.mark.parametrize(
+    "event",
+    [
+        {"type": "subteam_members_changed", "subteam_id": "S1", "added_users": ["U7"]},
+        {"type": "subteam_updated", "subteam": {"id": "S1", "users": ["U7"]}},
+    ],
+)
+async def test_a_user_group_change_reaches_the_next_decision_at_once(
+    slack: FakeSlackAPI,
+    store: Storage,
+    executions: Executions,
+    tmp_path: Path,
+    event: dict[str, object],
+) -> None:
+    text = '[[rules]]\ntools = ["delete_record"]\napprovers = ["S1"]\n'
+    agent, _ = make_agent([call("delete_record", {"id": "7"}), reply("Deleted 7.")], executions)
+    async with start_bot(slack, agent, store, env=_policy(tmp_path, text)) as bot:
+        slack.usergroups["S1"] = ["U6"]
+        _, card = await _card(bot)
+        await bot.click(card, APPROVE_ACTION, user="U7")  # not in S1 (yet)
+        await bot.settle()
+        assert executions.of("delete_record") == []
+        slack.usergroups["S1"] = ["U6", "U7"]
+        assert (await bot.send_event(event)).status == 200
+        await bot.click(card, APPROVE_ACTION, user="U7")  # well within the 30 s cache
         await bot.settle()
         assert executions.of("delete_record") == [{"id": "7"}]
 
