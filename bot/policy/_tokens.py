@@ -18,11 +18,12 @@ Example:
 from __future__ import annotations
 
 import hashlib
-import tomllib
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
+
+from bot.policy._file import problem_lines, toml_file
 
 UserId = Annotated[str, StringConstraints(pattern=r"^[UW][A-Z0-9]+$")]
 """A Slack user id (U…/W…): a token decides as one person, never as a user group."""
@@ -57,20 +58,13 @@ def sha256_hex(token: str) -> str:
 
 def token_file_problems(path: Path) -> TokenFile | list[str]:
     """The parsed file, or one line per problem (file, entry number, key, what is wrong)."""
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        return [
-            f"{path}: cannot read the API tokens file ({exc.strerror or exc}); check API_TOKENS"
-        ]
-    except UnicodeDecodeError:
-        return [f"{path}: the API tokens file is not UTF-8 text"]
-    except tomllib.TOMLDecodeError as exc:
-        return [f"{path}: not valid TOML: {exc}"]
+    data = toml_file(path, "API tokens file", "API_TOKENS")
+    if isinstance(data, list):
+        return data
     try:
         parsed = TokenFile.model_validate(data)
     except ValidationError as exc:
-        return [f"{path}: {_where(e['loc'])}{_what(e)}" for e in exc.errors(include_url=False)]
+        return problem_lines(path, exc)
     return _duplicates(path, parsed) or parsed
 
 
@@ -85,27 +79,3 @@ def _duplicates(path: Path, parsed: TokenFile) -> list[str]:
             )
         seen.setdefault(entry.sha256, number)
     return problems
-
-
-def _where(loc: tuple[int | str, ...]) -> str:
-    """``token 2: sha256: `` from ``("tokens", 1, "sha256")``."""
-    parts = list(loc)
-    if parts[:1] == ["tokens"] and len(parts) > 1 and isinstance(parts[1], int):
-        rest = ".".join(map(str, parts[2:]))
-        return f"token {parts[1] + 1}: " + (f"{rest}: " if rest else "")
-    return f"{'.'.join(map(str, parts))}: " if parts else ""
-
-
-def _what(error: Any) -> str:
-    kind = error["type"]
-    if kind == "extra_forbidden":
-        return "unknown key"
-    if kind == "missing":
-        return "missing (required)"
-    if kind == "too_short":
-        return 'lists no token: add [[tokens]] entries with user = "U…" and sha256 = "<hex>"'
-    if kind == "string_pattern_mismatch":
-        if "UW" in str(error.get("ctx", {}).get("pattern")):
-            return f"{error.get('input')!r} is not a Slack user id (U…/W…)"
-        return "must be the 64 hex digits of the token's SHA-256 (never the token itself)"
-    return str(error["msg"])

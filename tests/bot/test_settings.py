@@ -185,7 +185,7 @@ def test_every_problem_of_a_bad_tokens_file_is_reported_at_once_one_line_each(
     ("text", "fragment"),
     [
         ("[[tokens]\n", "not valid TOML"),
-        ("tokens = []\n", "lists no token"),
+        ("tokens = []\n", "tokens: must not be empty"),
         (f'[[tokens]]\nuser = "U1"\nsha256 = "{_sha("c")}"\n' * 2, "the same token as token 1"),
     ],
 )
