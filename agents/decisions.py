@@ -15,11 +15,13 @@ Example:
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 from agents._results import PendingToolCall
+from agents.errors import POLICY_RULE
 from agents.running._stream import AgentStream
 
 DecisionKind = Literal["approve", "decline", "resume", "expire"]
@@ -147,6 +149,25 @@ it can refuse those where a person is required."""
 
 ASKS_WITHOUT_DECIDER = "asks_without_decider"
 """The attribute of a decision policy that asks it about decisions naming no person."""
+
+
+async def ask_policy(
+    policy: DecisionPolicy, call: PendingToolCall, decided_by: str | None, kind: PolicyKind
+) -> tuple[str, str] | None:
+    """What ``policy`` says: None allows; else the refusing rule's name and why. A sentence is
+    rule ``policy``; a policy that raises refuses (fail safe). The runtime asks it this way
+    inside the claim, and a host that asks early (a modal not worth opening) does the same."""
+    try:
+        verdict = policy(call, decided_by, kind)
+        if inspect.isawaitable(verdict):
+            verdict = await verdict
+    except Exception as exc:
+        return POLICY_RULE, f"the decision policy failed ({type(exc).__name__}: {exc})"
+    if verdict is None:
+        return None
+    if isinstance(verdict, str):
+        return POLICY_RULE, verdict
+    return str(getattr(verdict, "rule", POLICY_RULE)), str(getattr(verdict, "text", verdict))
 
 
 @dataclass(frozen=True, kw_only=True)

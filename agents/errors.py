@@ -23,7 +23,7 @@ from datetime import datetime
 from typing import Any, ClassVar
 
 POLICY_RULE = "policy"
-"""``NotAllowedToDecide.rule`` when the policy answered with a plain sentence."""
+"""``NotAllowedToDecide.rule`` when the policy answered with a plain sentence (or failed)."""
 
 
 class AgentError(Exception):

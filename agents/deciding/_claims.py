@@ -6,16 +6,21 @@ the stored call says against the decision (expiry, who may decide, quorum); ``cl
 
 from __future__ import annotations
 
-import inspect
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any, Literal
 
 from agents._runtime import Runtime
 from agents.deciding._state import PendingCallState, RunState
-from agents.decisions import ASKS_WITHOUT_DECIDER, Approve, Decision, Expire, PolicyKind
+from agents.decisions import (
+    ASKS_WITHOUT_DECIDER,
+    Approve,
+    Decision,
+    Expire,
+    PolicyKind,
+    ask_policy,
+)
 from agents.errors import (
-    POLICY_RULE,
     AgentConfigError,
     AlreadyDecided,
     ApprovalExpired,
@@ -129,17 +134,8 @@ async def _policy_verdict(
 ) -> tuple[str, str] | None:
     """None when the policy allows; else the refusing rule's name and why."""
     assert rt.decision_policy is not None
-    try:
-        verdict = rt.decision_policy(found.pending.public(found.approved_by), decided_by, kind)
-        if inspect.isawaitable(verdict):
-            verdict = await verdict
-    except Exception as exc:  # a broken policy refuses (fail safe)
-        return POLICY_RULE, f"the decision policy failed ({type(exc).__name__}: {exc})"
-    if verdict is None:
-        return None
-    if isinstance(verdict, str):
-        return POLICY_RULE, verdict
-    return str(getattr(verdict, "rule", POLICY_RULE)), str(getattr(verdict, "text", verdict))
+    call = found.pending.public(found.approved_by)
+    return await ask_policy(rt.decision_policy, call, decided_by, kind)
 
 
 async def add_approval(rt: Runtime, found: Found, decided_by: str) -> list[str]:

@@ -14,18 +14,13 @@ Example:
 
 from __future__ import annotations
 
-import inspect
-import logging
-
 from agents import DecisionPolicy, PendingToolCall
-from agents.decisions import PolicyKind
+from agents.decisions import PolicyKind, ask_policy
 from bot.policy._apply import CallPolicy, Effective
 from bot.policy._card_rules import CardRules, is_destructive
-from bot.policy._refusals import Refusal
+from bot.policy._refusals import Refusal, rule_named
 from bot.policy._usergroups import UserGroups
 from tools import Tool
-
-logger = logging.getLogger(__name__)
 
 
 class Policy:
@@ -42,16 +37,10 @@ class Policy:
     async def refusal(
         self, call: PendingToolCall, decided_by: str | None, kind: PolicyKind
     ) -> Refusal | None:
-        """None when ``decided_by`` may ``kind`` the stored ``call`` now; a policy that
-        raises refuses (fail safe), as in the runtime."""
-        try:
-            verdict = self.decision(call, decided_by, kind)
-            if inspect.isawaitable(verdict):
-                verdict = await verdict
-        except Exception as exc:
-            logger.warning("the decision policy failed", exc_info=True)
-            return Refusal(rule="policy", text=f"the decision policy failed ({type(exc).__name__})")
-        return Refusal.from_verdict(verdict)
+        """None when ``decided_by`` may ``kind`` the stored ``call`` now, asked as the runtime
+        asks it (``agents.decisions.ask_policy``: a policy that raises refuses)."""
+        refused = await ask_policy(self.decision, call, decided_by, kind)
+        return None if refused is None else Refusal(rule=rule_named(refused[0]), text=refused[1])
 
     def membership_changed(self, group: str | None = None) -> None:
         """A user group's members changed (Slack's ``subteam_members_changed``): the next

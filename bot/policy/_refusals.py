@@ -64,18 +64,6 @@ class Refusal:
         """The refusal a runtime error carries (``policy`` for a rule name we do not know)."""
         return cls(rule=rule_named(error.rule), text=error.reason)
 
-    @classmethod
-    def from_verdict(cls, verdict: object) -> Refusal | None:
-        """A decision policy's answer (None, a sentence, or a refusal) as a ``Refusal``."""
-        if verdict is None:
-            return None
-        if isinstance(verdict, Refusal):
-            return verdict
-        if isinstance(verdict, str):
-            return cls(rule="policy", text=verdict)
-        rule = rule_named(str(getattr(verdict, "rule", "policy")))
-        return cls(rule=rule, text=str(getattr(verdict, "text", verdict)))
-
 
 def rule_named(name: str) -> RefusalRule:
     """``name`` as a ``RefusalRule`` (``policy`` for a name no rule of ours has)."""
