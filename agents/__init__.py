@@ -29,6 +29,8 @@ from agents.decisions import (
     DecisionRequest,
     Decline,
     Expire,
+    PolicyRefusal,
+    PolicyVerdict,
     Resume,
     TakenDecision,
 )
@@ -104,6 +106,8 @@ __all__ = [
     "Observer",
     "Payload",
     "PendingToolCall",
+    "PolicyRefusal",
+    "PolicyVerdict",
     "Resume",
     "RunResult",
     "Runner",
