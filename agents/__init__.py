@@ -50,6 +50,7 @@ from agents.errors import (
     ScriptExhausted,
     SnapshotNotFound,
     ToolCallNotSuspended,
+    ToolChanged,
 )
 from agents.observing._logcontext import log_context
 from agents.observing._observe import DecisionTaken, Observer, ToolExecuted
@@ -129,6 +130,7 @@ __all__ = [
     "ToolCallRecord",
     "ToolCallResumedChunk",
     "ToolCallSuspendedChunk",
+    "ToolChanged",
     "ToolExecuted",
     "ToolGroups",
     "ToolOutputDeniedChunk",

@@ -44,6 +44,10 @@ class Decline:
     kind: Literal["decline"] = field(default="decline", init=False)
     reason: str | None = None
     """Why, as the model and the audit log see it."""
+    withdrawn: bool = False
+    """True: the requester takes back their own call (``decided_by`` must be the call's
+    ``requested_by``; every policy allows it, anyone else is refused). The model is told the
+    requester withdrew it."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -57,6 +61,9 @@ class Resume:
 
 EXPIRED_REASON = "expired"
 """The reason the model is given for a call that expired."""
+
+WITHDRAWN_REASON = "the requester withdrew this call"
+"""What the model is told about a call its requester withdrew (then their reason, if any)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -185,6 +192,9 @@ class CallRules:
     """Distinct approvers the call needs (the larger of this and the tool's ``approvals``)."""
     ttl_seconds: float | None = None
     """Seconds until the pending approval expires (None: the run's ``approval_ttl_seconds``)."""
+    confirm: bool = False
+    """Approve asks "are you sure?" first (an edge's dialog). The runtime only compares it: an
+    edit whose arguments need a confirm the shown ones did not is presented again."""
 
 
 CallRulesFn = Callable[[str, str, tuple[str, ...], dict[str, Any]], CallRules | None]

@@ -9,6 +9,7 @@ AgentError
 ├── DuplicateApproval      APPROVAL_DUPLICATE_APPROVER
 ├── NotAllowedToDecide     APPROVAL_NOT_ALLOWED
 ├── FingerprintMismatch    APPROVAL_FINGERPRINT_MISMATCH
+├── ToolChanged            APPROVAL_TOOL_CHANGED
 ├── InvalidResumeData      AGENT_RESUME_INVALID_DATA
 ├── InvalidToolArgs        APPROVAL_INVALID_ARGS
 ├── AgentConfigError       AGENT_CONFIG_INVALID
@@ -24,6 +25,9 @@ from typing import Any, ClassVar
 
 POLICY_RULE = "policy"
 """``NotAllowedToDecide.rule`` when the policy answered with a plain sentence (or failed)."""
+
+NOT_REQUESTER_RULE = "not-requester"
+"""``NotAllowedToDecide.rule`` when someone other than the requester tries to withdraw a call."""
 
 
 class AgentError(Exception):
@@ -130,6 +134,44 @@ class FingerprintMismatch(AgentError):
             "match the pending call: it was shown with other arguments. Reload the pending "
             "call and decide again; nothing was run"
         )
+
+
+class ToolChanged(AgentError):
+    """The tool's definition changed since the call was shown (an MCP server redefined it):
+    nothing ran, and the call was presented again with the new definition (approvals counting
+    from zero). ``call`` is that new proposal; decide it instead."""
+
+    code = "APPROVAL_TOOL_CHANGED"
+
+    def __init__(
+        self,
+        run_id: str,
+        tool_call_id: str,
+        *,
+        shown_digest: str | None,
+        current_digest: str | None,
+        call: Any = None,
+    ) -> None:
+        self.run_id = run_id
+        self.tool_call_id = tool_call_id
+        self.shown_digest = shown_digest
+        """``definition_digest`` of the tool as the call was shown."""
+        self.current_digest = current_digest
+        """``definition_digest`` of the tool that would have run."""
+        self.call = call
+        """The call presented again (an ``agents.PendingToolCall``), or None."""
+        super().__init__(
+            f"the tool of call {tool_call_id!r} of run {run_id!r} changed since it was shown "
+            "(its definition is not the one approved); nothing was run. The call was presented "
+            "again with the new definition: review it and decide again"
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            **super().to_dict(),
+            "shown_digest": self.shown_digest,
+            "current_digest": self.current_digest,
+        }
 
 
 class InvalidResumeData(AgentError):

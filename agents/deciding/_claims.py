@@ -16,11 +16,13 @@ from agents.decisions import (
     ASKS_WITHOUT_DECIDER,
     Approve,
     Decision,
+    Decline,
     Expire,
     PolicyKind,
     ask_policy,
 )
 from agents.errors import (
+    NOT_REQUESTER_RULE,
     AgentConfigError,
     AlreadyDecided,
     ApprovalExpired,
@@ -59,7 +61,7 @@ class Found:
     state: RunState
     pending: PendingCallState
     approved_by: list[str]
-    """Who has approved the call so far (quorum)."""
+    """Who counts as having approved the call so far (quorum: ``PendingCallState.counted``)."""
 
 
 async def find(
@@ -78,7 +80,7 @@ async def find(
         raise FingerprintMismatch(
             state.run_id, pending.tool_call_id, pending.fingerprint, fingerprint
         )
-    approved_by = [a.approver for a in approvals if a.key == pending.claim_key]
+    approved_by = pending.counted([a.approver for a in approvals if a.key == pending.claim_key])
     return Found(record=record, state=state, pending=pending, approved_by=approved_by)
 
 
@@ -94,6 +96,9 @@ async def guard(rt: Runtime, found: Found, decision: Decision, decided_by: str |
         return
     if pending.expires_at is not None and utcnow() >= pending.expires_at:
         raise ApprovalExpired(state.run_id, pending.tool_call_id, decided_at=pending.expires_at)
+    if isinstance(decision, Decline) and decision.withdrawn:
+        _may_withdraw(found, decided_by)
+        return  # every policy allows the requester to take back their own call
     if rt.decision_policy is not None and (decided_by is not None or _asks_anyone(rt)):
         kind: PolicyKind = decision.kind
         refused = await _policy_verdict(rt, found, decided_by, kind)
@@ -108,13 +113,7 @@ async def guard(rt: Runtime, found: Found, decision: Decision, decided_by: str |
                 f"tool call {pending.tool_call_id!r} needs {pending.approvals_required} "
                 "different approvers: pass decided_by= with each approval"
             )
-        if decision.args is not None:
-            raise AgentConfigError(
-                f"tool call {pending.tool_call_id!r} needs {pending.approvals_required} "
-                "approvers, so its arguments cannot be edited (each approver must approve the "
-                "same call): decline it and ask the agent again with the right arguments"
-            )
-        if decided_by in found.approved_by:
+        if decision.args is None and decided_by in found.approved_by:
             raise DuplicateApproval(
                 state.run_id,
                 pending.tool_call_id,
@@ -122,6 +121,19 @@ async def guard(rt: Runtime, found: Found, decision: Decision, decided_by: str |
                 approved_by=found.approved_by,
                 needed=pending.approvals_required,
             )
+
+
+def _may_withdraw(found: Found, decided_by: str | None) -> None:
+    """Only the call's requester withdraws it."""
+    requester = found.pending.requested_by
+    if decided_by is None or requester is None or decided_by != requester:
+        raise NotAllowedToDecide(
+            found.state.run_id,
+            found.pending.tool_call_id,
+            decided_by=decided_by,
+            reason="only the person who asked for this call may withdraw it",
+            rule=NOT_REQUESTER_RULE,
+        )
 
 
 def _asks_anyone(rt: Runtime) -> bool:

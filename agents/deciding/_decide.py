@@ -17,10 +17,14 @@ from pydantic import ValidationError
 from agents._config import json_safe, validation_errors
 from agents._results import RunResult
 from agents._runtime import Runtime
+from agents.deciding._authority import still_counting
 from agents.deciding._claims import CLAIMED_AS, Kind, add_approval, claim, claim_retry, find, guard
+from agents.deciding._edits import edited_proposal
+from agents.deciding._present import check_definition, present_again, presented
 from agents.deciding._state import PendingCallState, RunState
 from agents.decisions import (
     EXPIRED_REASON,
+    WITHDRAWN_REASON,
     Approve,
     Decision,
     DecisionRequest,
@@ -40,8 +44,12 @@ from agents.running._executor import outcome_of_sub_run
 from agents.running._outcome import Outcome
 from agents.running._run import OutcomeFn, Run
 from agents.running._stream import AgentStream
-from storage import utcnow
+from storage import SnapshotVersionConflict, utcnow
 from tools import Tool, ToolInputError
+
+_ATTEMPTS = 5
+"""How often a decision reads its run again when the run changed while it was presenting a
+call again (another call of the run completed in between)."""
 
 
 @dataclass(frozen=True)
@@ -65,25 +73,63 @@ async def take(
     """Find, check, validate and claim; returns the continuation without starting it.
 
     ``forwarded``: a supervisor already checked and claimed this decision; the sub-agent only
-    claims its own call (the guards ran once, at the level the person decided on).
+    claims its own call (the guards ran once, at the level the person decided on). A run that
+    changed while a call was presented again is read again (``SnapshotVersionConflict``).
     """
+    for attempt in range(_ATTEMPTS):
+        try:
+            return await _take(rt, request, decision, forwarded=forwarded)
+        except SnapshotVersionConflict:
+            if attempt == _ATTEMPTS - 1:
+                raise
+    raise AssertionError("unreachable")
+
+
+async def _take(
+    rt: Runtime, request: DecisionRequest, decision: Decision, *, forwarded: bool
+) -> Continuation:
     kind: Kind = "suspension" if isinstance(decision, Resume) else "approval"
     found = await find(rt, request.run_id, request.tool_call_id, kind, request.fingerprint)
     record, state, pending = found.record, found.state, found.pending
     decided_by, source = request.decided_by, request.source
     if not forwarded:
         await guard(rt, found, decision, decided_by)
+        if isinstance(decision, Approve):
+            await check_definition(rt, found, decided_by=decided_by, source=source)
     tool = rt.find_tool(pending.agent_path, pending.tool_name)
+    if not forwarded and isinstance(decision, Approve) and decision.args is not None:
+        args = _validated_args(tool, pending, decision.args)  # raises before any claim
+        if args == pending.args:
+            decision = Approve()
+        else:
+            proposal = await edited_proposal(rt, found, args, decided_by)
+            if proposal is not None:
+                detail = {"edited": True, "original_args": pending.args, "args": args}
+                stored = await present_again(
+                    rt,
+                    found,
+                    proposal,
+                    claimed_as="edited",
+                    decided_by=decided_by,
+                    source=source,
+                    detail=detail,
+                )
+                return Continuation(stream=presented(stored, proposal), drive=_nothing)
     local, detail = _local(decision, pending, tool)
     if not forwarded and isinstance(decision, Approve) and pending.approvals_required > 1:
         assert decided_by is not None  # guard() refused a quorum approval without one
-        approvers = await add_approval(rt, found, decided_by)
+        approvers = pending.counted(await add_approval(rt, found, decided_by))
+        if len(approvers) >= pending.approvals_required:
+            pending, approvers = await still_counting(rt, found, approvers, decided_by)
         if len(approvers) < pending.approvals_required:
             return _waiting_for_more(state, approvers, pending)
         detail = {**detail, "approved_by": approvers}
     await claim(rt, state, pending, decision, decided_by=decided_by, source=source, detail=detail)
     if not forwarded:
         _report(rt, state, pending, decision, source)
+    inner_decision = decision
+    if isinstance(decision, Approve) and decision.args is None and pending.edited_from is not None:
+        inner_decision = Approve(args=pending.args)  # the sub-agent still holds the shown args
 
     async def outcome(run: Run) -> Outcome:
         if pending.delegate is None:
@@ -97,11 +143,15 @@ async def take(
             tool_call_id=pending.delegate.tool_call_id,
             fingerprint=None,
         )
-        inner = await take(sub, inner_request, decision, forwarded=True)
+        inner = await take(sub, inner_request, inner_decision, forwarded=True)
         await inner.drive()
         return await outcome_of_sub_run(inner.stream)
 
     return continuation(rt, record.version, state, pending, outcome)
+
+
+async def _nothing() -> None:
+    """The drive of a stream that is already finished."""
 
 
 def _waiting_for_more(
@@ -113,7 +163,7 @@ def _waiting_for_more(
 
     async def drive() -> None:
         pending = [
-            p.public(approvers if p.claim_key == approved.claim_key else None)
+            approved.public(approvers) if p.claim_key == approved.claim_key else p.public()
             for p in state.pending
         ]
         stream.emit(StartChunk(run_id=state.run_id))
@@ -139,6 +189,9 @@ def _local(
                 "original_args": pending.args,
                 "args": args,
             }
+        case Decline(reason=reason, withdrawn=True):
+            told = WITHDRAWN_REASON + (f": {reason}" if reason else "")
+            return _denied(told), {"reason": reason, "withdrawn": True}
         case Decline(reason=reason):
             return _denied(reason), {"reason": reason}
         case Expire():

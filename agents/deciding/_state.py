@@ -53,6 +53,14 @@ class PendingCallState(BaseModel):
     definition_digest: str | None = None
     """``Tool.definition_digest`` of the tool when the call was presented (None in snapshots
     written before digests were stored)."""
+    edited_from: dict[str, Any] | None = None
+    """The arguments shown before an edit made this call the new proposal (None: not edited)."""
+    carried_approvals: list[str] = Field(default_factory=list)
+    """Approvals written with the call itself, not in storage's approvals: the editor's, when
+    an edit made this the new proposal (``agents.deciding._edits``)."""
+    discounted: list[str] = Field(default_factory=list)
+    """Approvers whose approval no longer counts: the policy in force refused them when a later
+    approval re-checked every counted one (authority at decision time)."""
 
     @property
     def claim_key(self) -> str:
@@ -91,8 +99,16 @@ class PendingCallState(BaseModel):
             agent_path=call.agent_path,
         )
 
+    def counted(self, stored: list[str] | None = None) -> list[str]:
+        """Who counts toward the quorum, in order: the approvals carried with the call, then
+        ``stored`` (storage's approvals of its claim key), without the discounted ones."""
+        carried = self.carried_approvals
+        seen = [*carried, *(a for a in stored or () if a not in carried)]
+        return [a for a in seen if a not in self.discounted]
+
     def public(self, approved_by: list[str] | None = None) -> PendingToolCall:
-        """The call as the runtime hands it out (``approved_by``: its quorum so far)."""
+        """The call as the runtime hands it out (``approved_by``: storage's approvals of it;
+        the carried ones are added and the discounted ones left out, ``counted``)."""
         return PendingToolCall(
             tool_call_id=self.tool_call_id,
             tool_name=self.tool_name,
@@ -106,8 +122,9 @@ class PendingCallState(BaseModel):
             requested_by=self.requested_by,
             expires_at=self.expires_at,
             approvals_required=self.approvals_required,
-            approved_by=list(approved_by or []),
+            approved_by=self.counted(approved_by),
             definition_digest=self.definition_digest,
+            edited_from=None if self.edited_from is None else dict(self.edited_from),
         )
 
 

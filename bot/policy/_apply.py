@@ -111,6 +111,7 @@ class CallPolicy:
             require_approval=effective.require_approval,
             approvals=effective.approvals,
             ttl_seconds=effective.ttl_seconds,
+            confirm=effective.confirm,
         )
 
     def _effective_of(self, number: int, rule: Rule) -> Effective:
