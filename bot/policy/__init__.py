@@ -9,7 +9,7 @@ Example:
     >>> CallPolicy(file, Fallback(approvers=(), allow_self_approval=False))  # doctest: +SKIP
 """
 
-from bot.policy._apply import CallPolicy, Effective, Fallback
+from bot.policy._apply import ArgsThreshold, CallPolicy, Effective, Fallback
 from bot.policy._card_rules import CardRules
 from bot.policy._file import (
     DEFAULT_POLICY_FILE,
@@ -28,6 +28,7 @@ from bot.policy._values import EscalationStep, Grants
 
 __all__ = [
     "DEFAULT_POLICY_FILE",
+    "ArgsThreshold",
     "CallPolicy",
     "CardRules",
     "Defaults",

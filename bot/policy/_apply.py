@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from fnmatch import fnmatchcase
 from typing import Any
 
 from agents import CallRules, PendingToolCall
@@ -62,6 +63,21 @@ class Effective:
     """The rule's escalation steps, in increasing ``after``, each before the call's TTL."""
 
 
+@dataclass(frozen=True, kw_only=True)
+class ArgsThreshold:
+    """A rule that arguments above some limits would bring in, asking more than a call's
+    rule does now (what an Edit modal warns about before anyone edits)."""
+
+    rule: int
+    """The rule's number (1-based, as in the file)."""
+    args_above: dict[str, int | float]
+    """The arguments and the limits above which the rule applies."""
+    approvals: int
+    """Distinct approvers the rule needs."""
+    confirm: bool
+    """Whether the rule asks for a confirmation."""
+
+
 class CallPolicy:
     """The rules of a policy file, matched first-wins against calls."""
 
@@ -99,6 +115,37 @@ class CallPolicy:
         tool = self._tool_of(call)
         tool_id = tool.id if tool is not None else call.tool_name
         return self.match(call.tool_name, tool_id, call.agent_path, dict(call.args))
+
+    def stricter_by_args(self, call: PendingToolCall) -> tuple[ArgsThreshold, ...]:
+        """The ``args_above`` rules for ``call``'s tool and agents that ask more than its rule
+        does now (more approvers, or a confirm it lacks): what edited arguments above their
+        limits would need. In file order."""
+        now = self.for_call(call)
+        tool = self._tool_of(call)
+        names = {call.tool_name, tool.id if tool is not None else call.tool_name}
+        path = "/".join(call.agent_path)
+        found = []
+        for index, rule in enumerate(self._rules):
+            if not rule.args_above or index + 1 == now.rule:
+                continue
+            if not any(fnmatchcase(n, g) for n in names for g in rule.tools):
+                continue
+            if rule.agents is not None and not any(fnmatchcase(path, g) for g in rule.agents):
+                continue
+            effective = self._effective_of(index + 1, rule)
+            needed = effective.approvals or 1
+            if needed > max(now.approvals or 1, call.approvals_required) or (
+                effective.confirm and not now.confirm
+            ):
+                found.append(
+                    ArgsThreshold(
+                        rule=index + 1,
+                        args_above=dict(rule.args_above),
+                        approvals=needed,
+                        confirm=effective.confirm,
+                    )
+                )
+        return tuple(found)
 
     def call_rules(
         self, tool_name: str, tool_id: str, agent_path: tuple[str, ...], args: dict[str, Any]

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from agents import DecisionPolicy, PendingToolCall
 from agents.decisions import PolicyKind, ask_policy
-from bot.policy._apply import CallPolicy, Effective
+from bot.policy._apply import ArgsThreshold, CallPolicy, Effective
 from bot.policy._card_rules import CardRules, is_destructive
 from bot.policy._refusals import Refusal, rule_named
 from bot.policy._usergroups import UserGroups
@@ -51,6 +51,11 @@ class Policy:
     def rule_for(self, call: PendingToolCall) -> Effective:
         """The policy file's rule for ``call`` (over ``[defaults]`` and the environment)."""
         return self._calls.for_call(call)
+
+    def stricter_by_args(self, call: PendingToolCall) -> tuple[ArgsThreshold, ...]:
+        """What edited arguments of ``call`` above some limits would need beyond its rule now
+        (the Edit modal says it before anyone edits; the runtime gates the edit itself)."""
+        return self._calls.stricter_by_args(call)
 
     def card(self, call: PendingToolCall, tool: Tool | None) -> CardRules:
         """Who may approve ``call`` and whether Approve asks for confirmation, for its card."""

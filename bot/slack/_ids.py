@@ -13,9 +13,11 @@ EDIT_ACTION = "approval:edit"
 """``action_id`` of the Edit button: a modal to change the arguments, then approve."""
 PROVIDE_ACTION = "suspension:provide"
 """``action_id`` of "Provide details" on a suspended call's question."""
+WITHDRAW_ACTION = "approval:withdraw"
+"""``action_id`` of the Withdraw button: only the call's requester may use it."""
 SHOW_ALL_ACTION = "approval:show-all"
 """``action_id`` of "Show all" under arguments cut to fit: a modal with every argument."""
-CARD_ACTIONS = (APPROVE_ACTION, EDIT_ACTION, DECLINE_ACTION)
+CARD_ACTIONS = (APPROVE_ACTION, EDIT_ACTION, DECLINE_ACTION, WITHDRAW_ACTION)
 """The buttons of an approval card."""
 ACTION_IDS = (*CARD_ACTIONS, PROVIDE_ACTION, SHOW_ALL_ACTION)
 """Every ``action_id`` a listener is registered for."""

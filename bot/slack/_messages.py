@@ -152,3 +152,28 @@ ASK_AGAIN = (
 )
 ASK_AGAIN_MISSING = "it needs {fields}"
 ASK_AGAIN_UNREADABLE = "the answer could not be read"
+
+# -- What an approval binds (SPEC 3.3): withdrawal, calls presented again --------------------------
+WITHDRAW_BUTTON = "Withdraw"
+HEADER_WITHDRAWN = "↩️ Withdrawn: {title}"
+WITHDRAWN_BY = ":leftwards_arrow_with_hook: Withdrawn by {who} {when}"
+REFUSED_NOT_REQUESTER = (
+    "Only the person who asked for this call may withdraw it; nothing was changed."
+)
+HEADER_REPLACED = "🔁 Replaced: {title}"
+REPLACED_BY_EDIT = (
+    ":pencil2: Edited by {who} {when}: the new arguments need more approval, so nothing ran. "
+    "The edited call is on a new card below."
+)
+REPLACED_TOOL_CHANGED = (
+    ":warning: The tool changed since this card was posted (its definition is not the one "
+    "shown here), so nothing ran. The call is on a new card below, with the new definition."
+)
+TOOL_CHANGED = "The tool changed since this card was posted; nothing was run. Review the new card."
+EDIT_NEEDS_MORE = (
+    ":warning: Arguments with {what} need {needs} (rule {rule} of the policy file): such an "
+    "edit runs nothing until they approve; it goes out as a new card."
+)
+NEEDS_APPROVERS = "{count} different approvers"
+NEEDS_CONFIRM = "a confirmation"
+ARG_ABOVE = "{name} above {limit}"

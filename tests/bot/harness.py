@@ -352,6 +352,7 @@ def _is_card(message: PostedMessage) -> bool:
         or "Approv" in message.text
         or "Declined" in message.text
         or "Expired" in message.text
+        or "Withdrawn" in message.text
     )
 
 

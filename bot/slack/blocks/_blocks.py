@@ -31,6 +31,7 @@ from bot.slack.blocks._card import (
     approval_fallback,
     decided_card,
     decided_fallback,
+    replaced_card,
     slack_date,
 )
 from bot.slack.blocks._mrkdwn import code_block, escape, escape_truncated, mention
@@ -50,6 +51,7 @@ __all__ = [
     "decided_fallback",
     "question_blocks",
     "question_fallback",
+    "replaced_card",
     "slack_date",
 ]
 

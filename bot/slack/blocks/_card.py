@@ -27,7 +27,7 @@ from slack_sdk.models.blocks import (
 )
 
 import bot.slack._messages as msg
-from agents import Decision
+from agents import Decision, Decline
 from bot.policy._card_rules import CardRules
 from bot.slack._ids import (
     APPROVAL_BLOCK,
@@ -35,6 +35,7 @@ from bot.slack._ids import (
     DECLINE_ACTION,
     EDIT_ACTION,
     SHOW_ALL_ACTION,
+    WITHDRAW_ACTION,
 )
 from bot.slack.blocks._args import args_view, changed_keys, field_value, reveal
 from bot.slack.blocks._mrkdwn import escape, escape_truncated, mention
@@ -255,7 +256,15 @@ def decision_buttons(card: CardView, block_id: str = APPROVAL_BLOCK) -> ActionsB
                 value=value,
                 style="danger",
             ),
+            withdraw_button(value),
         ],
+    )
+
+
+def withdraw_button(value: str) -> ButtonElement:
+    """Withdraw: the requester takes back their own call (anyone else gets an ephemeral)."""
+    return ButtonElement(
+        text=PlainTextObject(text=msg.WITHDRAW_BUTTON), action_id=WITHDRAW_ACTION, value=value
     )
 
 
@@ -285,15 +294,35 @@ _HEADERS = {
     "approve": msg.HEADER_APPROVED,
     "decline": msg.HEADER_DECLINED,
     "expire": msg.HEADER_EXPIRED,
+    "withdraw": msg.HEADER_WITHDRAWN,
 }
-_LINES = {"approve": msg.APPROVED_BY, "decline": msg.DECLINED_BY, "expire": msg.EXPIRED_CARD}
-_DECIDED_WORD = {"approve": "approved", "decline": "declined", "expire": "expired"}
+_LINES = {
+    "approve": msg.APPROVED_BY,
+    "decline": msg.DECLINED_BY,
+    "expire": msg.EXPIRED_CARD,
+    "withdraw": msg.WITHDRAWN_BY,
+}
+_DECIDED_WORD = {
+    "approve": "approved",
+    "decline": "declined",
+    "expire": "expired",
+    "withdraw": "withdrawn",
+}
+
+
+def _shown_kind(decision: Decision | None) -> str:
+    """How a card names an outcome: a decline by its requester is a withdrawal."""
+    if decision is None:
+        return "interrupted"
+    if isinstance(decision, Decline) and decision.withdrawn:
+        return "withdraw"
+    return decision.kind
 
 
 def decided_card(card: CardView, decided: Decided) -> list[Block]:
     """The card after its outcome: the outcome in the header, who, when, why; no buttons."""
     decision = decided.decision
-    kind = decision.kind if decision is not None else "interrupted"
+    kind = _shown_kind(decision)
     header = _HEADERS.get(kind, msg.HEADER_INTERRUPTED)
     line = _LINES.get(kind, msg.INTERRUPTED_CARD).format(
         who=mention(decided.by), when=slack_date(decided.at)
@@ -314,7 +343,7 @@ def decided_card(card: CardView, decided: Decided) -> list[Block]:
 
 def decided_fallback(card: CardView, decided: Decided) -> str:
     """The notification text of a decided card."""
-    kind = decided.decision.kind if decided.decision is not None else "interrupted"
+    kind = _shown_kind(decided.decision)
     if kind == "expire":
         return escape_truncated(msg.EXPIRED_FALLBACK.format(tool=_named(card)), FALLBACK_LIMIT)
     text = msg.DECIDED_FALLBACK.format(
@@ -323,3 +352,15 @@ def decided_fallback(card: CardView, decided: Decided) -> str:
         tool=_named(card),
     )
     return escape_truncated(text, FALLBACK_LIMIT)
+
+
+def replaced_card(card: CardView, line: str) -> list[Block]:
+    """A card whose call was presented again on a new card (an edit that needs more approval,
+    or a tool that changed): the header says so, ``line`` why; no buttons."""
+    return [
+        _header(msg.HEADER_REPLACED, card),
+        _tool_section(card),
+        *_args(card, None),
+        SectionBlock(text=MarkdownTextObject(text=line)),
+        _context(card, pending=False),
+    ]

@@ -10,6 +10,7 @@ from typing import Any
 
 from slack_sdk.models.blocks import (
     Block,
+    ContextBlock,
     InputBlock,
     MarkdownTextObject,
     PlainTextInputElement,
@@ -19,6 +20,7 @@ from slack_sdk.models.blocks import (
 from slack_sdk.models.views import View
 
 import bot.slack._messages as msg
+from bot.policy import ArgsThreshold
 from bot.slack._ids import DECLINE_VIEW, EDIT_VIEW, PROVIDE_VIEW, REASON_BLOCK
 from bot.slack.blocks._args import all_arguments_blocks
 from bot.slack.blocks._forms import VALUE_ACTION, FormField, form_blocks
@@ -63,11 +65,35 @@ def decline_modal(meta: ModalRef, tool: str) -> dict[str, Any]:
 
 
 def edit_modal(
-    meta: ModalRef, tool: str, fields: list[FormField], args: dict[str, Any]
+    meta: ModalRef,
+    tool: str,
+    fields: list[FormField],
+    args: dict[str, Any],
+    warnings: tuple[str, ...] = (),
 ) -> dict[str, Any]:
-    """The tool's input form prefilled with the pending arguments; Submit approves."""
-    blocks: list[Block] = [_intro(msg.EDIT_INTRO, tool), *form_blocks(fields, args)]
+    """The tool's input form prefilled with the pending arguments; Submit approves.
+    ``warnings``: what some edits would need beyond the call's rule (said beforehand)."""
+    blocks: list[Block] = [_intro(msg.EDIT_INTRO, tool)]
+    if warnings:
+        blocks.append(
+            ContextBlock(elements=[MarkdownTextObject(text=w[:3000]) for w in warnings[:10]])
+        )
+    blocks.extend(form_blocks(fields, args))
     return dict(_modal(EDIT_VIEW, msg.EDIT_TITLE, msg.EDIT_SUBMIT, meta, blocks))
+
+
+def edit_warning(threshold: ArgsThreshold) -> str:
+    """ "Arguments with amount above 1,000 need 2 different approvers and a confirmation …"."""
+    what = " and ".join(
+        msg.ARG_ABOVE.format(name=escape_truncated(name, 60).replace("`", "'"), limit=f"{limit:,}")
+        for name, limit in threshold.args_above.items()
+    )
+    needs = []
+    if threshold.approvals > 1:
+        needs.append(msg.NEEDS_APPROVERS.format(count=threshold.approvals))
+    if threshold.confirm:
+        needs.append(msg.NEEDS_CONFIRM)
+    return msg.EDIT_NEEDS_MORE.format(what=what, needs=" and ".join(needs), rule=threshold.rule)
 
 
 def provide_modal(meta: ModalRef, tool: str, fields: list[FormField]) -> dict[str, Any]:

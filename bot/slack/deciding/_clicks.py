@@ -19,8 +19,17 @@ from slack_sdk.errors import SlackApiError
 
 import bot.slack._messages as msg
 import bot.slack.deciding._audit as _audit
-from agents import AgentStream, Approve, Decision, DecisionRequest
+from agents import (
+    AgentStream,
+    Approve,
+    Decision,
+    DecisionRequest,
+    Decline,
+    PendingToolCall,
+    ToolCallApprovalChunk,
+)
 from agents.errors import (
+    NOT_REQUESTER_RULE,
     AlreadyDecided,
     ApprovalExpired,
     DuplicateApproval,
@@ -30,6 +39,7 @@ from agents.errors import (
     NotAllowedToDecide,
     SnapshotNotFound,
     ToolCallNotSuspended,
+    ToolChanged,
 )
 from bot.ops._outage import Service, unavailable
 from bot.policy import Refusal
@@ -40,8 +50,8 @@ from bot.slack.blocks._refs import ApprovalRef
 from bot.slack.deciding._workspace import Choice, choice_of
 from bot.slack.delivery._card_index import PostedCard
 from bot.slack.delivery._home import refresh_homes
-from bot.slack.delivery._render import SlackThread
-from bot.slack.delivery._shown import show_decided
+from bot.slack.delivery._render import SlackThread, post_card
+from bot.slack.delivery._shown import show_decided, show_replaced
 from bot.slack.receiving._payloads import BlockActions
 from storage import utcnow
 
@@ -115,6 +125,15 @@ async def handle_click(services: Services, click: BlockActions) -> None:
     await decide(services, attempt)
 
 
+async def handle_withdraw(services: Services, click: BlockActions) -> None:
+    """Withdraw as the clicking user: the runtime refuses anyone but the call's requester."""
+    attempt = attempt_from_click(click, Decline(withdrawn=True))
+    if attempt is None:
+        logger.warning("ignoring a click without a valid approval reference")
+        return
+    await decide(services, attempt)
+
+
 async def decide(services: Services, attempt: Attempt) -> None:
     """Authorize, claim, and show the decision in Slack (card, then the run in the thread).
 
@@ -157,6 +176,9 @@ async def _decide_recorded(services: Services, attempt: Attempt) -> None:
         assert outcome is not None
         if isinstance(outcome, str):
             await tell(services, attempt, outcome, thread_ts)
+            return
+        if isinstance(outcome, ToolChanged):
+            await _present_changed(services, attempt, outcome, card, thread)
             return
         await show_decided(  # reports its own failures in the thread
             services,
@@ -255,13 +277,20 @@ async def tell(services: Services, attempt: Attempt, text: str, thread_ts: str |
         logger.warning("could not tell %s: %s", attempt.user, exc.response.get("error"))
 
 
-async def _decide(services: Services, attempt: Attempt, thread_ts: str) -> AgentStream | str:
-    """The continuation stream, or the ephemeral text explaining why nothing happened."""
+async def _decide(
+    services: Services, attempt: Attempt, thread_ts: str
+) -> AgentStream | ToolChanged | str:
+    """The continuation stream, the call presented again (its tool changed), or the ephemeral
+    text explaining why nothing happened."""
     try:
         return await _claim(services, attempt)
+    except ToolChanged as exc:
+        return exc
     except NotAllowedToDecide as exc:
         refusal = Refusal.of(exc)
-        await record_refusal(services, attempt, refusal.rule, thread_ts)
+        await record_refusal(services, attempt, exc.rule, thread_ts)
+        if exc.rule == NOT_REQUESTER_RULE:
+            return msg.REFUSED_NOT_REQUESTER
         return refusal_text(refusal)
     except DuplicateApproval:
         return msg.DUPLICATE_APPROVAL
@@ -279,6 +308,45 @@ async def _decide(services: Services, attempt: Attempt, thread_ts: str) -> Agent
 
 async def _claim(services: Services, attempt: Attempt) -> AgentStream:
     return await services.agent.decide_request(attempt.request, attempt.decision)
+
+
+async def _present_changed(
+    services: Services,
+    attempt: Attempt,
+    changed: ToolChanged,
+    card: PostedCard | None,
+    thread: SlackThread,
+) -> None:
+    """The tool changed under the card: nothing ran; the old card says it was replaced, and the
+    call is posted again on a new card with the new definition."""
+    await tell(services, attempt, msg.TOOL_CHANGED, thread.thread_ts)
+    if card is not None:
+        await show_replaced(services, card, msg.REPLACED_TOOL_CHANGED)
+    call = changed.call
+    if isinstance(call, PendingToolCall):
+        await post_card(services, thread, approval_chunk(changed.run_id, call))
+
+
+def approval_chunk(run_id: str, call: PendingToolCall) -> ToolCallApprovalChunk:
+    """The approval chunk announcing ``call`` (what a card is posted from)."""
+    return ToolCallApprovalChunk(
+        run_id=run_id,
+        tool_call_id=call.tool_call_id,
+        tool_name=call.tool_name,
+        args=call.args,
+        fingerprint=call.fingerprint,
+        resume_schema=call.resume_schema,
+        agent_path=call.agent_path,
+        definition_digest=call.definition_digest,
+        requested_by=call.requested_by,
+        expires_at=call.expires_at,
+        approvals_required=call.approvals_required,
+        approved_by=call.approved_by,
+        edited_from=call.edited_from,
+        suspend_payload=call.suspend_payload,
+        grantable=call.grantable,
+        suspended_at=call.suspended_at,
+    )
 
 
 def _unrecorded_card(attempt: Attempt, thread: SlackThread) -> PostedCard:

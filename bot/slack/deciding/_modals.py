@@ -28,7 +28,13 @@ from bot.slack.blocks._forms import (
     read_form,
     validate,
 )
-from bot.slack.blocks._modal_views import arguments_modal, decline_modal, edit_modal, provide_modal
+from bot.slack.blocks._modal_views import (
+    arguments_modal,
+    decline_modal,
+    edit_modal,
+    edit_warning,
+    provide_modal,
+)
 from bot.slack.blocks._refs import ApprovalRef, ModalRef
 from bot.slack.deciding._clicks import (
     Attempt,
@@ -119,7 +125,8 @@ def _view(
         return form
     pending, _, fields = form
     if choice == "edit":
-        return edit_modal(meta, pending.tool_name, fields, pending.args)
+        warnings = tuple(edit_warning(t) for t in services.policy.stricter_by_args(pending))
+        return edit_modal(meta, pending.tool_name, fields, pending.args, warnings)
     return provide_modal(meta, pending.tool_name, fields)
 
 

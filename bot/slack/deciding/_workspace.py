@@ -28,8 +28,9 @@ from bot.slack.delivery._card_index import PostedCard
 
 logger = logging.getLogger(__name__)
 
-Choice = Literal["approve", "decline", "edit", "provide"]
-"""What the user is trying to do: approve, decline, approve with edits, answer a question."""
+Choice = Literal["approve", "decline", "edit", "provide", "withdraw"]
+"""What the user is trying to do: approve, decline, approve with edits, answer a question,
+withdraw their own call."""
 
 
 def choice_of(decision: Decision) -> Choice:
@@ -39,6 +40,8 @@ def choice_of(decision: Decision) -> Choice:
         return "approve" if decision.args is None else "edit"
     if decision.kind == "resume":
         return "provide"
+    if decision.kind == "decline" and decision.withdrawn:
+        return "withdraw"
     return "decline"
 
 

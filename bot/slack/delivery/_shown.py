@@ -28,7 +28,10 @@ from bot.slack.blocks._blocks import (
     decided_card,
     decided_fallback,
     question_fallback,
+    replaced_card,
+    slack_date,
 )
+from bot.slack.blocks._mrkdwn import mention
 from bot.slack.blocks._reminders import reminder_done, reminder_key
 from bot.slack.delivery._card_index import PostedCard
 from bot.slack.delivery._outbox import enqueue, new_write
@@ -70,6 +73,11 @@ async def show_decided(
     )
     lock = contextlib.nullcontext() if lock_held else services.locks.hold(thread.thread_id)
     async with lock, reporting_failures(services, thread):
+        if decision is not None and await _presented_again(stream, card):
+            line = msg.REPLACED_BY_EDIT.format(who=mention(by), when=slack_date(at))
+            await show_replaced(services, card, line)
+            await _post_or_keep(services, stream, thread)  # the new card
+            return
         if decision is not None:
             waiting = await _still_waiting(stream, card) if decision.kind == "approve" else None
             if waiting is not None:
@@ -100,6 +108,34 @@ async def _post_or_keep(services: Services, stream: AgentStream, thread: SlackTh
                 text=result.text or msg.EMPTY_ANSWER,
             ),
         )
+
+
+async def _presented_again(stream: AgentStream, card: PostedCard) -> bool:
+    """Whether the decision made the call a new proposal (an edit that needs more approval):
+    its stream announces the same call again before anything runs."""
+    async for chunk in stream.full_stream:
+        if chunk.type == "start":
+            continue
+        return chunk.type == "tool-call-approval" and (
+            chunk.tool_call_id == card.view.ref.tool_call_id
+        )
+    return False
+
+
+async def show_replaced(services: Services, card: PostedCard, line: str) -> None:
+    """The card of a call presented again on a new card: "Replaced", why (``line``), no
+    buttons."""
+    if not card.ts:
+        return
+    try:
+        await services.client.chat_update(
+            channel=card.channel,
+            ts=card.ts,
+            text=approval_fallback(card.view),
+            blocks=as_dicts(replaced_card(card.view, line)),
+        )
+    except SlackApiError as exc:
+        logger.warning("could not update card %s: %s", card.ts, exc.response.get("error"))
 
 
 async def _still_waiting(stream: AgentStream, card: PostedCard) -> PendingToolCall | None:

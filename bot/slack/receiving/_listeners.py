@@ -20,9 +20,10 @@ from bot.slack._ids import (
     PROVIDE_ACTION,
     PROVIDE_VIEW,
     SHOW_ALL_ACTION,
+    WITHDRAW_ACTION,
 )
 from bot.slack._services import Services
-from bot.slack.deciding._clicks import handle_click
+from bot.slack.deciding._clicks import handle_click, handle_withdraw
 from bot.slack.deciding._conversation import admit, answer
 from bot.slack.deciding._modals import finish_submission, open_modal, show_all_arguments, submitted
 from bot.slack.deciding._workspace import Choice
@@ -90,6 +91,8 @@ def register_listeners(app: AsyncApp, services: Services) -> None:
             click = on_card
         if choice == "approve":
             await handle_click(services, click)
+        elif choice == "withdraw":
+            await handle_withdraw(services, click)
         else:
             await open_modal(services, click, choice)
 
@@ -135,6 +138,7 @@ def register_listeners(app: AsyncApp, services: Services) -> None:
     app.action(APPROVE_ACTION)(on_click("approve"))
     app.action(DECLINE_ACTION)(on_click("decline"))
     app.action(EDIT_ACTION)(on_click("edit"))
+    app.action(WITHDRAW_ACTION)(on_click("withdraw"))
     app.action(PROVIDE_ACTION)(on_click("provide"))
     app.action(SHOW_ALL_ACTION)(on_show_all)
     app.view(DECLINE_VIEW)(on_submit("decline"))

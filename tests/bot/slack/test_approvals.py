@@ -8,7 +8,7 @@ from agents import Agent
 from agents.models import ScriptedModel, call, calls, reply
 from bot import APPROVE_ACTION, DECLINE_ACTION
 from bot.policy import Refusal
-from bot.slack._ids import EDIT_ACTION
+from bot.slack._ids import EDIT_ACTION, WITHDRAW_ACTION
 from bot.slack.blocks._refs import ApprovalRef
 from bot.slack.deciding._workspace import Choice
 from bot.slack.delivery._card_index import PostedCard
@@ -57,7 +57,12 @@ async def test_card_shows_requester_and_buttons_per_spec(bot_with: BotFactory) -
         assert "<@U1>" in str(card.blocks)
         [actions] = [b for b in card.blocks if b["type"] == "actions"]
         styles = {e["action_id"]: e.get("style") for e in actions["elements"]}
-        assert styles == {APPROVE_ACTION: "primary", EDIT_ACTION: None, DECLINE_ACTION: "danger"}
+        assert styles == {
+            APPROVE_ACTION: "primary",
+            EDIT_ACTION: None,
+            DECLINE_ACTION: "danger",
+            WITHDRAW_ACTION: None,
+        }
 
 
 async def test_decline_never_runs_the_tool_and_the_model_answers(

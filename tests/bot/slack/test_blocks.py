@@ -10,7 +10,7 @@ import pytest
 
 from agents import Approve, Decline, Expire
 from bot import APPROVE_ACTION, DECLINE_ACTION
-from bot.slack._ids import EDIT_ACTION
+from bot.slack._ids import EDIT_ACTION, WITHDRAW_ACTION
 from bot.slack.blocks._blocks import (
     CardView,
     Decided,
@@ -66,10 +66,11 @@ def test_code_block_fits_and_cannot_be_closed_early() -> None:
 def test_approval_card_has_the_spec_buttons_and_an_opaque_value() -> None:
     blocks = as_dicts(approval_card(_card()))
     [actions] = [b for b in blocks if b["type"] == "actions"]
-    approve, edit, decline = actions["elements"]
+    approve, edit, decline, withdraw = actions["elements"]
     assert (approve["action_id"], approve["style"]) == (APPROVE_ACTION, "primary")
     assert (edit["action_id"], "style" in edit) == (EDIT_ACTION, False)
     assert (decline["action_id"], decline["style"]) == (DECLINE_ACTION, "danger")
+    assert (withdraw["action_id"], "style" in withdraw) == (WITHDRAW_ACTION, False)
     assert ApprovalRef.decode(approve["value"]) == REF
     assert len(approve["value"]) <= 2000
 

@@ -1,0 +1,147 @@
+"""SPEC 3.3 in Slack: an edit is gated under the rule of the edited arguments (the demo's
+refund over 1,000 needs two approvers and a confirm), a redefined tool is presented again on a
+new card, and only the requester may Withdraw a card."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from agents import Agent
+from agents.models import ScriptedModel, call, reply
+from bot.slack._ids import APPROVE_ACTION, EDIT_ACTION, WITHDRAW_ACTION
+from storage import Storage
+from tests.bot.harness import Bot, start_bot
+from tests.fakes.slack_api import FakeSlackAPI, PostedMessage
+from tools import ToolContext, create_tool
+
+DEMO_POLICY = Path(__file__).parents[3] / "bot" / "demo" / "countersign.toml"
+ALEX, SAM, UC = "U1", "U2", "U3"
+
+
+class RefundInput(BaseModel):
+    order: int
+    amount: float
+
+
+def _ops(refunds: list[dict[str, Any]]) -> Agent:
+    """The demo's shape: ops delegates to billing, whose refund needs approval over 100."""
+
+    async def refund(input: RefundInput, ctx: ToolContext) -> dict[str, Any]:
+        refunds.append(input.model_dump())
+        return {"refunded": input.amount}
+
+    billing = Agent(
+        id="billing",
+        description="Refunds",
+        model=ScriptedModel([call("refund", {"order": 49, "amount": 300}), reply("Refunded.")]),
+        tools=[
+            create_tool(
+                id="refund",
+                description="Issue a refund",
+                input_schema=RefundInput,
+                execute=refund,
+                require_approval=lambda ctx: ctx.args["amount"] > 100,
+            )
+        ],
+    )
+    return Agent(
+        id="ops",
+        model=ScriptedModel([call("agent-billing", {"prompt": "refund 49"}), reply("Done.")]),
+        agents={"billing": billing},
+    )
+
+
+def _env() -> dict[str, str]:
+    return {"POLICY_FILE": str(DEMO_POLICY), "ALLOW_SELF_APPROVAL": "false"}
+
+
+def _amount(value: str) -> dict[str, Any]:
+    return {
+        "field:order": {"value": {"type": "plain_text_input", "value": "49"}},
+        "field:amount": {"value": {"type": "plain_text_input", "value": value}},
+    }
+
+
+async def _card(bot: Bot) -> tuple[str, PostedMessage]:
+    ts = await bot.mention("refund order 49 for 300", user=ALEX)
+    await bot.settle()
+    [card] = bot.cards(ts)
+    return ts, card
+
+
+async def _edit(bot: Bot, card: PostedMessage, amount: str, user: str = SAM) -> dict[str, Any]:
+    assert (await bot.click(card, EDIT_ACTION, user=user)).status == 200
+    await bot.settle()
+    view = bot.opened_views()[-1]
+    response = await bot.submit(view, _amount(amount), user=user)
+    assert response.status == 200
+    await bot.settle()
+    return view
+
+
+def _text(message: PostedMessage) -> str:
+    return str(message.blocks)
+
+
+async def test_an_edit_over_1000_in_the_modal_runs_nothing_and_posts_a_two_person_card(
+    slack: FakeSlackAPI, store: Storage
+) -> None:
+    refunds: list[dict[str, Any]] = []
+    async with start_bot(slack, _ops(refunds), store, env=_env()) as bot:
+        ts, card = await _card(bot)
+        view = await _edit(bot, card, "1150")
+
+        assert refunds == []
+        assert "amount above 1,000 need 2 different approvers" in str(view["blocks"])
+        old, new = bot.cards(ts)
+        assert "Replaced" in _text(old) and "approval:approve" not in _text(old)
+        assert "1 of 2 approvals" in _text(new) and "1150" in _text(new)
+        [actions] = [b for b in new.blocks if b["type"] == "actions"]
+        approve = next(e for e in actions["elements"] if e["action_id"] == APPROVE_ACTION)
+        assert approve.get("confirm")  # the rule for the edited amount asks to confirm
+        [pending] = (await bot.agent.list_suspended_runs()).runs[0].tool_calls
+        assert pending.args == {"order": 49, "amount": 1150}
+        assert (pending.approvals_required, pending.approved_by) == (2, [SAM])
+        assert pending.edited_from == {"order": 49, "amount": 300}
+
+        await bot.click(new, APPROVE_ACTION, user=SAM)  # the editor again: already counted
+        await bot.settle()
+        assert refunds == []
+        await bot.click(new, APPROVE_ACTION, user=UC)
+        await bot.settle()
+        assert refunds == [{"order": 49, "amount": 1150}]
+
+
+async def test_an_edit_that_needs_nothing_more_runs_at_once(
+    slack: FakeSlackAPI, store: Storage
+) -> None:
+    refunds: list[dict[str, Any]] = []
+    async with start_bot(slack, _ops(refunds), store, env=_env()) as bot:
+        ts, card = await _card(bot)
+        await _edit(bot, card, "250")
+        assert refunds == [{"order": 49, "amount": 250}]
+        [only] = bot.cards(ts)
+        assert "Approved" in _text(only)
+
+
+async def test_only_the_requester_may_withdraw_and_the_card_says_withdrawn(
+    slack: FakeSlackAPI, store: Storage
+) -> None:
+    refunds: list[dict[str, Any]] = []
+    async with start_bot(slack, _ops(refunds), store, env=_env()) as bot:
+        ts, card = await _card(bot)
+        await bot.click(card, WITHDRAW_ACTION, user=SAM)
+        await bot.settle()
+        [ephemeral] = slack.calls_to("chat.postEphemeral")
+        assert ephemeral["user"] == SAM and "withdraw" in ephemeral["text"]
+        assert await bot.agent.list_suspended_runs() is not None
+        assert (await bot.agent.list_suspended_runs()).total == 1
+
+        await bot.click(card, WITHDRAW_ACTION, user=ALEX)
+        await bot.settle()
+        [withdrawn] = bot.cards(ts)
+        assert "↩️ Withdrawn" in _text(withdrawn)
+        assert refunds == [] and (await bot.agent.list_suspended_runs()).total == 0
