@@ -4,6 +4,7 @@ new card, and only the requester may Withdraw a card."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +15,9 @@ from agents.models import ScriptedModel, call, reply
 from bot.slack._ids import APPROVE_ACTION, EDIT_ACTION, WITHDRAW_ACTION
 from storage import Storage
 from tests.bot.harness import Bot, start_bot
+from tests.bot.slack.test_mcp_in_slack import mcp_bot
 from tests.fakes.slack_api import FakeSlackAPI, PostedMessage
+from tests.tools.conftest import calls
 from tools import ToolContext, create_tool
 
 DEMO_POLICY = Path(__file__).parents[3] / "bot" / "demo" / "countersign.toml"
@@ -145,3 +148,41 @@ async def test_only_the_requester_may_withdraw_and_the_card_says_withdrawn(
         [withdrawn] = bot.cards(ts)
         assert "↩️ Withdrawn" in _text(withdrawn)
         assert refunds == [] and (await bot.agent.list_suspended_runs()).total == 0
+
+
+async def test_a_tool_its_mcp_server_redefines_under_an_open_card_runs_nothing_on_approve(
+    slack: FakeSlackAPI, store: Storage, tmp_path: Path
+) -> None:
+    script = [call("ops_transfer", {"account": "A-1", "amount": 5}), reply("Moved.")]
+    log = tmp_path / "calls.log"
+    async with mcp_bot(slack, store, tmp_path, script) as bot:
+        ts = await bot.mention("move 5 from A-1", user=ALEX)
+        await bot.settle()
+        [card] = bot.cards(ts)
+        assert "destructive" in _text(card)
+        shown = bot.agent.tools["ops_transfer"].definition_digest
+        context = ToolContext(run_id="r", tool_call_id="c", agent_id="a", idempotency_key="r:c")
+        await bot.agent.tools["ops_redefine_transfer"].run({}, context)
+        for _ in range(100):  # the server's list_changed reaches the bot's tool list
+            if bot.agent.tools["ops_transfer"].definition_digest != shown:
+                break
+            await asyncio.sleep(0.05)
+        assert bot.agent.tools["ops_transfer"].definition_digest != shown
+
+        await bot.click(card, APPROVE_ACTION, user=SAM)
+        await bot.settle()
+
+        assert [c for c in calls(log) if c.startswith("transfer")] == []
+        old, new = bot.cards(ts)
+        assert "Replaced" in _text(old) and "tool changed" in _text(old)
+        assert "destructive" not in _text(new) and "x 1000" in _text(new)
+        [ephemeral] = slack.calls_to("chat.postEphemeral")
+        assert ephemeral["user"] == SAM
+        [pending] = (await bot.agent.list_suspended_runs()).runs[0].tool_calls
+        assert pending.definition_digest == bot.agent.tools["ops_transfer"].definition_digest
+        assert pending.approved_by == []
+
+        await bot.click(new, APPROVE_ACTION, user=SAM)
+        await bot.settle()
+        assert bot.texts(ts)[-1] == "Moved."
+    assert [c for c in calls(log) if c.startswith("transfer")] == ["transfer A-1 5000"]
