@@ -274,6 +274,8 @@ class AgentClient:
         elif decision.kind == "decline":
             tail = "decline-tool-call"
             body |= _present(reason=decision.reason, fingerprint=fingerprint)
+            if decision.withdrawn:
+                body["withdrawn"] = True
         else:
             tail = "resume"
             body["resumeData"] = decision.data

@@ -14,7 +14,8 @@ Statuses: 400 bad input (and ``AgentConfigError``: a quorum approval naming no o
 ``self-approval``, ``not-approver``, ``needs-person``, ``other-person`` …); 404 unknown agent
 or run (``SnapshotNotFound``);
 409 the call is not in a state to take this decision (``ToolCallNotSuspended``,
-``AlreadyDecided``, ``ApprovalExpired``, ``FingerprintMismatch``, ``DuplicateApproval``);
+``AlreadyDecided``, ``ApprovalExpired``, ``FingerprintMismatch``, ``DuplicateApproval``,
+``ToolChanged``: the call was presented again with its new definition);
 422 data that fails the tool's schema (``InvalidResumeData``, ``InvalidToolArgs``).
 """
 
@@ -39,6 +40,7 @@ from agents.errors import (
     NotAllowedToDecide,
     SnapshotNotFound,
     ToolCallNotSuspended,
+    ToolChanged,
 )
 from bot._errors import BotError
 
@@ -87,7 +89,12 @@ def status_of(error: AgentError) -> int:
     if isinstance(error, SnapshotNotFound):
         return 404
     if isinstance(
-        error, ToolCallNotSuspended | AlreadyDecided | FingerprintMismatch | DuplicateApproval
+        error,
+        ToolCallNotSuspended
+        | AlreadyDecided
+        | FingerprintMismatch
+        | DuplicateApproval
+        | ToolChanged,
     ):
         return 409
     if isinstance(error, InvalidResumeData | InvalidToolArgs):

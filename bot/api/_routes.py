@@ -214,7 +214,8 @@ async def _approve(request: web.Request) -> web.Response:
 async def _decline(request: web.Request) -> web.Response:
     agent = _agent(request)
     body = parse(DeclineRequest, await json_body(request))
-    return await _decide(request, agent, body, Decline(reason=body.reason), body.fingerprint)
+    decision = Decline(reason=body.reason, withdrawn=body.withdrawn)
+    return await _decide(request, agent, body, decision, body.fingerprint)
 
 
 async def _resume(request: web.Request) -> web.Response:

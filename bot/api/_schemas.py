@@ -111,6 +111,9 @@ class DeclineRequest(_Request):
     """The pending call to decline."""
     reason: Annotated[str, Field(max_length=MAX_REASON_LENGTH)] | None = None
     """Why; the model is told (with this reason) that the call was not executed."""
+    withdrawn: bool = False
+    """True: the requester withdraws their own call (the decider must be the call's
+    ``requestedBy``, else 403 with rule ``not-requester``); the model is told they withdrew it."""
     fingerprint: Id | None = None
     """The fingerprint shown to the approver; must match the pending call (else 409)."""
     decided_by: Id | None = None

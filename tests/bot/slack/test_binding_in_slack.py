@@ -14,6 +14,7 @@ from agents import Agent
 from agents.models import ScriptedModel, call, reply
 from bot.slack._ids import APPROVE_ACTION, EDIT_ACTION, WITHDRAW_ACTION
 from storage import Storage
+from tests.bot.api.fixtures import tokens_file
 from tests.bot.harness import Bot, start_bot
 from tests.bot.slack.test_mcp_in_slack import mcp_bot
 from tests.fakes.slack_api import FakeSlackAPI, PostedMessage
@@ -186,3 +187,61 @@ async def test_a_tool_its_mcp_server_redefines_under_an_open_card_runs_nothing_o
         await bot.settle()
         assert bot.texts(ts)[-1] == "Moved."
     assert [c for c in calls(log) if c.startswith("transfer")] == ["transfer A-1 5000"]
+
+
+# -- the HTTP API ---------------------------------------------------------------------------------
+
+API_PEOPLE = {"sam-token": SAM, "alex-token": ALEX}
+
+
+def _api_env(tmp_path: Path) -> dict[str, str]:
+    return {**_env(), "API_TOKENS": tokens_file(tmp_path, API_PEOPLE)}
+
+
+async def _post(bot: Bot, tail: str, token: str, body: dict[str, Any]) -> tuple[int, Any]:
+    response = await bot.http.post(
+        f"/api/agents/ops/{tail}", json=body, headers={"Authorization": f"Bearer {token}"}
+    )
+    answer = await response.json()
+    await bot.settle()
+    return response.status, answer
+
+
+async def test_edited_args_over_the_api_are_gated_under_the_rule_of_the_edited_args(
+    slack: FakeSlackAPI, store: Storage, tmp_path: Path
+) -> None:
+    refunds: list[dict[str, Any]] = []
+    async with start_bot(slack, _ops(refunds), store, env=_api_env(tmp_path)) as bot:
+        ts, _ = await _card(bot)
+        [run] = (await bot.agent.list_suspended_runs()).runs
+        ids = {"runId": run.run_id, "toolCallId": run.tool_calls[0].tool_call_id}
+
+        edited = {**ids, "args": {"order": 49, "amount": 1150}}
+        status, answer = await _post(bot, "approve-tool-call?wait=true", "sam-token", edited)
+
+        assert status == 200, answer
+        assert answer["finishReason"] == "suspended" and refunds == []
+        [pending] = (await bot.agent.list_suspended_runs()).runs[0].tool_calls
+        assert (pending.approvals_required, pending.approved_by) == (2, [SAM])
+        old, new = bot.cards(ts)  # the Slack edge was told: the old card replaced, a new one
+        assert "Replaced" in _text(old) and "1 of 2 approvals" in _text(new)
+
+
+async def test_the_requester_withdraws_over_the_api_and_nobody_else_may(
+    slack: FakeSlackAPI, store: Storage, tmp_path: Path
+) -> None:
+    refunds: list[dict[str, Any]] = []
+    async with start_bot(slack, _ops(refunds), store, env=_api_env(tmp_path)) as bot:
+        ts, _ = await _card(bot)
+        [run] = (await bot.agent.list_suspended_runs()).runs
+        ids = {"runId": run.run_id, "toolCallId": run.tool_calls[0].tool_call_id}
+        body = {**ids, "withdrawn": True, "reason": "wrong order"}
+
+        status, answer = await _post(bot, "decline-tool-call", "sam-token", body)
+        assert (status, answer["rule"]) == (403, "not-requester")
+        status, answer = await _post(bot, "decline-tool-call", "alex-token", body)
+        assert status == 200, answer
+
+        assert refunds == [] and (await bot.agent.list_suspended_runs()).total == 0
+        [card] = bot.cards(ts)
+        assert "↩️ Withdrawn" in _text(card)
