@@ -99,6 +99,9 @@ class DecisionRequest:
     decided_by: str | None = None
     """Who decides: asked of the decision policy and counted toward a quorum; None: nobody
     named (no policy is asked, a quorum call refuses)."""
+    definition_digest: str | None = None
+    """``definition_digest`` of the tool as the person saw it (a card carries it); when given
+    it must match the pending call's, else ``ToolChanged`` and nothing runs."""
     source: str = "python"
     """How the decision arrived (``button``, ``modal``, ``thread-reply``, ``api``, ...): only
     recorded in the audit log and the metrics."""

@@ -151,6 +151,7 @@ class ToolChanged(AgentError):
         shown_digest: str | None,
         current_digest: str | None,
         call: Any = None,
+        presented_again: bool = True,
     ) -> None:
         self.run_id = run_id
         self.tool_call_id = tool_call_id
@@ -160,6 +161,9 @@ class ToolChanged(AgentError):
         """``definition_digest`` of the tool that would have run."""
         self.call = call
         """The call presented again (an ``agents.PendingToolCall``), or None."""
+        self.presented_again = presented_again
+        """True: this decision presented the call again (a new approval chunk / card is due);
+        False: it had been presented again before, and the decision named the old digest."""
         super().__init__(
             f"the tool of call {tool_call_id!r} of run {run_id!r} changed since it was shown "
             "(its definition is not the one approved); nothing was run. The call was presented "

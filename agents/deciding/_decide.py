@@ -95,7 +95,9 @@ async def _take(
     if not forwarded:
         await guard(rt, found, decision, decided_by)
         if isinstance(decision, Approve):
-            await check_definition(rt, found, decided_by=decided_by, source=source)
+            await check_definition(
+                rt, found, decided_by=decided_by, source=source, seen=request.definition_digest
+            )
     tool = rt.find_tool(pending.agent_path, pending.tool_name)
     if not forwarded and isinstance(decision, Approve) and decision.args is not None:
         args = _validated_args(tool, pending, decision.args)  # raises before any claim

@@ -139,17 +139,27 @@ def presented(state: RunState, proposal: PendingCallState) -> AgentStream:
 
 
 async def check_definition(
-    rt: Runtime, found: Found, *, decided_by: str | None, source: str
+    rt: Runtime, found: Found, *, decided_by: str | None, source: str, seen: str | None = None
 ) -> None:
     """The tool that would run must be the one shown (its ``definition_digest``); else the
     call is presented again with the new definition and ``ToolChanged`` is raised.
 
-    A call stored before digests were (None) is accepted; a tool the agent no longer has is
-    left to fail as it runs (nothing of another definition can run).
+    ``seen``: the digest the decider saw (a card's); a decision on a definition presented
+    again since raises ``ToolChanged`` too. A call stored before digests were (None) is
+    accepted; a tool the agent no longer has is left to fail as it runs.
     """
     pending = found.pending
     if pending.kind != "approval" or pending.definition_digest is None:
         return
+    if seen is not None and seen != pending.definition_digest:
+        raise ToolChanged(
+            found.state.run_id,
+            pending.tool_call_id,
+            shown_digest=seen,
+            current_digest=pending.definition_digest,
+            call=pending.public(found.approved_by),
+            presented_again=False,
+        )
     tool = rt.find_tool(pending.agent_path, pending.tool_name)
     if tool is None or tool.definition_digest == pending.definition_digest:
         return

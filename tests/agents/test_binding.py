@@ -13,7 +13,9 @@ from pydantic import BaseModel
 from agents import (
     Agent,
     AlreadyDecided,
+    Approve,
     CallRules,
+    DecisionRequest,
     Decline,
     FingerprintMismatch,
     NotAllowedToDecide,
@@ -23,7 +25,7 @@ from agents import (
     ToolChanged,
 )
 from agents.models import ScriptedModel, call, reply
-from storage import Storage
+from storage import InMemoryStorage, Storage
 from tests.backends import storage, storage_url  # noqa: F401  (fixtures)
 from tools import Tool, ToolContext, create_tool
 
@@ -149,8 +151,6 @@ async def test_an_edit_over_the_two_person_threshold_runs_nothing_and_is_present
 
 
 async def test_an_edit_whose_rule_excludes_the_editor_does_not_count_the_editor() -> None:
-    from storage import InMemoryStorage
-
     refunds = Refunds()
     agent = _agent(InMemoryStorage(), refunds, policy=Approvers(big={"uc", "ud"}))
     shown = await _asked(agent)
@@ -171,8 +171,6 @@ async def test_an_edit_whose_rule_excludes_the_editor_does_not_count_the_editor(
 
 
 async def test_an_edit_that_needs_nothing_more_runs_at_once() -> None:
-    from storage import InMemoryStorage
-
     refunds = Refunds()
     agent = _agent(InMemoryStorage(), refunds)
     shown = await _asked(agent)
@@ -185,8 +183,6 @@ async def test_an_edit_that_needs_nothing_more_runs_at_once() -> None:
 
 
 async def test_an_edit_of_a_two_person_call_still_needs_a_second_person() -> None:
-    from storage import InMemoryStorage
-
     refunds = Refunds()
     agent = _agent(InMemoryStorage(), refunds, amount=2000)
     shown = await _asked(agent)
@@ -299,3 +295,28 @@ async def test_a_redefined_tool_runs_nothing_and_the_call_is_presented_again(
     assert pending == again and pending.approved_by == []
     done = await agent.approve_tool_call_generate(run_id=shown.run_id, decided_by="sam")
     assert done.text == "ok" and refunds.done == [{"order": 49, "amount": 5}]
+
+
+async def test_a_decision_naming_the_old_definition_is_refused_once_presented_again() -> None:
+    refunds = Refunds()
+    source = _Source(refunds.tool("Refund an order"))
+    agent = Agent(
+        id="ops",
+        model=ScriptedModel([call("refund", {"order": 49, "amount": 5}, id="c1"), reply("ok")]),
+        storage=InMemoryStorage(),
+    ).served(ServedParts(tools=source))
+    shown = await _asked(agent)
+    source.tool = refunds.tool("Refund an order, times 1000")
+    with pytest.raises(ToolChanged):
+        await agent.approve_tool_call(run_id=shown.run_id, decided_by="sam")
+
+    old = DecisionRequest(
+        run_id=shown.run_id,
+        tool_call_id="c1",
+        fingerprint=shown.fingerprint,
+        decided_by="sam",
+        definition_digest=shown.definition_digest,
+    )
+    with pytest.raises(ToolChanged) as again:
+        await agent.decide_request(old, Approve())
+    assert again.value.presented_again is False and refunds.done == []

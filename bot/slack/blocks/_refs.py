@@ -24,10 +24,12 @@ class ApprovalRef(BaseModel):
     """The call to decide."""
     fingerprint: str = Field(alias="f")
     """``agents.fingerprint(tool_name, args)`` of what the card showed."""
+    definition_digest: str | None = Field(default=None, alias="d")
+    """``definition_digest`` of the tool the card showed (an approval must match it)."""
 
     def encode(self) -> str:
         """The button value; raises ``ValueError`` when it would exceed Slack's 2000 chars."""
-        value = json.dumps(self.model_dump(by_alias=True), separators=(",", ":"))
+        value = json.dumps(self.model_dump(by_alias=True, exclude_none=True), separators=(",", ":"))
         if len(value) > VALUE_LIMIT:
             raise ValueError(f"approval reference is {len(value)} chars, over {VALUE_LIMIT}")
         return value

@@ -89,6 +89,7 @@ class Attempt:
             tool_call_id=ref.tool_call_id,
             fingerprint=None if self.decision.kind == "resume" else ref.fingerprint,
             decided_by=self.user,
+            definition_digest=ref.definition_digest if self.decision.kind == "approve" else None,
             source=self.source,
         )
 
@@ -320,6 +321,8 @@ async def _present_changed(
     """The tool changed under the card: nothing ran; the old card says it was replaced, and the
     call is posted again on a new card with the new definition."""
     await tell(services, attempt, msg.TOOL_CHANGED, thread.thread_ts)
+    if not changed.presented_again:
+        return  # an old card of a call already presented again: its new card is out
     if card is not None:
         await show_replaced(services, card, msg.REPLACED_TOOL_CHANGED)
     call = changed.call

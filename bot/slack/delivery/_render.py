@@ -227,6 +227,7 @@ async def post_card(
             run_id=approval.run_id,
             tool_call_id=approval.tool_call_id,
             fingerprint=approval.fingerprint,
+            definition_digest=approval.definition_digest,
         ),
         tool_name=approval.tool_name,
         args=approval.args,
