@@ -34,6 +34,7 @@ from bot.slack.blocks._blocks import (
 from bot.slack.blocks._mrkdwn import mention
 from bot.slack.blocks._reminders import reminder_done, reminder_key
 from bot.slack.delivery._card_index import PostedCard
+from bot.slack.delivery._card_source import described
 from bot.slack.delivery._outbox import enqueue, new_write
 from bot.slack.delivery._render import SlackThread, post_run, reporting_failures
 
@@ -158,8 +159,9 @@ async def _still_waiting(stream: AgentStream, card: PostedCard) -> PendingToolCa
 
 
 async def _show_progress(services: Services, card: PostedCard, call: PendingToolCall) -> None:
-    """The card still waiting, with the quorum progress ("1 of 2 approvals: <@U1>")."""
-    view = replace(card.view, approved_by=tuple(call.approved_by))
+    """The card still waiting, with the quorum progress ("1 of 2 approvals: <@U1>": who still
+    counts) and who may approve under the policy in force."""
+    view = replace(described(services, card.view, call), approved_by=tuple(call.approved_by))
     try:
         await services.client.chat_update(
             channel=card.channel,

@@ -14,8 +14,9 @@ from agents import Agent
 from agents.models import ScriptedModel, call, reply
 from bot.slack._ids import APPROVE_ACTION, EDIT_ACTION, WITHDRAW_ACTION
 from storage import Storage
+from tests.backends import storage, storage_url  # noqa: F401  (fixtures)
 from tests.bot.api.fixtures import tokens_file
-from tests.bot.harness import Bot, start_bot
+from tests.bot.harness import Bot, Executions, make_agent, start_bot
 from tests.bot.slack.test_mcp_in_slack import mcp_bot
 from tests.fakes.slack_api import FakeSlackAPI, PostedMessage
 from tests.tools.conftest import calls
@@ -245,3 +246,63 @@ async def test_the_requester_withdraws_over_the_api_and_nobody_else_may(
         assert refunds == [] and (await bot.agent.list_suspended_runs()).total == 0
         [card] = bot.cards(ts)
         assert "↩️ Withdrawn" in _text(card)
+
+
+# -- authority at decision time, across a restart with other APPROVERS ---------------------------
+
+
+async def test_an_approval_by_someone_dropped_from_approvers_no_longer_counts_after_a_restart(
+    slack: FakeSlackAPI,
+    storage: Storage,  # noqa: F811
+    executions: Executions,
+    tmp_path: Path,
+) -> None:
+    policy = tmp_path / "countersign.toml"
+    policy.write_text('[[rules]]\ntools = ["delete_record"]\napprovals = 2\n', encoding="utf-8")
+    env = {"POLICY_FILE": str(policy), "APPROVERS": "U5,U6,U7"}
+    first, _ = make_agent([call("delete_record", {"id": "7"}), reply("Deleted 7.")], executions)
+    async with start_bot(slack, first, storage, env=env) as bot:
+        ts = await bot.mention("delete record 7", user=ALEX)
+        await bot.settle()
+        [card] = bot.cards(ts)
+        await bot.click(card, APPROVE_ACTION, user="U5")
+        await bot.settle()
+
+    restarted, _ = make_agent([reply("Deleted 7.")], executions)
+    async with start_bot(slack, restarted, storage, env={**env, "APPROVERS": "U6,U7"}) as bot:
+        await bot.click(card, APPROVE_ACTION, user="U6")
+        await bot.settle()
+        assert executions.of("delete_record") == []
+        [pending] = (await bot.agent.list_suspended_runs()).runs[0].tool_calls
+        assert pending.approved_by == ["U6"]
+        [shown] = bot.cards(ts)
+        assert "1 of 2 approvals: <@U6>" in _text(shown) and "U5" not in _text(shown)
+        await bot.click(card, APPROVE_ACTION, user="U7")
+        await bot.settle()
+        assert executions.of("delete_record") == [{"id": "7"}]
+
+
+async def test_an_edit_whose_rule_names_other_approvers_does_not_count_the_editor(
+    slack: FakeSlackAPI, store: Storage, tmp_path: Path
+) -> None:
+    policy = tmp_path / "countersign.toml"
+    policy.write_text(
+        '[[rules]]\ntools = ["refund"]\nargs_above = { amount = 1000 }\napprovers = ["U9"]\n',
+        encoding="utf-8",
+    )
+    refunds: list[dict[str, Any]] = []
+    env = {"POLICY_FILE": str(policy)}
+    async with start_bot(slack, _ops(refunds), store, env=env) as bot:
+        ts, card = await _card(bot)
+        await _edit(bot, card, "1150")
+        assert refunds == []
+        _, new = bot.cards(ts)
+        assert "<@U9>" in _text(new)  # who may approve the edited call
+        [pending] = (await bot.agent.list_suspended_runs()).runs[0].tool_calls
+        assert (pending.approvals_required, pending.approved_by) == (1, [])
+        await bot.click(new, APPROVE_ACTION, user=SAM)
+        await bot.settle()
+        assert refunds == []
+        await bot.click(new, APPROVE_ACTION, user="U9")
+        await bot.settle()
+        assert refunds == [{"order": 49, "amount": 1150}]
