@@ -320,3 +320,33 @@ async def test_a_decision_naming_the_old_definition_is_refused_once_presented_ag
     with pytest.raises(ToolChanged) as again:
         await agent.decide_request(old, Approve())
     assert again.value.presented_again is False and refunds.done == []
+
+
+def _confirm_above_1000(
+    tool_name: str, tool_id: str, path: tuple[str, ...], args: dict[str, Any]
+) -> CallRules | None:
+    """Refunds over 1,000 ask to confirm (one approver) and expire within 10 minutes."""
+    if float(args.get("amount", 0)) > 1000:
+        return CallRules(require_approval=True, confirm=True, ttl_seconds=600)
+    return None
+
+
+async def test_an_edit_needing_a_confirm_the_shown_call_lacked_is_presented_again() -> None:
+    refunds = Refunds()
+    agent = _agent(InMemoryStorage(), refunds, rules=_confirm_above_1000)
+    shown = await _asked(agent)
+
+    stream = await agent.approve_tool_call(
+        run_id=shown.run_id, args={"order": 49, "amount": 5000}, decided_by="sam"
+    )
+    [again] = [c async for c in stream.full_stream if isinstance(c, ToolCallApprovalChunk)]
+
+    assert refunds.done == [] and (await stream.result()).finish_reason == "suspended"
+    assert (again.approvals_required, again.approved_by) == (1, ["sam"])
+    assert again.expires_at is not None and again.suspended_at is not None
+    assert abs((again.expires_at - again.suspended_at).total_seconds() - 600) < 5
+    # shown again (with its confirm), the editor's own approval of it runs it
+    done = await agent.approve_tool_call_generate(
+        run_id=shown.run_id, fingerprint=again.fingerprint, decided_by="sam"
+    )
+    assert done.text == "Refunded." and refunds.done == [{"order": 49, "amount": 5000}]
