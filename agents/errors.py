@@ -152,6 +152,7 @@ class ToolChanged(AgentError):
         current_digest: str | None,
         call: Any = None,
         presented_again: bool = True,
+        stream: Any = None,
     ) -> None:
         self.run_id = run_id
         self.tool_call_id = tool_call_id
@@ -164,6 +165,10 @@ class ToolChanged(AgentError):
         self.presented_again = presented_again
         """True: this decision presented the call again (a new approval chunk / card is due);
         False: it had been presented again before, and the decision named the old digest."""
+        self.stream = stream
+        """When ``presented_again``: the (finished) ``AgentStream`` announcing the call again,
+        a new ``tool-call-approval`` chunk then ``finish_reason "suspended"``, for an edge to
+        show as it shows any run (a new card)."""
         super().__init__(
             f"the tool of call {tool_call_id!r} of run {run_id!r} changed since it was shown "
             "(its definition is not the one approved); nothing was run. The call was presented "

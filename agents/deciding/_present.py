@@ -175,7 +175,7 @@ async def check_definition(
         proposal = proposal.model_copy(
             update={"expires_at": proposal.suspended_at + max(window, timedelta(seconds=0))}
         )
-    await present_again(
+    stored = await present_again(
         rt,
         found,
         proposal,
@@ -193,4 +193,5 @@ async def check_definition(
         shown_digest=pending.definition_digest,
         current_digest=tool.definition_digest,
         call=proposal.public(),
+        stream=presented(stored, proposal),
     )

@@ -38,7 +38,7 @@ from agents import (
     Resume,
     TakenDecision,
 )
-from agents.errors import AgentError
+from agents.errors import AgentError, ToolChanged
 from bot.api._hook import DecisionObserver
 from bot.api._identity import ApiAccess, Caller
 from bot.api._input import Problem, json_body, parse
@@ -247,7 +247,14 @@ async def _decide(
         decided_by=decider,  # None: no person (the service token); the policy says if it may
         source=API_SOURCE,
     )
-    stream = await agent.decide_request(asked, decision)
+    try:
+        stream = await agent.decide_request(asked, decision)
+    except ToolChanged as exc:  # presented again: the Slack side posts the new card
+        if exc.presented_again and isinstance(exc.stream, AgentStream):
+            await _observe(
+                request, TakenDecision(request=asked, decision=decision, stream=exc.stream)
+            )
+        raise
     wait = parse(DecisionQuery, dict(request.query)).wait
     logger.info(
         "api: %s tool call %s of run %s (agent %s) by %s",

@@ -25,8 +25,6 @@ from agents import (
     Decision,
     DecisionRequest,
     Decline,
-    PendingToolCall,
-    ToolCallApprovalChunk,
 )
 from agents.errors import (
     NOT_REQUESTER_RULE,
@@ -50,7 +48,7 @@ from bot.slack.blocks._refs import ApprovalRef
 from bot.slack.deciding._workspace import Choice, choice_of
 from bot.slack.delivery._card_index import PostedCard
 from bot.slack.delivery._home import refresh_homes
-from bot.slack.delivery._render import SlackThread, post_card
+from bot.slack.delivery._render import SlackThread, post_run
 from bot.slack.delivery._shown import show_decided, show_replaced
 from bot.slack.receiving._payloads import BlockActions
 from storage import utcnow
@@ -318,38 +316,15 @@ async def _present_changed(
     card: PostedCard | None,
     thread: SlackThread,
 ) -> None:
-    """The tool changed under the card: nothing ran; the old card says it was replaced, and the
-    call is posted again on a new card with the new definition."""
+    """The tool changed under the card: nothing ran. The user is told; when this decision
+    presented the call again, the old card says it was replaced and the new card is posted
+    (from the runtime's stream announcing it)."""
     await tell(services, attempt, msg.TOOL_CHANGED, thread.thread_ts)
-    if not changed.presented_again:
+    if not changed.presented_again or not isinstance(changed.stream, AgentStream):
         return  # an old card of a call already presented again: its new card is out
     if card is not None:
         await show_replaced(services, card, msg.REPLACED_TOOL_CHANGED)
-    call = changed.call
-    if isinstance(call, PendingToolCall):
-        await post_card(services, thread, approval_chunk(changed.run_id, call))
-
-
-def approval_chunk(run_id: str, call: PendingToolCall) -> ToolCallApprovalChunk:
-    """The approval chunk announcing ``call`` (what a card is posted from)."""
-    return ToolCallApprovalChunk(
-        run_id=run_id,
-        tool_call_id=call.tool_call_id,
-        tool_name=call.tool_name,
-        args=call.args,
-        fingerprint=call.fingerprint,
-        resume_schema=call.resume_schema,
-        agent_path=call.agent_path,
-        definition_digest=call.definition_digest,
-        requested_by=call.requested_by,
-        expires_at=call.expires_at,
-        approvals_required=call.approvals_required,
-        approved_by=call.approved_by,
-        edited_from=call.edited_from,
-        suspend_payload=call.suspend_payload,
-        grantable=call.grantable,
-        suspended_at=call.suspended_at,
-    )
+    await post_run(services, changed.stream, thread)
 
 
 def _unrecorded_card(attempt: Attempt, thread: SlackThread) -> PostedCard:

@@ -16,7 +16,7 @@ from datetime import datetime
 from slack_sdk.errors import SlackApiError
 
 import bot.slack._messages as msg
-from agents import AgentStream, Decision, PendingToolCall, Resume
+from agents import AgentStream, Decision, PendingToolCall, Resume, ToolCallApprovalChunk
 from bot.ops._outage import unavailable
 from bot.slack._services import Services
 from bot.slack.blocks._blocks import (
@@ -74,8 +74,11 @@ async def show_decided(
     )
     lock = contextlib.nullcontext() if lock_held else services.locks.hold(thread.thread_id)
     async with lock, reporting_failures(services, thread):
-        if decision is not None and await _presented_again(stream, card):
+        again = await _presented_again(stream, card) if decision is not None else None
+        if again is not None:
             line = msg.REPLACED_BY_EDIT.format(who=mention(by), when=slack_date(at))
+            if again.fingerprint == card.view.ref.fingerprint:  # same arguments: a new tool
+                line = msg.REPLACED_TOOL_CHANGED
             await show_replaced(services, card, line)
             await _post_or_keep(services, stream, thread)  # the new card
             return
@@ -111,16 +114,17 @@ async def _post_or_keep(services: Services, stream: AgentStream, thread: SlackTh
         )
 
 
-async def _presented_again(stream: AgentStream, card: PostedCard) -> bool:
-    """Whether the decision made the call a new proposal (an edit that needs more approval):
-    its stream announces the same call again before anything runs."""
+async def _presented_again(stream: AgentStream, card: PostedCard) -> ToolCallApprovalChunk | None:
+    """The new proposal when the decision presented the call again (an edit that needs more
+    approval, a tool that changed): its stream announces the same call again before anything
+    runs. None otherwise."""
     async for chunk in stream.full_stream:
         if chunk.type == "start":
             continue
-        return chunk.type == "tool-call-approval" and (
-            chunk.tool_call_id == card.view.ref.tool_call_id
-        )
-    return False
+        if isinstance(chunk, ToolCallApprovalChunk):
+            return chunk if chunk.tool_call_id == card.view.ref.tool_call_id else None
+        return None
+    return None
 
 
 async def show_replaced(services: Services, card: PostedCard, line: str) -> None:

@@ -5,6 +5,7 @@ new card, and only the requester may Withdraw a card."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +21,7 @@ from tests.bot.harness import Bot, Executions, make_agent, start_bot
 from tests.bot.slack.test_mcp_in_slack import mcp_bot
 from tests.fakes.slack_api import FakeSlackAPI, PostedMessage
 from tests.tools.conftest import calls
-from tools import ToolContext, create_tool
+from tools import Tool, ToolContext, create_tool
 
 DEMO_POLICY = Path(__file__).parents[3] / "bot" / "demo" / "countersign.toml"
 ALEX, SAM, UC = "U1", "U2", "U3"
@@ -306,3 +307,58 @@ async def test_an_edit_whose_rule_names_other_approvers_does_not_count_the_edito
         await bot.click(new, APPROVE_ACTION, user="U9")
         await bot.settle()
         assert refunds == [{"order": 49, "amount": 1150}]
+
+
+class _Tools:
+    """Tools offered besides the agent's own, replaceable (as an MCP server's are)."""
+
+    def __init__(self, tool: Tool) -> None:
+        self.tool = tool
+
+    def current_tools(self) -> Mapping[str, Tool]:
+        return {"transfer": self.tool}
+
+
+def _transfer(moved: list[int], description: str, factor: int = 1) -> Tool:
+    class TransferInput(BaseModel):
+        account: str
+        amount: int
+
+    async def transfer(input: TransferInput, ctx: ToolContext) -> str:
+        moved.append(input.amount * factor)
+        return "moved"
+
+    return create_tool(
+        id="transfer",
+        description=description,
+        input_schema=TransferInput,
+        execute=transfer,
+        require_approval=True,
+    )
+
+
+async def test_an_api_approval_of_a_redefined_tool_is_409_and_slack_shows_the_new_card(
+    slack: FakeSlackAPI, store: Storage, tmp_path: Path
+) -> None:
+    moved: list[int] = []
+    tools = _Tools(_transfer(moved, "Move money"))
+    agent = Agent(
+        id="ops",
+        model=ScriptedModel([call("transfer", {"account": "A-1", "amount": 5}), reply("Moved.")]),
+    )
+    env = {"API_TOKENS": tokens_file(tmp_path, API_PEOPLE)}
+    async with start_bot(slack, agent, store, env=env, tools=tools) as bot:
+        ts = await bot.mention("move 5 from A-1", user=ALEX)
+        await bot.settle()
+        [run] = (await bot.agent.list_suspended_runs()).runs
+        ids = {"runId": run.run_id, "toolCallId": run.tool_calls[0].tool_call_id}
+        tools.tool = _transfer(moved, "Move money, times 1000", factor=1000)
+
+        status, answer = await _post(bot, "approve-tool-call", "sam-token", ids)
+
+        assert (status, answer["code"]) == (409, "APPROVAL_TOOL_CHANGED") and moved == []
+        old, new = bot.cards(ts)
+        assert "Replaced" in _text(old) and "times 1000" in _text(new)
+        await bot.click(new, APPROVE_ACTION, user=SAM)
+        await bot.settle()
+        assert moved == [5000] and bot.texts(ts)[-1] == "Moved."
