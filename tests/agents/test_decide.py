@@ -234,7 +234,14 @@ async def test_a_runner_with_one_slot_runs_a_supervisor_and_its_sub_agent(
 
 def test_a_decision_request_is_the_one_value_of_the_call_and_its_decider() -> None:
     names = [f.name for f in dataclasses.fields(DecisionRequest)]
-    assert names == ["run_id", "tool_call_id", "fingerprint", "decided_by", "source"]
+    assert names == [
+        "run_id",
+        "tool_call_id",
+        "fingerprint",
+        "decided_by",
+        "definition_digest",
+        "source",
+    ]
     request = DecisionRequest(run_id="r1", tool_call_id="c1", decided_by="U1", source="button")
     with pytest.raises(dataclasses.FrozenInstanceError):
         request.run_id = "r2"  # type: ignore[misc]
