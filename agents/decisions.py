@@ -34,7 +34,12 @@ class Approve:
     kind: Literal["approve"] = field(default="approve", init=False)
     args: dict[str, Any] | None = None
     """Edited arguments, validated against the tool's input schema before anything is claimed;
-    None runs the call with the arguments it was shown with."""
+    None runs the call with the arguments it was shown with. Edited arguments are a new
+    proposal, gated again under the rules that match THEM: they run at once only when those
+    ask no more than the call as shown (no more approvals, no confirm it lacked, approvers that
+    include the decider); otherwise the call is presented again with them (a new approval
+    chunk, ``edited_from`` the shown arguments, the editor's approval counted when the new rule
+    lets them approve) and nothing runs."""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -35,9 +35,10 @@ class DecisionMethods:
         The call is found (``tool_call_id`` None: the most recently suspended one), the
         decision validated (edited args, resume data), then atomically claimed and audited
         before this returns, so every refusal (``SnapshotNotFound``, ``ToolCallNotSuspended``,
-        ``FingerprintMismatch``, ``InvalidToolArgs``, ``InvalidResumeData``,
-        ``AlreadyDecided``/``ApprovalExpired``) is raised here. ``source`` (button, API,
-        expiry...) is only recorded in the audit log.
+        ``FingerprintMismatch``, ``ToolChanged``, ``InvalidToolArgs``, ``InvalidResumeData``,
+        ``NotAllowedToDecide``, ``AlreadyDecided``/``ApprovalExpired``) is raised here.
+        ``Decline(withdrawn=True)`` is the requester taking back their own call. ``source``
+        (button, API, expiry...) is only recorded in the audit log.
 
         Example:
             >>> from agents import Approve, Decline, Expire, Resume
@@ -87,6 +88,11 @@ class DecisionMethods:
         source: str = "python",
     ) -> AgentStream:
         """Approve a pending call (``args``: with edited arguments); ``decide(Approve(...))``.
+
+        Edited arguments that need more than the call as shown (see ``Approve.args``) run
+        nothing: the returned stream announces the edited call (a ``tool-call-approval`` chunk)
+        and finishes ``suspended``. A tool whose definition changed since the call was shown
+        raises ``ToolChanged`` (the call was presented again).
 
         Example:
             >>> stream = await agent.approve_tool_call(run_id=result.run_id)
