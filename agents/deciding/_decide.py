@@ -15,6 +15,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from agents._config import json_safe, validation_errors
+from agents._fingerprint import strict_canonical_json
 from agents._results import RunResult
 from agents._runtime import Runtime
 from agents.deciding._authority import still_counting
@@ -257,6 +258,13 @@ def _validated_args(
 ) -> dict[str, Any]:
     """The edited arguments, checked against the input schema and kept as the person gave them
     (a dump of the parsed model would turn ``250`` into ``250.0`` for a float field)."""
+    try:
+        strict_canonical_json(args).encode("utf-8")  # stored, shown and fingerprinted as given
+    except (ValueError, UnicodeEncodeError):
+        error = {"loc": [], "msg": "not strict JSON (NaN, Infinity or a lone surrogate)"}
+        raise InvalidToolArgs(pending.tool_call_id, [{**error, "type": "json_invalid"}]) from None
+    except TypeError:
+        pass  # keys of mixed types: the schema says what it makes of them
     if tool is None:
         return dict(args)
     try:

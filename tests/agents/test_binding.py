@@ -18,6 +18,7 @@ from agents import (
     DecisionRequest,
     Decline,
     FingerprintMismatch,
+    InvalidToolArgs,
     NotAllowedToDecide,
     PendingToolCall,
     ServedParts,
@@ -350,3 +351,16 @@ async def test_an_edit_needing_a_confirm_the_shown_call_lacked_is_presented_agai
         run_id=shown.run_id, fingerprint=again.fingerprint, decided_by="sam"
     )
     assert done.text == "Refunded." and refunds.done == [{"order": 49, "amount": 5000}]
+
+
+async def test_edited_arguments_that_are_not_strict_json_claim_nothing() -> None:
+    refunds = Refunds()
+    agent = _agent(InMemoryStorage(), refunds)
+    shown = await _asked(agent)
+    with pytest.raises(InvalidToolArgs):
+        await agent.approve_tool_call(
+            run_id=shown.run_id, args={"order": 49, "amount": float("nan")}, decided_by="sam"
+        )
+    pending = await agent.pending_call(run_id=shown.run_id, tool_call_id="c1")
+    assert pending is not None and pending.fingerprint == shown.fingerprint
+    assert refunds.done == []
