@@ -287,10 +287,10 @@ async def _decide(
         return exc
     except NotAllowedToDecide as exc:
         refusal = Refusal.of(exc)
-        await record_refusal(services, attempt, exc.rule, thread_ts)
-        if exc.rule == NOT_REQUESTER_RULE:
-            return msg.REFUSED_NOT_REQUESTER
-        return refusal_text(refusal)
+        withdrawing = exc.rule == NOT_REQUESTER_RULE
+        rule = exc.rule if withdrawing else refusal.rule
+        await record_refusal(services, attempt, rule, thread_ts)
+        return msg.REFUSED_NOT_REQUESTER if withdrawing else refusal_text(refusal)
     except DuplicateApproval:
         return msg.DUPLICATE_APPROVAL
     except ApprovalExpired:
