@@ -139,6 +139,9 @@ async def test_an_edit_over_the_two_person_threshold_runs_nothing_and_is_present
     assert pending.edited_from == {"order": 49, "amount": 300}
     audit = await storage.query_audit(run_id=shown.run_id)
     assert any(e.kind == "decided" and e.data.get("decision") == "edited" for e in audit)
+    [replaced] = [c for c in await storage.list_claims(shown.run_id) if c.decision == "edited"]
+    assert replaced.status == "completed"  # nothing of the shown round runs: nothing to recover
+    assert replaced.decided_by == "sam"
 
     with pytest.raises(FingerprintMismatch):  # the old card's fingerprint
         await agent.approve_tool_call(
