@@ -143,6 +143,8 @@ async def test_only_the_requester_may_withdraw_and_the_card_says_withdrawn(
         await bot.settle()
         [ephemeral] = slack.calls_to("chat.postEphemeral")
         assert ephemeral["user"] == SAM and "withdraw" in ephemeral["text"]
+        [refused] = [e for e in await store.query_audit() if e.kind == "refused"]
+        assert (refused.actor, refused.data["rule"]) == (SAM, "not-requester")
         assert await bot.agent.list_suspended_runs() is not None
         assert (await bot.agent.list_suspended_runs()).total == 1
 
