@@ -9,6 +9,7 @@ Example:
 from agents._agent import Agent
 from agents._fingerprint import fingerprint
 from agents._hooks import Hooks, ToolCallInfo
+from agents._parts import ServedParts, ToolGroups, ToolSource
 from agents._results import (
     FinishReason,
     PendingToolCall,
@@ -28,6 +29,8 @@ from agents.decisions import (
     DecisionRequest,
     Decline,
     Expire,
+    PolicyRefusal,
+    PolicyVerdict,
     Resume,
     TakenDecision,
 )
@@ -103,11 +106,14 @@ __all__ = [
     "Observer",
     "Payload",
     "PendingToolCall",
+    "PolicyRefusal",
+    "PolicyVerdict",
     "Resume",
     "RunResult",
     "Runner",
     "RunnerClosed",
     "ScriptExhausted",
+    "ServedParts",
     "SnapshotNotFound",
     "StartChunk",
     "StepFinishChunk",
@@ -124,9 +130,11 @@ __all__ = [
     "ToolCallResumedChunk",
     "ToolCallSuspendedChunk",
     "ToolExecuted",
+    "ToolGroups",
     "ToolOutputDeniedChunk",
     "ToolResultChunk",
     "ToolResultRecord",
+    "ToolSource",
     "fingerprint",
     "log_context",
 ]

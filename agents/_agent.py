@@ -3,21 +3,21 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from agents._config import check_lease, check_options, resolve_model, tool_map
-from agents._facade import OnRuntime
+from agents._facade import Facade, OnRuntime
 from agents._hooks import Hooks
-from agents._results import PendingToolCall, RunResult, SuspendedRunsPage
-from agents._runtime import DEFAULT_CLAIM_LEASE_SECONDS, Runtime
+from agents._parts import AgentSpec, ServedParts
+from agents._results import RunResult, SuspendedRunsPage
+from agents._runtime import Runtime
 from agents.deciding._methods import DecisionMethods, finished
 from agents.deciding._recovery import recover_interrupted_runs
-from agents.decisions import CallRulesFn, DecisionPolicy
+from agents.decisions import DecisionPolicy
 from agents.errors import AgentConfigError
 from agents.memory import Memory
 from agents.models._base import Model
-from agents.observing._observe import Observer
 from agents.running._runner import Runner
 from agents.running._start import start
 from agents.running._stream import AgentStream
@@ -25,11 +25,12 @@ from storage import Storage
 from tools import ApprovalPredicate, Tool
 
 
-class Agent(DecisionMethods):
+class Agent(Facade, DecisionMethods):
     """An LLM agent whose dangerous tool calls wait for a person.
 
     Deciding its pending calls (``decide``, ``approve_tool_call``, ``pending_call``, ...) is
-    ``DecisionMethods``' half of the facade.
+    ``DecisionMethods``' half of the facade; its definition and how a host serves it
+    (``served``) are ``Facade``'s.
 
     Example:
         >>> from agents import Agent
@@ -59,6 +60,9 @@ class Agent(DecisionMethods):
     """Where threads are kept (None: the model sees only the current run)."""
     default_options = OnRuntime[dict[str, Any]]()
     """Options applied to every run unless the call overrides them."""
+    claim_lease_seconds = OnRuntime[float]()
+    """How long a claim is held without renewal, in effect (the agent's own, else its host's,
+    else 30 s)."""
 
     def __init__(
         self,
@@ -76,91 +80,28 @@ class Agent(DecisionMethods):
         default_options: Mapping[str, Any] | None = None,
         runner: Runner | None = None,
         decision_policy: DecisionPolicy | None = None,
-        claim_lease_seconds: float = DEFAULT_CLAIM_LEASE_SECONDS,
+        claim_lease_seconds: float | None = None,
     ) -> None:
         if not id:
             raise AgentConfigError("Agent needs a non-empty id")
-        self.agents: dict[str, Agent] = dict(agents or {})
-        """Sub-agents, each offered to the model as the tool ``agent-<key>``."""
-        self._recovered_once = False
-        self._runtime: Runtime = Runtime.build(
+        lease = None if claim_lease_seconds is None else check_lease(claim_lease_seconds)
+        spec = AgentSpec(
             id=id,
             name=name or id,
             instructions=instructions,
             description=description,
             model=resolve_model(model),
             tools=tool_map(tools),
-            agents={key: sub._runtime for key, sub in self.agents.items()},
+            agents={key: sub._spec for key, sub in (agents or {}).items()},
             hooks=hooks or Hooks(),
             memory=memory,
             storage=storage,
             runner=runner or Runner(),
             default_options=check_options(dict(default_options or {})),
             decision_policy=decision_policy,
-            claim_lease_seconds=check_lease(claim_lease_seconds),
+            claim_lease_seconds=lease,
         )
-
-    # -- configuration ---------------------------------------------------------------------
-    @property
-    def storage(self) -> Storage:
-        """The store holding this agent's snapshots, claims, audit log (and memory)."""
-        return self._runtime.storage
-
-    @property
-    def tools(self) -> dict[str, Tool]:
-        """Tools by the name the model sees."""
-        return dict(self._runtime.tools)
-
-    @property
-    def runner(self) -> Runner:
-        """Where this agent's runs go in the background (a supervisor's, for sub-agents)."""
-        return self._runtime.runner
-
-    def use_storage(self, storage: Storage, *, memory: Memory | None = None) -> None:
-        """Adopt ``storage`` (and ``memory``) unless the agent was given its own."""
-        self._runtime.use_storage(storage, memory=memory)
-
-    def use_decision_rules(
-        self,
-        *,
-        decision_policy: DecisionPolicy | None = None,
-        claim_lease_seconds: float | None = None,
-        approval_ttl_seconds: float | None = None,
-        call_rules: CallRulesFn | None = None,
-    ) -> DecisionPolicy | None:
-        """Fill in the decision rules this agent was not built with (a host serving an agent it
-        did not build, like the bot, calls it); returns the policy in effect.
-
-        A policy given to the constructor is kept, so is a lease other than the default and an
-        ``approval_ttl_seconds`` default option. Sub-agents follow the result. ``call_rules``
-        (see ``CallRules``) may add approval, a quorum or a TTL to calls, never remove them.
-        """
-        return self._runtime.fill_rules(
-            decision_policy=decision_policy,
-            claim_lease_seconds=claim_lease_seconds,
-            approval_ttl_seconds=approval_ttl_seconds,
-            call_rules=call_rules,
-        )
-
-    def add_observer(self, observer: Observer) -> None:
-        """Tell ``observer`` about every decision claimed and tool executed by this agent and
-        its sub-agents (a host's metrics; see ``Observer``)."""
-        self._runtime.observers.append(observer)
-
-    def add_tools(self, tools: Sequence[Tool], *, replacing: Collection[str] = ()) -> None:
-        """Offer ``tools`` too, minus those named in ``replacing`` (see ``Runtime.add_tools``)."""
-        self._runtime.add_tools(tool_map(tools), replacing)
-
-    def tool_for(self, pending: PendingToolCall) -> Tool | None:
-        """The tool a pending call will run, following ``pending.agent_path`` down the
-        sub-agents (None: no agent of that path has it any more). Approval UIs read its
-        ``input_schema`` / ``resume_schema``.
-
-        Example:
-            >>> page = await agent.list_suspended_runs(thread_id="t1")
-            >>> agent.tool_for(page.runs[0].tool_calls[0]).input_schema
-        """
-        return self._runtime.find_tool(list(pending.agent_path), pending.tool_name)
+        self._become(spec, ServedParts(), Runtime.build(spec, ServedParts()))
 
     # -- running ---------------------------------------------------------------------------
     async def stream(

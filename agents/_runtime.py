@@ -1,17 +1,18 @@
 """``Runtime``: what the run loop, the executor and the decision code need of one agent.
 
 ``Agent`` builds it and stays a thin public facade; every helper takes a ``Runtime`` (never
-the ``Agent``). Sub-agents are runtimes too, by their key. ``storage`` and ``memory`` may be
-replaced after construction (``Agent.use_storage``, a supervisor handing its storage down),
-which is why helpers read them from here at the moment they need them.
+the ``Agent``). It is built once, from an agent's own definition (``AgentSpec``) and a host's
+parts (``ServedParts``), with every sub-agent's runtime built in the same call from what its
+supervisor hands down (``_Handed``): nothing is installed on it afterwards. Tools that change
+while the agent is served come from its ``tool_source``, read at each lookup.
 """
 
 from __future__ import annotations
 
 import functools
 import logging
-from collections.abc import Collection, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from agents._config import (
@@ -25,9 +26,9 @@ from agents._config import (
 from agents._hooks import Hooks
 from agents._ids import new_id
 from agents._messages import Message, ToolSpec
+from agents._parts import AgentSpec, ServedParts, ToolSource
 from agents.deciding._state import RunState
 from agents.decisions import CallRules, CallRulesFn, DecisionPolicy
-from agents.errors import AgentConfigError
 from agents.memory import Memory
 from agents.models._base import Model
 from agents.observing._observe import Observer
@@ -51,159 +52,183 @@ _DELEGATION_PARAMETERS: dict[str, Any] = {
 }
 
 
-@dataclass(kw_only=True, eq=False)
+class FallbackStore:
+    """The in-memory store of an agent that has no storage, with its warning: logged the first
+    time a run (or a decision, a listing) uses it, never merely because an agent was built
+    without storage (a host may give it one: ``Agent.served``)."""
+
+    def __init__(self, agent_id: str) -> None:
+        self.storage = InMemoryStorage()
+        self._agent_id = agent_id
+        self._warned = False
+
+    def use(self) -> Storage:
+        """The store, warning once that nothing in it survives a restart."""
+        if not self._warned:
+            self._warned = True
+            logger.warning(
+                "agent %r has no storage: using an in-memory store, so pending approvals do not "
+                "survive a restart. Pass storage=create_storage(url)",
+                self._agent_id,
+            )
+        return self.storage
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Handed:
+    """What a supervisor hands down to its sub-agents, in one place."""
+
+    storage: Storage | None
+    """The supervisor's storage (None: its fallback store), unless a sub-agent chose its own."""
+    fallback: FallbackStore
+    runner: Runner
+    decision_policy: DecisionPolicy | None
+    claim_lease_seconds: float
+    call_rules: CallRulesFn | None
+    observers: tuple[Observer, ...]
+    path: tuple[str, ...]
+    """The supervisor's agent path."""
+
+
+@dataclass(frozen=True, kw_only=True, eq=False)
 class Runtime:
-    """One agent's definition and services, as the helpers see them."""
+    """One agent's definition and services, as the helpers see them (built once: ``build``)."""
 
     id: str
     name: str
     instructions: str
     description: str
     model: Model
-    tools: dict[str, Tool]
-    """By the name the model sees."""
-    agents: dict[str, Runtime]
+    own_tools: Mapping[str, Tool]
+    """The agent's own tools, by the name the model sees."""
+    tool_source: ToolSource | None
+    """Tools offered besides (a host's MCP tools), read at each lookup."""
+    agents: Mapping[str, Runtime]
     """Sub-agents by key (offered to the model as ``agent-<key>``)."""
     hooks: Hooks
     memory: Memory | None
-    storage: Storage
-    storage_explicit: bool
-    """True once the storage was chosen (given, or handed down explicitly): kept from then on."""
+    chosen_storage: Storage | None
+    """The storage given (by the agent, its memory, its supervisor or its host); None: the
+    ``fallback`` store."""
+    fallback: FallbackStore
     runner: Runner
     """Where runs started from outside (``stream``, decisions) go in the background."""
-    default_options: dict[str, Any] = field(default_factory=dict)
-    decision_policy: DecisionPolicy | None = None
+    default_options: dict[str, Any]
+    decision_policy: DecisionPolicy | None
     """Who may decide (a supervisor's is used by its sub-agents); None: anyone."""
-    claim_lease_seconds: float = DEFAULT_CLAIM_LEASE_SECONDS
+    claim_lease_seconds: float
     """How long a claim is held without renewal (renewed while its tool runs)."""
-    owner: str = INSTANCE_ID
-    """Written on every claim this process takes."""
-    call_rules: CallRulesFn | None = None
+    call_rules: CallRulesFn | None
     """A host's rules that may add approval, a quorum or a TTL to a call (a supervisor's is
     used by its sub-agents); None: the tools' own settings only."""
-    path: tuple[str, ...] = ()
-    """Agent ids from the top supervisor down to this agent (empty: this agent is the top)."""
-    observers: list[Observer] = field(default_factory=list)
-    """Told about decisions and tool executions (one list shared with the sub-agents)."""
+    path: tuple[str, ...]
+    """Agent ids from the top supervisor down to this agent."""
+    observers: tuple[Observer, ...]
+    """Told about decisions and tool executions (the supervisor's, for the sub-agents)."""
+    owner: str = INSTANCE_ID
+    """Written on every claim this process takes."""
 
     @classmethod
     def build(
-        cls,
-        *,
-        id: str,
-        name: str,
-        instructions: str,
-        description: str,
-        model: Model,
-        tools: dict[str, Tool],
-        agents: dict[str, Runtime],
-        hooks: Hooks,
-        memory: Memory | None,
-        storage: Storage | None,
-        runner: Runner,
-        default_options: dict[str, Any],
-        decision_policy: DecisionPolicy | None = None,
-        claim_lease_seconds: float = DEFAULT_CLAIM_LEASE_SECONDS,
+        cls, spec: AgentSpec, parts: ServedParts, fallback: FallbackStore | None = None
     ) -> Runtime:
-        """A runtime on ``storage``, else ``memory``'s, else an in-memory store (with a
-        warning); the sub-agents in ``agents`` inherit that storage and share ``runner``."""
-        chosen = storage or (memory.storage if memory else None)
-        if chosen is None:
-            logger.warning(
-                "agent %r has no storage: using an in-memory store, so pending approvals do not "
-                "survive a restart. Pass storage=create_storage(url)",
-                id,
-            )
-            chosen = InMemoryStorage()
-        explicit = storage is not None or (memory is not None and memory.storage is not None)
-        if memory is not None and memory.storage is None:
-            memory.storage = chosen
-        rt = cls(
-            id=id,
-            name=name,
-            instructions=instructions,
-            description=description,
-            model=model,
-            tools=tools,
-            agents=agents,
-            hooks=hooks,
-            memory=memory,
-            storage=chosen,
-            storage_explicit=explicit,
-            runner=runner,
-            default_options=default_options,
-            decision_policy=decision_policy,
-            claim_lease_seconds=claim_lease_seconds,
+        """The runtime of ``spec`` on a host's ``parts``, its sub-agents' with it.
+
+        What the spec gives itself wins: its storage (or its memory's), memory, decision
+        policy, claim lease and ``approval_ttl_seconds`` option; the parts fill in the rest.
+        Without storage anywhere, runs use ``fallback`` (an in-memory store, with a warning).
+        """
+        storage = spec.own_storage or parts.storage
+        if storage is None and parts.memory is not None and spec.memory is None:
+            storage = parts.memory.storage
+        options = spec.default_options
+        ttl = parts.approval_ttl_seconds
+        if ttl is not None and "approval_ttl_seconds" not in options:
+            options = check_options({**options, "approval_ttl_seconds": ttl})
+        lease = spec.claim_lease_seconds or parts.claim_lease_seconds
+        top = _Handed(
+            storage=storage,
+            fallback=fallback or FallbackStore(spec.id),
+            runner=parts.runner or spec.runner,
+            decision_policy=spec.decision_policy or parts.decision_policy,
+            claim_lease_seconds=check_lease(lease or DEFAULT_CLAIM_LEASE_SECONDS),
+            call_rules=parts.call_rules,
+            observers=parts.observers,
+            path=(),
         )
-        for sub in rt.agents.values():
-            sub.inherit_storage(chosen, explicit=explicit)
-            sub.use_runner(rt.runner)
-            sub.use_supervisor_rules(decision_policy, claim_lease_seconds)
-            sub.use_observers(rt.observers)
-        return rt
+        return cls._of(
+            spec,
+            top,
+            memory=spec.memory or parts.memory,
+            options=options,
+            tool_source=parts.tools,
+        )
 
-    # -- configuration changes -------------------------------------------------------------
-    def use_storage(self, storage: Storage, *, memory: Memory | None = None) -> None:
-        """Adopt ``storage`` (and ``memory``) unless this agent was given its own."""
-        if not self.storage_explicit:
-            self.storage = storage
-            self.storage_explicit = True
-            if self.memory is not None and self.memory.storage is None:
-                self.memory.storage = storage
-        if self.memory is None and memory is not None:
-            self.memory = memory
-        for sub in self.agents.values():
-            sub.inherit_storage(self.storage, explicit=True)
-
-    def inherit_storage(self, storage: Storage, *, explicit: bool) -> None:
-        """Take a supervisor's storage unless this agent chose its own; pass it further down."""
-        if not self.storage_explicit:
-            self.storage = storage
-            self.storage_explicit = explicit
-        for sub in self.agents.values():
-            sub.inherit_storage(self.storage, explicit=explicit)
-
-    def use_runner(self, runner: Runner) -> None:
-        """Run on ``runner`` (a supervisor's), and so do the sub-agents."""
-        self.runner = runner
-        for sub in self.agents.values():
-            sub.use_runner(runner)
-
-    def fill_rules(
-        self,
+    @classmethod
+    def _of(
+        cls,
+        spec: AgentSpec,
+        given: _Handed,
         *,
-        decision_policy: DecisionPolicy | None,
-        claim_lease_seconds: float | None,
-        approval_ttl_seconds: float | None,
-        call_rules: CallRulesFn | None,
-    ) -> DecisionPolicy | None:
-        """``Agent.use_decision_rules``: what this agent was not built with, filled in."""
-        policy = self.decision_policy or decision_policy
-        lease = self.claim_lease_seconds
-        if claim_lease_seconds is not None and lease == DEFAULT_CLAIM_LEASE_SECONDS:
-            lease = check_lease(claim_lease_seconds)
-        self.use_supervisor_rules(policy, lease)
-        if approval_ttl_seconds is not None and "approval_ttl_seconds" not in self.default_options:
-            self.default_options = check_options(
-                {**self.default_options, "approval_ttl_seconds": approval_ttl_seconds}
-            )
-        if call_rules is not None:
-            self.use_call_rules(call_rules)
-        return policy
+        memory: Memory | None,
+        options: dict[str, Any],
+        tool_source: ToolSource | None = None,
+    ) -> Runtime:
+        """``spec`` on what it was ``given``; its sub-agents on what it hands down."""
+        storage = spec.own_storage or given.storage
+        path = (*given.path, spec.id)
+        if memory is not None and memory.storage is None:  # kept on the agent's storage
+            store = storage or given.fallback.storage
+            memory = Memory(storage=store, last_messages=memory.last_messages)
+        down = _Handed(
+            storage=storage,
+            fallback=given.fallback,
+            runner=given.runner,
+            decision_policy=given.decision_policy,
+            claim_lease_seconds=given.claim_lease_seconds,
+            call_rules=given.call_rules,
+            observers=given.observers,
+            path=path,
+        )
+        return cls(
+            id=spec.id,
+            name=spec.name,
+            instructions=spec.instructions,
+            description=spec.description,
+            model=spec.model,
+            own_tools=spec.tools,
+            tool_source=tool_source,
+            agents={
+                key: cls._of(sub, down, memory=sub.memory, options=sub.default_options)
+                for key, sub in spec.agents.items()
+            },
+            hooks=spec.hooks,
+            memory=memory,
+            chosen_storage=storage,
+            fallback=given.fallback,
+            runner=given.runner,
+            default_options=options,
+            decision_policy=given.decision_policy,
+            claim_lease_seconds=given.claim_lease_seconds,
+            call_rules=given.call_rules,
+            path=path,
+            observers=given.observers,
+        )
 
-    def use_supervisor_rules(self, policy: DecisionPolicy | None, lease_seconds: float) -> None:
-        """Decide by a supervisor's policy and lease (a decision arrives through it)."""
-        self.decision_policy = policy
-        self.claim_lease_seconds = lease_seconds
-        for sub in self.agents.values():
-            sub.use_supervisor_rules(policy, lease_seconds)
+    @property
+    def storage(self) -> Storage:
+        """The store of this agent's snapshots, claims and audit log."""
+        if self.chosen_storage is not None:
+            return self.chosen_storage
+        return self.fallback.use()
 
-    def use_call_rules(self, fn: CallRulesFn | None, path: tuple[str, ...] = ()) -> None:
-        """Gate calls by ``fn`` too (see ``CallRules``); sub-agents follow, under ``path``."""
-        self.call_rules = fn
-        self.path = path or (self.id,)
-        for sub in self.agents.values():
-            sub.use_call_rules(fn, (*self.path, sub.id))
+    @property
+    def tools(self) -> Mapping[str, Tool]:
+        """Every tool offered now, by name: the ``tool_source``'s, then the agent's own (which
+        win a name both hold)."""
+        if self.tool_source is None:
+            return self.own_tools
+        return {**self.tool_source.current_tools(), **self.own_tools}
 
     def rules_for(self, name: str, args: dict[str, Any]) -> CallRules | None:
         """The host's rules for a call of this agent (given a copy of ``args``); a
@@ -212,34 +237,12 @@ class Runtime:
             return None
         tool = self.tools.get(name)
         try:
-            return self.call_rules(
-                name, tool.id if tool else name, self.path or (self.id,), dict(args)
-            )
+            return self.call_rules(name, tool.id if tool else name, self.path, dict(args))
         except Exception:
             logger.exception(
                 "call_rules failed for %s of agent %s: approval required", name, self.id
             )
             return CallRules(require_approval=True)
-
-    def add_tools(self, tools: dict[str, Tool], replacing: Collection[str] = ()) -> None:
-        """Offer ``tools`` from the next model turn on, after dropping the tools named in
-        ``replacing`` (say, an MCP server's previous list); a name still taken raises
-        ``AgentConfigError``. The dict is swapped, never changed in place, so a turn in
-        progress keeps the tools it started with."""
-        dropped = set(replacing)
-        kept = {name: tool for name, tool in self.tools.items() if name not in dropped}
-        taken = sorted(set(kept) & set(tools))
-        if taken:
-            raise AgentConfigError(
-                f"agent {self.id!r} already has tools named {taken}; rename the new ones"
-            )
-        self.tools = {**kept, **tools}
-
-    def use_observers(self, observers: list[Observer]) -> None:
-        """Report to ``observers`` (a supervisor's list, shared), and so do the sub-agents."""
-        self.observers = observers
-        for sub in self.agents.values():
-            sub.use_observers(observers)
 
     # -- lookups ---------------------------------------------------------------------------
     def delegate_for(self, tool_name: str) -> Runtime | None:

@@ -22,6 +22,9 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, ClassVar
 
+POLICY_RULE = "policy"
+"""``NotAllowedToDecide.rule`` when the policy answered with a plain sentence (or failed)."""
+
 
 class AgentError(Exception):
     """Root of every error raised by the ``agents`` package."""
@@ -218,22 +221,37 @@ class DuplicateApproval(AgentError):
 
 
 class NotAllowedToDecide(AgentError):
-    """The decision policy refuses this person this decision (e.g. approving their own call)."""
+    """The decision policy refuses this person (or, with no ``decided_by``, no person) this
+    decision, e.g. the requester approving their own call."""
 
     code = "APPROVAL_NOT_ALLOWED"
 
     def __init__(
-        self, run_id: str, tool_call_id: str, *, decided_by: str | None, rule: str
+        self,
+        run_id: str,
+        tool_call_id: str,
+        *,
+        decided_by: str | None,
+        reason: str,
+        rule: str = POLICY_RULE,
     ) -> None:
         self.run_id = run_id
         self.tool_call_id = tool_call_id
         self.decided_by = decided_by
         self.rule = rule
-        """The policy's sentence saying why not (names the rule)."""
+        """The name of the rule that refused (``self-approval``, ``not-approver`` …): what the
+        policy's refusal named (see ``agents.decisions.PolicyRefusal``), or ``policy`` for a
+        policy that answered with a sentence."""
+        self.reason = reason
+        """The policy's words saying why not."""
         super().__init__(
-            f"{decided_by or 'this caller'} may not decide tool call {tool_call_id!r} of run "
-            f"{run_id!r}: {rule}. Nothing was claimed: someone allowed must decide it"
+            f"{decided_by or 'a caller who is no person'} may not decide tool call "
+            f"{tool_call_id!r} of run {run_id!r}: {reason}. Nothing was claimed: someone "
+            "allowed must decide it"
         )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**super().to_dict(), "rule": self.rule, "reason": self.reason}
 
 
 class AgentConfigError(AgentError):

@@ -5,8 +5,8 @@ The parts live in sub-packages: ``bot.slack`` (the Slack edge), ``bot.api`` (the
 its offline model), ``bot.policy`` (who may decide), ``bot.coordination`` (de-duplication and
 thread locks across instances), ``bot.ops`` (metrics, readiness, outages, drain, tracing) and
 ``bot.background`` (expiry sweeps, recovery, the outbox). This top level only wires them
-together: ``_settings`` reads the configuration, ``_serve`` starts everything, ``__main__`` is
-``python -m bot``.
+together: ``_settings`` reads the configuration, ``_assembly`` builds the served agent once
+(``serve_agent``), ``_serve`` starts everything, ``__main__`` is ``python -m bot``.
 
 Example:
     >>> from bot import load_settings
@@ -16,8 +16,10 @@ Example:
 """
 
 from bot._agent_loader import AgentLoadError
+from bot._assembly import ServedAgent, serve_agent
 from bot._errors import BotConfigError, BotError
 from bot._settings import Settings, load_settings
+from bot.policy import Policy, Refusal
 from bot.policy._approval_rules import ApprovalRules
 from bot.slack import (
     APPROVE_ACTION,
@@ -27,7 +29,6 @@ from bot.slack import (
     SERVICES,
     AnyoneMayDecide,
     EdgePolicy,
-    Refusal,
     Services,
     SettingsPolicy,
     create_bolt_app,
@@ -47,7 +48,9 @@ __all__ = [
     "BotConfigError",
     "BotError",
     "EdgePolicy",
+    "Policy",
     "Refusal",
+    "ServedAgent",
     "Services",
     "Settings",
     "SettingsPolicy",
@@ -55,4 +58,5 @@ __all__ = [
     "create_services",
     "create_web_app",
     "load_settings",
+    "serve_agent",
 ]

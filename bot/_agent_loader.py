@@ -1,13 +1,11 @@
-"""``BOT_AGENT=module:attribute``: find the Agent to serve and give it the bot's storage."""
+"""``BOT_AGENT=module:attribute``: find the Agent to serve (``bot._assembly`` serves it)."""
 
 from __future__ import annotations
 
 import importlib
 
 from agents import Agent
-from agents.memory import Memory
 from bot._errors import BotError
-from storage import Storage
 
 
 class AgentLoadError(BotError):
@@ -41,11 +39,3 @@ def import_agent(spec: str) -> Agent:
             "an Agent instance (agent = Agent(id=..., model=...))"
         )
     return target
-
-
-def attach_storage(agent: Agent, storage: Storage) -> Agent:
-    """Give ``agent`` the configured storage and a memory unless it brought its own."""
-    agent.use_storage(storage)
-    if agent.memory is None:
-        agent.use_storage(agent.storage, memory=Memory(storage=agent.storage))
-    return agent

@@ -1,20 +1,24 @@
 """The policy file's ``[[mcp_servers]]`` (SPEC 14): started with the bot, kept running.
 
-``mcp_servers(entries, agent, environ)`` is an async context manager. On entry it starts every
-server at once and adds its tools (``<server>_<tool>``) to the served agent; a server that
-cannot start is one warning line (no traceback) and the bot serves without its tools. Then a
-watcher task per server:
+``mcp_servers(entries, environ, taken=...)`` is an async context manager yielding
+``MCPTools``: the servers, and ``tools``, a ``ToolGroups`` (one group per server) that the
+served agent reads at each model turn (``ServedParts(tools=...)``). On entry it starts every
+server at once and puts its tools (``<server>_<tool>``) in its group; a server that cannot
+start is one warning line (no traceback) and the bot serves without its tools. Then a watcher
+task per server:
 
 - a server that died (or never started) is restarted with backoff, 0.5 s doubling up to 30 s;
   ``tools.mcp`` reports the outage once and logs the reconnection;
-- when a server says its tool list changed, the list is fetched again and swapped in the agent.
+- when a server says its tool list changed, the list is fetched again and its group replaced
+  (nothing in the agent changes: it reads the group).
 
 Calls to a server's tools while it is down fail with ``MCPServerUnavailable``, which the model
 sees. On exit the watchers stop and the servers are closed (stdio processes stopped).
 
 Example:
-    >>> async with mcp_servers(settings.policy.mcp_servers, agent, settings.mcp_environ):
-    ...     ...  # serve  # doctest: +SKIP
+    >>> async with mcp_servers(settings.policy.mcp_servers, settings.mcp_environ,
+    ...                        taken=agent.tools) as mcp:  # doctest: +SKIP
+    ...     served = serve_agent(agent, ..., tools=mcp.tools)
 """
 
 from __future__ import annotations
@@ -22,10 +26,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Collection, Mapping, Sequence
 from dataclasses import dataclass
 
-from agents import Agent, AgentConfigError
+from agents import AgentConfigError, ToolGroups
 from bot.policy import MCPServerEntry
 from tools.mcp import DEFAULT_CALL_TIMEOUT, DEFAULT_MAX_BYTES, MCPServer, MCPServerError
 
@@ -72,13 +76,22 @@ def build_server(
     )
 
 
-class _Served:
-    """One server and the names its tools have in the agent."""
+@dataclass(frozen=True, kw_only=True)
+class MCPTools:
+    """The running servers and their tools."""
 
-    def __init__(self, server: MCPServer, agent: Agent) -> None:
+    servers: list[MCPServer]
+    """The servers started (a server that could not start is retried in the background)."""
+    tools: ToolGroups
+    """Every server's current tools, one group per server: the served agent's tool source."""
+
+
+class _Served:
+    """One server and its group of tools."""
+
+    def __init__(self, server: MCPServer, tools: ToolGroups) -> None:
         self.server = server
-        self.agent = agent
-        self.names: list[str] = []
+        self.tools = tools
 
     async def start(self) -> None:
         try:
@@ -93,14 +106,12 @@ class _Served:
             )
 
     async def refresh(self) -> None:
-        """List the tools (reconnecting if needed) and swap them in the agent."""
+        """List the tools (reconnecting if needed) and replace the server's group."""
         tools = await self.server.list_tools()
         try:
-            self.agent.add_tools(tools, replacing=self.names)
+            self.tools.replace(self.server.name, tools)
         except AgentConfigError as exc:
             logger.warning("MCP server %s: its tools were not added (%s)", self.server.name, exc)
-            return
-        self.names = [tool.id for tool in tools]
 
     async def watch(self) -> None:
         """Forever: wait for a change (died, list changed), then refresh with backoff."""
@@ -119,21 +130,24 @@ class _Served:
 @contextlib.asynccontextmanager
 async def mcp_servers(
     entries: Sequence[MCPServerEntry],
-    agent: Agent,
     environ: Mapping[str, str],
     limits: CallLimits | None = None,
-) -> AsyncIterator[list[MCPServer]]:
-    """Start ``entries``, add their tools to ``agent``, keep them running; yields the servers."""
+    *,
+    taken: Collection[str] = (),
+) -> AsyncIterator[MCPTools]:
+    """Start ``entries`` and keep them running; yields them with their tools, whose names may
+    not be one of ``taken`` (the served agent's own tools)."""
+    tools = ToolGroups(taken=taken)
     served: list[_Served] = []
     for entry in entries:
         try:
-            served.append(_Served(build_server(entry, environ, limits), agent))
+            served.append(_Served(build_server(entry, environ, limits), tools))
         except MCPServerError as exc:  # e.g. a ${VAR} that is not set
             logger.warning("MCP server %s could not be started (%s)", entry.name, exc)
     await asyncio.gather(*(one.start() for one in served))
     watchers = [asyncio.create_task(one.watch(), name=f"mcp:{one.server.name}") for one in served]
     try:
-        yield [one.server for one in served]
+        yield MCPTools(servers=[one.server for one in served], tools=tools)
     finally:
         for task in watchers:
             task.cancel()

@@ -1,4 +1,5 @@
-"""Start the bot: storage, agent, Slack client, ``auth.test``, then HTTP or Socket Mode."""
+"""Start the bot: storage, agent, Slack client, ``auth.test``, the served agent (built once:
+``bot._assembly``), then HTTP or Socket Mode."""
 
 from __future__ import annotations
 
@@ -16,16 +17,17 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from agents import Agent, TakenDecision
-from bot._agent_loader import attach_storage, import_agent
+from bot._agent_loader import import_agent
+from bot._assembly import serve_agent
 from bot._errors import BotConfigError
 from bot._mcp_servers import CallLimits, mcp_servers
 from bot._settings import AUTH_TEST_FAILED, Settings
-from bot.api import DecisionObserver, add_api_routes
+from bot.api import ApiAccess, DecisionObserver, add_api_routes
 from bot.background import Background
 from bot.coordination import shared_coordination
 from bot.demo import openai_client, ops_agent
 from bot.local import LocalSlack
-from bot.ops import DRAIN, install_drain, install_metrics, start_tracing
+from bot.ops import DRAIN, Metrics, install_drain, install_metrics, start_tracing
 from bot.slack import (
     HEALTH_CHECKS,
     Services,
@@ -68,7 +70,8 @@ async def running_bot(
     settings: Settings, *, agent: Agent | None = None
 ) -> AsyncIterator[tuple[Services, web.AppRunner]]:
     """Everything started and listening; stopped and drained on exit. The policy file's MCP
-    servers start first and their tools join the served agent (``bot._mcp_servers``).
+    servers start first; the served agent is then built once (``serve_agent``) with their
+    tools, the configured storage, the rules and the metrics, and every surface serves it.
 
     With no Slack token this is the local workspace (``bot.local``): the same app, served
     against an emulated Slack on the same server.
@@ -78,35 +81,45 @@ async def running_bot(
     db = DemoDB(demo_database_url(settings.storage_url)) if built_in else None
     openai = openai_client(settings) if built_in else None
     try:
-        served = attach_storage(agent or build_agent(settings, db, storage, openai), storage)
+        given = agent or build_agent(settings, db, storage, openai)
         local = LocalSlack(settings) if settings.slack_bot_token is None else None
         if local is not None:
             settings = local.settings
             client = create_web_client(local.token, api_url=local.api_url)
         else:
             client = await _checked_client(settings)
+        metrics = Metrics()
         async with (
             mcp_servers(
                 settings.policy.mcp_servers,
-                served,
                 settings.mcp_environ,
                 CallLimits(
                     timeout_seconds=settings.mcp_call_timeout_seconds,
                     output_max_bytes=settings.tool_output_max_bytes,
                 ),
-            ),
+                taken=given.tools,
+            ) as mcp,
             shared_coordination(
                 settings.redis_url, lease_seconds=settings.claim_lease_seconds
             ) as shared,
         ):
+            served = serve_agent(
+                given,
+                settings=settings,
+                storage=storage,
+                client=client,
+                tools=mcp.tools,
+                observers=(metrics.observer(),),
+            )
             services = create_services(
-                agent=served,
+                agent=served.agent,
+                policy=served.policy,
                 client=client,
                 settings=settings,
                 locks=shared.locks,
                 dedupe=shared.dedupe,
             )
-            async with _serving(services, local, redis_ping=shared.ping) as runner:
+            async with _serving(services, metrics, local, redis_ping=shared.ping) as runner:
                 if local is not None:
                     await local.check(client)
                 yield services, runner
@@ -152,6 +165,7 @@ def _slack_unreachable(why: str) -> None:
 @contextlib.asynccontextmanager
 async def _serving(
     services: Services,
+    metrics: Metrics,
     local: LocalSlack | None = None,
     *,
     redis_ping: Callable[[], Awaitable[bool]] | None = None,
@@ -167,7 +181,7 @@ async def _serving(
     install_api(web_app, services)
     if redis_ping is not None:
         web_app[HEALTH_CHECKS]["redis"] = redis_ping
-    install_metrics(web_app, services.agent)
+    install_metrics(web_app, metrics, services.agent)
     drain = install_drain(web_app)
     web_app[HEALTH_CHECKS]["draining"] = drain.ready
     if local is not None:
@@ -195,14 +209,13 @@ async def _serving(
 
 
 def install_api(web_app: web.Application, services: Services) -> None:
-    """Mount ``/api`` for the served agent when ``API_TOKEN`` is set; decisions show in Slack."""
-    secret = services.settings.api_token
+    """Mount ``/api`` for the served agent when ``API_TOKEN`` or ``API_TOKENS`` is set;
+    decisions show in Slack."""
     add_api_routes(
         web_app,
         {services.agent.id: services.agent},
-        None if secret is None else secret.get_secret_value(),
+        ApiAccess.of(services.settings),
         on_decision=_shown_in_slack(services),
-        decider_required=lambda call: bool(services.call_policy.for_call(call).approvers),
     )
 
 

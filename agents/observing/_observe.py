@@ -7,13 +7,13 @@ logged and ignored (an observer never breaks a run).
 
 Example:
     >>> seen = []
-    >>> agent.add_observer(Observer(on_tool_executed=seen.append))  # doctest: +SKIP
+    >>> served = agent.served(ServedParts(observers=(Observer(on_tool_executed=seen.append),)))
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal, TypeVar
 
@@ -55,7 +55,8 @@ class ToolExecuted:
 class Observer:
     """Callbacks the runtime calls after a decision is claimed and after a tool ran.
 
-    Register with ``Agent.add_observer``; sub-agents report to their supervisor's observers.
+    A host gives them when it serves an agent (``ServedParts(observers=...)``); sub-agents
+    report to their supervisor's observers.
     """
 
     on_decision: Callable[[DecisionTaken], None] | None = None
@@ -65,7 +66,7 @@ class Observer:
 E = TypeVar("E", DecisionTaken, ToolExecuted)
 
 
-def notify(observers: list[Observer], event: E) -> None:
+def notify(observers: Sequence[Observer], event: E) -> None:
     """Hand ``event`` to every observer's matching callback; a failing callback is logged."""
     for observer in observers:
         fn = observer.on_decision if isinstance(event, DecisionTaken) else observer.on_tool_executed

@@ -69,10 +69,10 @@ def ops_agent(
 ) -> Agent:
     """The ``ops`` supervisor with its ``billing`` sub-agent, on ``db``'s demo tables.
 
-    Without ``storage`` the agents start on an in-memory store until the bot gives them one.
-    ``client`` (default ``openai_client(settings)``) serves both agents' OpenAI model. Claims
-    are leased for ``CLAIM_LEASE_SECONDS``; who may decide comes from the bot (``create_services``
-    gives the agent its rules, which need the Slack client).
+    Without ``storage`` the agents are served on the bot's. ``client`` (default
+    ``openai_client(settings)``) serves both agents' OpenAI model. Claims are leased for
+    ``CLAIM_LEASE_SECONDS``; who may decide comes from the bot (``bot._assembly.serve_agent``
+    serves the agent with its rules, which need the Slack client).
     """
     client = client or openai_client(settings)
     billing = Agent(

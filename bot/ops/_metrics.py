@@ -7,7 +7,9 @@ executions come from the runtime through ``agents.Observer``; Slack requests are
 middleware around ``/slack/events``.
 
 Example:
-    >>> install_metrics(web_app, services.agent)     # doctest: +SKIP
+    >>> metrics = Metrics()                           # doctest: +SKIP
+    >>> served = serve_agent(agent, ..., observers=(metrics.observer(),))
+    >>> install_metrics(web_app, metrics, served.agent)
     >>> # curl http://127.0.0.1:3000/metrics
 """
 
@@ -56,11 +58,12 @@ PendingCount = Callable[[], Awaitable[int]]
 
 
 class Metrics:
-    """The bot's metrics on their own registry (tests build many apps in one process)."""
+    """The bot's metrics on their own registry (tests build many apps in one process).
 
-    def __init__(self, pending: PendingCount) -> None:
+    Built before the served agent, whose observers include ``observer()``."""
+
+    def __init__(self) -> None:
         self.registry = CollectorRegistry()
-        self._pending_count = pending
         self.pending = Gauge(
             "countersign_pending_approvals",
             "Runs waiting for a decision (read from storage at scrape time)",
@@ -112,10 +115,10 @@ class Metrics:
         if event.outcome != "interrupted":
             self.tool_seconds.labels(tool=event.tool_name).observe(event.seconds)
 
-    async def render(self) -> bytes:
-        """The text exposition, with the pending gauge read from storage now."""
+    async def render(self, pending: PendingCount) -> bytes:
+        """The text exposition, with the pending gauge read from storage now (``pending``)."""
         try:
-            self.pending.set(await self._pending_count())
+            self.pending.set(await pending())
         except Exception as exc:  # storage down: keep the last value, say so once per scrape
             logger.warning("metrics: could not count pending approvals (%s)", type(exc).__name__)
         return generate_latest(self.registry)
@@ -158,18 +161,17 @@ METRICS = web.AppKey("countersign.metrics", Metrics)
 """The web app's ``Metrics`` (set by ``install_metrics``)."""
 
 
-def install_metrics(web_app: web.Application, agent: Agent) -> Metrics:
-    """Serve ``GET /metrics`` on ``web_app``, count its Slack requests and ``agent``'s reports."""
+def install_metrics(web_app: web.Application, metrics: Metrics, agent: Agent) -> Metrics:
+    """Serve ``metrics`` at ``GET /metrics`` on ``web_app`` and count its Slack requests;
+    ``agent`` (served with ``metrics.observer()``) is asked how many runs are pending."""
 
     async def pending() -> int:
         return (await agent.list_suspended_runs(per_page=1)).total
 
-    metrics = Metrics(pending)
-    agent.add_observer(metrics.observer())
     web_app[METRICS] = metrics
 
     async def serve(request: web.Request) -> web.Response:
-        body = await metrics.render()
+        body = await metrics.render(pending)
         return web.Response(body=body, headers={"Content-Type": CONTENT_TYPE_LATEST})
 
     @web.middleware

@@ -1,4 +1,4 @@
-"""``use_decision_rules(call_rules=fn)``: a host's rules add approval, a quorum or a TTL to a
+"""``ServedParts(call_rules=fn)``: a host's rules add approval, a quorum or a TTL to a
 call when it is gated, for the agent and its sub-agents; they never remove a tool's own gate."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
-from agents import Agent, CallRules
+from agents import Agent, CallRules, ServedParts
 from agents.models import ScriptedModel, call, reply
 from storage import InMemoryStorage
 from tests.agents.test_supervisors import Ledger, _billing
@@ -38,8 +38,8 @@ async def test_a_rule_adds_approval_a_quorum_and_a_ttl_to_an_inner_tool_with_non
     ledger = Ledger()
     ops = _ops(ledger, call("refund", {"order": 7, "amount": 5}, id="r1"), reply("Refunded."))
     rules = Seen(CallRules(require_approval=True, approvals=2, ttl_seconds=60))
-    ops.use_decision_rules(
-        call_rules=lambda n, i, p, a: rules(n, i, p, a) if n == "refund" else None
+    ops = ops.served(
+        ServedParts(call_rules=lambda n, i, p, a: rules(n, i, p, a) if n == "refund" else None)
     )
 
     result = await ops.generate("refund order 7 for 5")
@@ -62,7 +62,7 @@ async def test_a_rule_adds_approval_a_quorum_and_a_ttl_to_an_inner_tool_with_non
 async def test_rules_saying_no_approval_never_remove_a_tools_own_gate_or_quorum() -> None:
     ledger = Ledger()
     ops = _ops(ledger, call("refund", {"order": 7, "amount": 500}, id="r1"), reply("Refunded."))
-    ops.use_decision_rules(call_rules=Seen(CallRules(require_approval=False, approvals=1)))
+    ops = ops.served(ServedParts(call_rules=Seen(CallRules(require_approval=False, approvals=1))))
 
     result = await ops.generate("refund order 7 for 500")
 
@@ -85,7 +85,7 @@ async def test_a_sub_agents_own_approval_rule_survives_a_permissive_host_rule() 
         agents={"billing": billing},
         storage=InMemoryStorage(),
     )
-    ops.use_decision_rules(call_rules=Seen(None))
+    ops = ops.served(ServedParts(call_rules=Seen(None)))
 
     result = await ops.generate("refund")
 
@@ -99,7 +99,7 @@ async def test_rules_that_raise_require_approval() -> None:
     def broken(*_: Any) -> CallRules:
         raise RuntimeError("policy unavailable")
 
-    ops.use_decision_rules(call_rules=broken)
+    ops = ops.served(ServedParts(call_rules=broken))
     result = await ops.generate("refund order 7 for 5")
 
     assert result.finish_reason == "suspended" and ledger.refunds == []
@@ -109,7 +109,7 @@ async def test_without_rules_an_ungated_call_runs_and_the_delegation_is_asked_by
     ledger = Ledger()
     ops = _ops(ledger, call("refund", {"order": 7, "amount": 5}, id="r1"), reply("Refunded."))
     rules = Seen(None)
-    ops.use_decision_rules(call_rules=rules)
+    ops = ops.served(ServedParts(call_rules=rules))
 
     result = await ops.generate("refund order 7 for 5")
 

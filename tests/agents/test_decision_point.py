@@ -18,6 +18,7 @@ from agents import (
     InvalidToolArgs,
     NotAllowedToDecide,
     PendingToolCall,
+    ServedParts,
 )
 from agents.models import ScriptedModel, call, reply
 from storage import Storage
@@ -260,7 +261,7 @@ class _AnyInput(BaseModel):
     value: Any
 
 
-async def test_rules_filled_in_later_apply_to_sub_agents_and_never_replace_the_agents_own(
+async def test_a_hosts_rules_apply_to_sub_agents_and_never_replace_the_agents_own(
     storage: Storage,  # noqa: F811
     make_tool: Callable[..., Tool],
 ) -> None:
@@ -278,10 +279,11 @@ async def test_rules_filled_in_later_apply_to_sub_agents_and_never_replace_the_a
         agents={"billing": billing},
         storage=storage,
     )
-    assert ops.use_decision_rules(decision_policy=only_u9, approval_ttl_seconds=60) is only_u9
+    ops = ops.served(ServedParts(decision_policy=only_u9, approval_ttl_seconds=60))
+    assert ops.decision_policy is only_u9
     first = await ops.generate("delete", requested_by="U1")
     assert first.pending[0].expires_at is not None
     with pytest.raises(NotAllowedToDecide):
         await ops.approve_tool_call(run_id=first.run_id, decided_by="U2")
     own = Agent(id="x", model=ScriptedModel([]), storage=storage, decision_policy=_no_self_approval)
-    assert own.use_decision_rules(decision_policy=only_u9) is _no_self_approval
+    assert own.served(ServedParts(decision_policy=only_u9)).decision_policy is _no_self_approval

@@ -3,7 +3,7 @@
 from collections.abc import Callable
 from typing import Any
 
-from agents import Agent, DecisionTaken, Hooks, Observer, ToolExecuted
+from agents import Agent, DecisionTaken, Hooks, Observer, ServedParts, ToolExecuted
 from agents.models import ScriptedModel, call, reply
 from storage import InMemoryStorage
 from tests.agents.test_supervisors import Ledger, _billing
@@ -29,7 +29,7 @@ async def test_an_approved_call_reports_its_decision_and_its_execution(
         tools=[make_tool(require_approval=True)],
         storage=store,
     )
-    agent.add_observer(seen.observer())
+    agent = agent.served(ServedParts(observers=(seen.observer(),)))
     first = await agent.generate("x")
     assert seen.decisions == [] and seen.tools == []
     await agent.approve_tool_call_generate(run_id=first.run_id, source="button")
@@ -61,7 +61,7 @@ async def test_a_decline_is_reported_and_nothing_executes(
         tools=[make_tool(require_approval=True)],
         storage=store,
     )
-    agent.add_observer(seen.observer())
+    agent = agent.served(ServedParts(observers=(seen.observer(),)))
     first = await agent.generate("x")
     await agent.decline_tool_call_generate(run_id=first.run_id)
     assert [(d.decision, d.source) for d in seen.decisions] == [("declined", "python")]
@@ -90,7 +90,7 @@ async def test_a_failing_tool_and_a_skipped_tool_report_their_outcome(
         storage=store,
         hooks=Hooks(before_tool_call=skip_two),
     )
-    agent.add_observer(seen.observer())
+    agent = agent.served(ServedParts(observers=(seen.observer(),)))
     await agent.generate("x")
     outcomes = {t.tool_call_id: t.outcome for t in seen.tools}
     assert outcomes["c1"] == "ok" and outcomes["c2"] == "skipped"
@@ -109,7 +109,7 @@ async def test_an_observer_that_raises_never_breaks_the_run(
         tools=[make_tool()],
         storage=store,
     )
-    agent.add_observer(Observer(on_tool_executed=broken))
+    agent = agent.served(ServedParts(observers=(Observer(on_tool_executed=broken),)))
     result = await agent.generate("x")
     assert result.text == "done"
 
@@ -128,7 +128,7 @@ async def test_a_sub_agent_reports_to_its_supervisors_observers_once_per_decisio
         agents={"billing": billing},
         storage=InMemoryStorage(),
     )
-    ops.add_observer(seen.observer())
+    ops = ops.served(ServedParts(observers=(seen.observer(),)))
     first = await ops.generate("refund order 7")
     await ops.approve_tool_call_generate(run_id=first.run_id, tool_call_id="d1", decided_by="U1")
     assert [(d.agent_id, d.tool_name, d.decision) for d in seen.decisions] == [

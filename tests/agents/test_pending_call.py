@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any, cast
 
-from agents import Agent, CallRules, PendingToolCall, ToolCallApprovalChunk
+from agents import Agent, CallRules, PendingToolCall, ServedParts, ToolCallApprovalChunk
 from agents.models import ScriptedModel, call, calls, reply
 from storage import InMemoryStorage, SnapshotRecord, Storage
 from tests.agents.test_supervisors import Ledger, _billing
@@ -87,7 +87,7 @@ async def test_a_quorum_call_lists_who_approved_so_far(
     make_tool: Callable[..., Tool],
 ) -> None:
     agent = _agent(storage, make_tool)
-    agent.use_decision_rules(call_rules=lambda *_: _two())
+    agent = agent.served(ServedParts(call_rules=lambda *_: _two()))
     chunk = await _announced(agent)
     assert chunk.approvals_required == 2 and chunk.approved_by == []
     await (await agent.approve_tool_call(run_id=chunk.run_id, decided_by="U2")).result()

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from agents import Agent
+from agents import Agent, Runner, ServedParts
 from agents.errors import ScriptExhausted
 from agents.models import ScriptedModel, call, reply
 from storage import InMemoryStorage
@@ -128,8 +128,66 @@ async def test_a_tool_that_raises_becomes_an_error_result(store: InMemoryStorage
     assert result.tool_results[0].result == {"error": "tool 'boom' failed: ValueError: disk full"}
 
 
-async def test_an_agent_without_storage_warns_that_runs_do_not_survive_a_restart(
-    caplog: pytest.LogCaptureFixture,
+async def test_an_agent_without_storage_warns_once_when_a_run_uses_its_in_memory_store(
+    caplog: pytest.LogCaptureFixture, make_tool: Callable[..., Tool]
 ) -> None:
-    Agent(id="volatile", model=ScriptedModel([]))
-    assert "do not survive a restart" in caplog.text
+    script = [call("delete-record", {"id": "1"}), call("delete-record", {"id": "2"})]
+    agent = Agent(
+        id="volatile", model=ScriptedModel(script), tools=[make_tool(require_approval=True)]
+    )
+    assert "do not survive a restart" not in caplog.text  # building one is not using it
+    assert (await agent.generate("delete 1")).finish_reason == "suspended"
+    assert (await agent.generate("delete 2")).finish_reason == "suspended"
+    assert caplog.text.count("do not survive a restart") == 1
+
+
+async def test_an_agent_built_without_storage_and_served_with_some_never_warns(
+    caplog: pytest.LogCaptureFixture, make_tool: Callable[..., Tool]
+) -> None:
+    store = InMemoryStorage()
+    script = ScriptedModel([call("delete-record", {"id": "1"})])
+    agent = Agent(id="ops", model=script, tools=[make_tool(require_approval=True)])
+    served = agent.served(ServedParts(storage=store))
+    assert (await served.generate("delete 1")).finish_reason == "suspended"
+    assert served.storage is store
+    assert "do not survive a restart" not in caplog.text
+
+
+async def test_an_agent_served_without_storage_warns_when_a_run_uses_the_store(
+    caplog: pytest.LogCaptureFixture, make_tool: Callable[..., Tool]
+) -> None:
+    script = ScriptedModel([call("delete-record", {"id": "1"})])
+    agent = Agent(id="ops", model=script, tools=[make_tool(require_approval=True)])
+    served = agent.served(ServedParts())
+    assert "do not survive a restart" not in caplog.text
+    assert (await served.generate("delete 1")).finish_reason == "suspended"
+    assert "agent 'ops' has no storage" in caplog.text
+
+
+async def test_changing_an_attribute_rebuilds_the_agent_on_the_same_store(
+    make_tool: Callable[..., Tool],
+) -> None:
+    script = ScriptedModel([call("delete-record", {"id": "1"}), reply("done")])
+    agent = Agent(id="ops", model=script, tools=[make_tool(require_approval=True)])
+    first = await agent.generate("delete 1")
+    agent.description = "Deletes records"
+    agent.claim_lease_seconds = 5
+    assert (agent.description, agent.claim_lease_seconds) == ("Deletes records", 5)
+    done = await agent.approve_tool_call_generate(run_id=first.run_id)  # still found
+    assert done.text == "done"
+
+
+async def test_a_supervisor_leaves_the_sub_agent_it_was_given_unchanged() -> None:
+    store = InMemoryStorage()
+    runner = Runner()
+    billing = Agent(id="billing", model=ScriptedModel([]))
+    ops = Agent(
+        id="ops", model=ScriptedModel([]), agents={"billing": billing}, storage=store, runner=runner
+    )
+    inner = ops.agents["billing"]
+    assert inner.storage is store and inner.runner is runner
+    assert billing.runner is not runner
+    hosts = Runner()
+    served = ops.served(ServedParts(runner=hosts))
+    assert served.runner is hosts and served.agents["billing"].runner is hosts
+    assert ops.runner is runner

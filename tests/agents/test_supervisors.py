@@ -81,7 +81,7 @@ async def test_an_inner_approval_surfaces_with_the_inner_tool_and_the_outer_hand
     assert approval.payload.args == {"order": 7, "amount": 250}
     assert approval.payload.agent_path == ["ops", "billing"]
     assert ledger.refunds == []
-    assert billing.storage is store  # sub-agents use the supervisor's storage
+    assert ops.agents["billing"].storage is store  # sub-agents use the supervisor's storage
 
     listed = await ops.list_suspended_runs()
     pending = listed.runs[0].tool_calls[0]

@@ -18,12 +18,12 @@ from aiohttp import ClientResponse
 from aiohttp.test_utils import TestClient, TestServer
 from pydantic import BaseModel
 
-from agents import Agent
+from agents import Agent, ToolSource
 from agents.models import ScriptedModel, ScriptItem
 from bot import Services, create_bolt_app, create_services, create_web_app, load_settings
-from bot._agent_loader import attach_storage
+from bot._assembly import serve_agent
 from bot._serve import install_api
-from bot.ops import install_metrics
+from bot.ops import Metrics, install_metrics
 from bot.slack.deciding._workspace import EdgePolicy
 from bot.slack.delivery._webclient import create_web_client
 from storage import Storage
@@ -115,6 +115,11 @@ class Bot:
     slack: FakeSlackAPI
     http: TestClient
     services: Services
+
+    @property
+    def agent(self) -> Agent:
+        """The agent as the bot serves it (with the bot's storage, rules and tools)."""
+        return self.services.agent
 
     async def settle(self) -> None:
         """Wait until every piece of background work has finished."""
@@ -375,25 +380,37 @@ async def start_bot(
     *,
     policy: EdgePolicy | None = None,
     env: dict[str, str] | None = None,
+    tools: ToolSource | None = None,
 ) -> AsyncIterator[Bot]:
     """Serve ``agent`` over HTTP like ``python -m bot`` does, against the fake Slack.
 
-    ``env`` adds configuration (``APPROVERS``, ``APPROVAL_TTL_SECONDS`` …).
+    ``env`` adds configuration (``APPROVERS``, ``APPROVAL_TTL_SECONDS`` …); ``tools`` (say, the
+    MCP servers') are offered besides the agent's own. The agent served is ``bot.agent``.
     """
     settings = load_settings(
         {"SLACK_BOT_TOKEN": "xoxb-test", "SLACK_SIGNING_SECRET": SECRET, **(env or {})}
     )
     client = create_web_client("xoxb-test", api_url=slack.base_url)
+    metrics = Metrics()
+    served = serve_agent(
+        agent,
+        settings=settings,
+        storage=storage,
+        client=client,
+        tools=tools,
+        observers=(metrics.observer(),),
+    )
     services = create_services(
-        agent=attach_storage(agent, storage),
+        agent=served.agent,
+        policy=served.policy,
         client=client,
         settings=settings,
-        policy=policy,
+        workspace=policy,
         stream_interval=0,
     )
     web_app = create_web_app(services, create_bolt_app(services, signing_secret=SECRET))
     install_api(web_app, services)  # mounted only when env sets API_TOKEN, as in production
-    install_metrics(web_app, services.agent)  # GET /metrics, as in production
+    install_metrics(web_app, metrics, services.agent)  # GET /metrics, as in production
     async with TestClient(TestServer(web_app, host="127.0.0.1")) as http:
         bot = Bot(slack=slack, http=http, services=services)
         try:

@@ -18,6 +18,7 @@ TOP_LEVEL = {
     "__init__.py",
     "__main__.py",
     "_agent_loader.py",
+    "_assembly.py",
     "_errors.py",
     "_logs.py",
     "_mcp_servers.py",

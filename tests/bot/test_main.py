@@ -11,7 +11,7 @@ import aiohttp
 import pytest
 
 from agents import RunnerClosed
-from agents.models import reply
+from agents.models import call, reply
 from bot import BotConfigError, load_settings
 from bot.__main__ import main
 from bot._serve import build_agent, running_bot
@@ -101,6 +101,33 @@ async def test_the_bot_works_on_its_agents_runner_and_finishes_that_work_at_shut
     idle = asyncio.sleep(0)
     with pytest.raises(RunnerClosed):
         agent.runner.submit(idle)
+
+
+async def test_the_running_bot_serves_one_agent_with_the_rules_storage_and_metrics(
+    slack: FakeSlackAPI,
+) -> None:
+    executions = Executions()
+    agent, _ = make_agent([call("delete_record", {"id": "7"}), reply("Deleted 7.")], executions)
+    env = _env(slack) | {"APPROVERS": "U5", "API_TOKEN": "t", "API_TOKEN_ACTS_FOR_USERS": "true"}
+    async with running_bot(load_settings(env), agent=agent) as (services, runner):
+        served = services.agent
+        assert served is not agent and served.storage is services.storage
+        first = await served.generate("delete 7", requested_by="U1")
+        ids = {"runId": first.run_id, "toolCallId": first.pending[0].tool_call_id}
+        [address] = runner.addresses
+        base = f"http://127.0.0.1:{address[1]}"
+        url = f"{base}/api/agents/ops/approve-tool-call"
+        auth = {"Authorization": "Bearer t"}
+        async with aiohttp.ClientSession() as http:
+            async with http.post(url, json={**ids, "decidedBy": "U9"}, headers=auth) as refused:
+                assert refused.status == 403
+            async with http.post(url, json={**ids, "decidedBy": "U5"}, headers=auth) as taken:
+                assert taken.status == 200
+            await services.runner.drain()
+            async with http.get(f"{base}/metrics") as metrics:
+                text = await metrics.text()
+    assert executions.of("delete_record") == [{"id": "7"}]
+    assert 'countersign_decisions_total{decision="approved",source="api"} 1.0' in text
 
 
 async def test_a_rejected_token_stops_the_start(slack: FakeSlackAPI) -> None:

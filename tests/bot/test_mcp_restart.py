@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from agents import Agent, AlreadyDecided, fingerprint
+from agents import Agent, AlreadyDecided, ServedParts, fingerprint
 from agents.models import ScriptedModel, ScriptItem, call, reply
 from bot._mcp_servers import mcp_servers
 from storage import Storage, create_storage
@@ -30,15 +30,17 @@ async def test_a_pending_mcp_call_is_approved_after_a_restart_and_runs_once(
         agent = Agent(id="ops", model=ScriptedModel(script), storage=storage)
         return agent, storage
 
-    first, storage = await generation([call("ops_delete_ticket", args), reply("never")])
-    async with mcp_servers(settings.policy.mcp_servers, first, settings.mcp_environ):
+    given, storage = await generation([call("ops_delete_ticket", args), reply("never")])
+    async with mcp_servers(settings.policy.mcp_servers, settings.mcp_environ) as mcp:
+        first = given.served(ServedParts(tools=mcp.tools))
         paused = await first.generate("delete T-9")
         assert paused.finish_reason == "suspended"
     await storage.close()
     assert calls(log) == []
 
-    second, storage = await generation([reply("Deleted T-9.")])
-    async with mcp_servers(settings.policy.mcp_servers, second, settings.mcp_environ):
+    given, storage = await generation([reply("Deleted T-9.")])
+    async with mcp_servers(settings.policy.mcp_servers, settings.mcp_environ) as mcp:
+        second = given.served(ServedParts(tools=mcp.tools))
         [run] = (await second.list_suspended_runs()).runs
         [pending] = run.tool_calls
         assert pending.tool_name == "ops_delete_ticket" and pending.args == args

@@ -9,18 +9,20 @@ import logging
 import os
 import signal
 import sys
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
+from pydantic import BaseModel
 
-from agents import Agent
+from agents import Agent, ServedParts
 from agents.models import ScriptedModel
 from bot import Settings, load_settings
-from bot._mcp_servers import mcp_servers
+from bot._mcp_servers import MCPTools, mcp_servers
 from storage import InMemoryStorage
 from tests.tools.conftest import OPS, calls
-from tools import ToolContext
+from tools import ToolContext, create_tool
 
 
 def _ctx() -> ToolContext:
@@ -42,8 +44,15 @@ def ops_entry(name: str = "ops", *, command: str | None = None) -> str:
     )
 
 
-def _agent() -> Agent:
-    return Agent(id="ops", model=ScriptedModel([]), storage=InMemoryStorage())
+@asynccontextmanager
+async def _served(
+    settings: Settings, given: Agent | None = None
+) -> AsyncIterator[tuple[Agent, MCPTools]]:
+    """The servers running, and ``given`` served with their tools."""
+    agent = given or Agent(id="ops", model=ScriptedModel([]), storage=InMemoryStorage())
+    entries = settings.policy.mcp_servers
+    async with mcp_servers(entries, settings.mcp_environ, taken=agent.tools) as mcp:
+        yield agent.served(ServedParts(tools=mcp.tools)), mcp
 
 
 async def _eventually(check: Callable[[], bool]) -> None:
@@ -59,8 +68,7 @@ async def test_policy_servers_start_and_their_tools_join_the_agent_with_env_from
     settings = settings_with(tmp_path, ops_entry(), OPS_LOG=str(log), WHO="ops team", OTHER="x")
     assert settings.mcp_environ == {"OPS_LOG": str(log), "WHO": "ops team"}
     assert "ops team" not in repr(settings)
-    agent = _agent()
-    async with mcp_servers(settings.policy.mcp_servers, agent, settings.mcp_environ):
+    async with _served(settings) as (agent, _):
         tools = agent.tools
         assert {"ops_read_ticket", "ops_delete_ticket", "ops_greeting"} <= set(tools)
         assert tools["ops_delete_ticket"].require_approval is True
@@ -76,8 +84,7 @@ async def test_a_server_that_cannot_start_is_one_warning_line_and_the_others_ser
     caplog.set_level(logging.INFO)
     broken = ops_entry("broken", command='["/nonexistent/mcp-server", "stdio"]')
     settings = settings_with(tmp_path, broken + ops_entry(), OPS_LOG=str(tmp_path / "l"), WHO="x")
-    agent = _agent()
-    async with mcp_servers(settings.policy.mcp_servers, agent, settings.mcp_environ):
+    async with _served(settings) as (agent, _):
         assert any(name.startswith("ops_") for name in agent.tools)
         assert not any(name.startswith("broken_") for name in agent.tools)
         await asyncio.sleep(1.5)  # background retries stay quiet
@@ -92,9 +99,8 @@ async def test_a_missing_variable_is_one_line_and_the_bot_serves_on(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     settings = settings_with(tmp_path, ops_entry(), OPS_LOG=str(tmp_path / "l"))  # no WHO
-    agent = _agent()
-    async with mcp_servers(settings.policy.mcp_servers, agent, settings.mcp_environ) as servers:
-        assert servers == [] and agent.tools == {}
+    async with _served(settings) as (agent, mcp):
+        assert mcp.servers == [] and agent.tools == {}
     [line] = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
     assert "ops" in line and "WHO" in line
 
@@ -104,8 +110,7 @@ async def test_a_server_that_dies_is_restarted_with_its_tools_and_reported_once(
 ) -> None:
     caplog.set_level(logging.INFO)
     settings = settings_with(tmp_path, ops_entry(), OPS_LOG=str(tmp_path / "l"), WHO="x")
-    agent = _agent()
-    async with mcp_servers(settings.policy.mcp_servers, agent, settings.mcp_environ):
+    async with _served(settings) as (agent, _):
         first = (await agent.tools["ops_pid"].run({}, _ctx()))["result"]
         os.kill(first, signal.SIGKILL)
         await _eventually(lambda: "reconnected" in caplog.text)  # restarted without a call
@@ -119,8 +124,7 @@ async def test_the_agents_tools_are_refreshed_when_the_server_says_they_changed(
     tmp_path: Path,
 ) -> None:
     settings = settings_with(tmp_path, ops_entry(), OPS_LOG=str(tmp_path / "l"), WHO="x")
-    agent = _agent()
-    async with mcp_servers(settings.policy.mcp_servers, agent, settings.mcp_environ):
+    async with _served(settings) as (agent, _):
         assert "ops_fresh" not in agent.tools
         await agent.tools["ops_add_tool"].run({"name": "fresh"}, _ctx())
         await _eventually(lambda: "ops_fresh" in agent.tools)
@@ -140,9 +144,10 @@ async def test_a_call_that_never_answers_times_out_and_the_run_goes_on(tmp_path:
     )
     assert settings.mcp_call_timeout_seconds == 600
     model = ScriptedModel([call("ops_hang", {}), reply("It timed out."), reply("Hello again.")])
-    agent = Agent(id="ops", model=model, storage=InMemoryStorage())
+    given = Agent(id="ops", model=model, storage=InMemoryStorage())
     limits = CallLimits(timeout_seconds=600, output_max_bytes=settings.tool_output_max_bytes)
-    async with mcp_servers(settings.policy.mcp_servers, agent, settings.mcp_environ, limits):
+    async with mcp_servers(settings.policy.mcp_servers, settings.mcp_environ, limits) as mcp:
+        agent = given.served(ServedParts(tools=mcp.tools))
         first = await agent.generate("hang please", thread_id="t1", resource_id="u1")
         second = await agent.generate("hi", thread_id="t1", resource_id="u1")
     assert (first.text, second.text) == ("It timed out.", "Hello again.")
@@ -162,3 +167,24 @@ def test_mcp_limits_are_settings_and_a_bad_value_is_reported(tmp_path: Path) -> 
     entry = ops_entry() + "timeout_seconds = -1\n"
     with pytest.raises(BotConfigError):
         settings_with(tmp_path, entry, OPS_LOG="x", WHO="x")
+
+
+async def test_a_server_tool_named_like_one_of_the_agents_is_refused_in_one_line(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    settings = settings_with(tmp_path, ops_entry(), OPS_LOG=str(tmp_path / "l"), WHO="x")
+
+    async def mine(input: Ticket, ctx: ToolContext) -> str:
+        return "mine"
+
+    own = create_tool(id="ops_read_ticket", description="d", input_schema=Ticket, execute=mine)
+    given = Agent(id="ops", model=ScriptedModel([]), tools=[own], storage=InMemoryStorage())
+    async with _served(settings, given) as (agent, mcp):
+        assert agent.tools == {"ops_read_ticket": own}  # none of the server's tools joined
+        assert mcp.tools.current_tools() == {}
+    [line] = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+    assert "were not added" in line and "ops_read_ticket" in line
+
+
+class Ticket(BaseModel):
+    ticket_id: str

@@ -22,7 +22,7 @@ def described(services: Services, view: CardView, call: PendingToolCall | None) 
     if tool is not None:
         title = tool.title or tool.description or None
     mcp = tool if isinstance(tool, MCPTool) else None
-    rules = services.card_rules(call, tool)
+    rules = services.policy.card(call, tool)
     return replace(
         view,
         title=title,

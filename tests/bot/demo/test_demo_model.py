@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 import pytest
 
 import bot.demo._text as text
-from agents import Agent
+from agents import Agent, ServedParts
 from agents.memory import Memory
 from agents.models import (
     Model,
@@ -168,8 +168,8 @@ async def test_the_built_in_agent_talks_to_the_openai_server_and_key_of_its_sett
 async def ops() -> AsyncIterator[tuple[Agent, DemoDB]]:
     db = DemoDB()
     store = InMemoryStorage()
-    agent = ops_agent(load_settings({}), db)
-    agent.use_storage(store, memory=Memory(storage=store))
+    given = ops_agent(load_settings({}), db)
+    agent = given.served(ServedParts(storage=store, memory=Memory(storage=store)))
     yield agent, db
     await db.close()
 

@@ -17,6 +17,7 @@ from agents.models import ScriptItem, call, obj, reply
 from bot.background._periodic import Background
 from bot.slack._ids import APPROVE_ACTION
 from storage import ClaimRecord, Storage, create_storage, utcnow
+from tests.bot.api.fixtures import tokens_file
 from tests.bot.harness import CHANNEL, TEAM, Executions, make_agent, start_bot
 from tests.fakes.slack_api import FakeSlackAPI
 
@@ -47,7 +48,7 @@ async def test_the_requester_approving_a_card_that_was_never_recorded_is_refused
             assert (ephemeral["user"], ephemeral["text"]) == ("U1", msg.REFUSED_SELF_APPROVAL)
             [refused] = [e for e in await store.query_audit() if e.kind == "refused"]
             assert (refused.actor, refused.data["rule"]) == ("U1", "self-approval")
-            assert (await agent.list_suspended_runs()).total == 1
+            assert (await bot.agent.list_suspended_runs()).total == 1
     finally:
         await store.close()
 
@@ -64,29 +65,28 @@ def _ids(blocks: list[dict[str, object]]) -> tuple[str, str]:
 
 
 async def test_an_api_decision_by_the_requester_is_refused_with_403(
-    slack: FakeSlackAPI, store: Storage, executions: Executions
+    slack: FakeSlackAPI, store: Storage, executions: Executions, tmp_path: Path
 ) -> None:
     agent, _ = make_agent(GATED, executions)
-    async with start_bot(slack, agent, store, env={"API_TOKEN": TOKEN}) as bot:
+    env = {"API_TOKENS": tokens_file(tmp_path, {"u1-token": "U1"})}
+    async with start_bot(slack, agent, store, env=env) as bot:
         await bot.mention("delete record abc-123", user="U1")
         await bot.settle()
-        [run] = (await agent.list_suspended_runs()).runs
+        [run] = (await bot.agent.list_suspended_runs()).runs
         response = await bot.http.post(
             "/api/agents/ops/approve-tool-call",
             json={
                 "runId": run.run_id,
                 "toolCallId": run.tool_calls[0].tool_call_id,
-                "decidedBy": "U1",
             },
-            headers=AUTH,
+            headers={"Authorization": "Bearer u1-token"},  # U1's own token
         )
         assert response.status == 403
         body = await response.json()
-        assert body["code"] == "APPROVAL_NOT_ALLOWED"
-        assert body["rule"].startswith("self-approval")
+        assert (body["code"], body["rule"]) == ("APPROVAL_NOT_ALLOWED", "self-approval")
         await bot.settle()
         assert executions.of("delete_record") == []
-        assert (await agent.list_suspended_runs()).total == 1
+        assert (await bot.agent.list_suspended_runs()).total == 1
 
 
 async def test_a_reply_by_a_non_approver_does_not_resume_the_question(
@@ -104,11 +104,11 @@ async def test_a_reply_by_a_non_approver_does_not_resume_the_question(
         await bot.message("high please", thread_ts=ts, user="U7")
         await bot.settle()
         assert executions.of("open_ticket") == []
-        pending = await agent.list_suspended_runs(thread_id=f"slack:{TEAM}:{CHANNEL}:{ts}")
+        pending = await bot.agent.list_suspended_runs(thread_id=f"slack:{TEAM}:{CHANNEL}:{ts}")
         assert pending.total == 1
         [refused] = [e for e in await store.query_audit() if e.kind == "refused"]
         assert (refused.actor, refused.source) == ("U7", "thread-reply")
-        assert refused.data["rule"].startswith("not-approver")
+        assert refused.data["rule"] == "not-approver"
         assert refused.data["decision"] == "resume"  # the runtime's word, not a button's
         assert "provide" not in json.dumps(refused.data)
 
@@ -126,7 +126,7 @@ async def test_a_click_and_an_api_decision_after_expires_at_are_expired_without_
         await bot.settle()
         [ephemeral] = slack.calls_to("chat.postEphemeral")
         assert ephemeral["text"] == msg.EXPIRED
-        [run] = (await agent.list_suspended_runs()).runs
+        [run] = (await bot.agent.list_suspended_runs()).runs
         response = await bot.http.post(
             "/api/agents/ops/approve-tool-call",
             json={
@@ -162,7 +162,7 @@ async def test_a_lapsed_claim_of_a_dead_instance_is_reported_by_the_running_bot(
         try:
             ts = await bot.mention("delete record 9", user="U1")
             await bot.settle()
-            [run] = (await agent.list_suspended_runs()).runs
+            [run] = (await bot.agent.list_suspended_runs()).runs
             call_id = run.tool_calls[0].tool_call_id
             # Another instance claimed the approval, then died: its lease has lapsed.
             await store.claim(

@@ -31,8 +31,8 @@ async def mcp_bot(
     settings = load_settings({**slack_env, **env})
     agent = Agent(id="ops", name="Ops", model=ScriptedModel(script))
     async with (
-        mcp_servers(settings.policy.mcp_servers, agent, settings.mcp_environ),
-        start_bot(slack, agent, store, env=env) as bot,
+        mcp_servers(settings.policy.mcp_servers, settings.mcp_environ) as mcp,
+        start_bot(slack, agent, store, env=env, tools=mcp.tools) as bot,
     ):
         yield bot
 

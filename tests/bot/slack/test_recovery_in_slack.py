@@ -23,7 +23,7 @@ async def test_a_call_claimed_by_a_crashed_instance_is_reported_interrupted_in_i
     async with start_bot(slack, agent, store) as bot:
         ts = await bot.mention("delete record 9", user="U1")
         await bot.settle()
-        [run] = (await agent.list_suspended_runs()).runs
+        [run] = (await bot.agent.list_suspended_runs()).runs
         call_id = run.tool_calls[0].tool_call_id
         # Another instance claimed the approval an hour ago and died before the tool finished.
         await store.claim(
