@@ -17,11 +17,11 @@ from alembic.script import ScriptDirectory
 from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import create_async_engine
 
-from storage import SQLStorage, create_storage, utcnow
+from storage import Completion, SQLStorage, StaleLease, StateChange, create_storage, utcnow
 from storage.sql._migrate import alembic_config
 from storage.sql._schema import VERSION_TABLE, metadata
 from tests.backends import POSTGRES_ENV, unique_url
-from tests.storage.records import T0
+from tests.storage.records import T0, at
 
 TABLES = {
     "snapshots",
@@ -325,3 +325,46 @@ async def test_upgrade_to_0007_gives_a_card_without_workspace_its_threads_team(
         await store.close()
 
     assert card is not None and (card.team, card.thread_ts) == ("T9", "0.5")
+
+
+async def test_upgrade_to_0008_reads_old_claims_at_epoch_zero_and_fences_them(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "v7.db"
+    engine = create_async_engine(f"sqlite+aiosqlite:///{path}")
+    async with engine.begin() as conn:
+        await conn.run_sync(lambda c: command.upgrade(alembic_config(c), "0007"))
+        await conn.exec_driver_sql(
+            "INSERT INTO claims VALUES ('run-1', 'k#0', 'k', 'approved', 'U1', "
+            "'2026-01-01 12:00:00.000000', '{}', 'claimed', NULL, NULL, 'A', "
+            "'2026-01-01 12:00:00.000000')"
+        )
+    await engine.dispose()
+
+    store = SQLStorage(f"sqlite+aiosqlite:///{path}")
+    try:
+        [old] = await store.list_claims("run-1")
+        [taken] = await store.take_over_expired_claims("B", now=at(1), lease_until=at(60))
+        stale = Completion(run_id="run-1", key="k#0", outcome={}, owner="A", epoch=0)
+        with pytest.raises(StaleLease):
+            await store.commit(StateChange(completions=[stale]))
+        renewed = await store.renew_lease("run-1", "k#0", "A", at(90), epoch=0)
+    finally:
+        await store.close()
+
+    assert (old.owner, old.epoch) == ("A", 0)
+    assert (taken.owner, taken.epoch) == ("B", 1)
+    assert renewed is False
+
+
+async def test_0008_downgrades_and_upgrades_again(tmp_path: Path) -> None:
+    path = tmp_path / "cycle.db"
+    engine = create_async_engine(f"sqlite+aiosqlite:///{path}")
+    async with engine.begin() as conn:
+        await conn.run_sync(lambda c: command.upgrade(alembic_config(c), "head"))
+        await conn.run_sync(lambda c: command.downgrade(alembic_config(c), "0007"))
+        columns = await conn.exec_driver_sql("SELECT name FROM pragma_table_info('claims')")
+        assert "epoch" not in {row[0] for row in columns}
+        await conn.run_sync(lambda c: command.upgrade(alembic_config(c), "head"))
+    await engine.dispose()
+    assert _sqlite_state(path)[1] == [HEAD]
