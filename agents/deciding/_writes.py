@@ -5,7 +5,10 @@ they wait in the ``Outbox`` and go to storage together with the change of state 
 to: the snapshot written on suspension, the completion of a decided call, the end of the run.
 So one approval cycle costs one transaction to suspend, one to decide (``agents.deciding._claims``),
 one to complete, and one to finish. A tool that ran has an outcome that must not be lost: its
-completion is retried through a storage outage until storage answers again.
+completion is retried through a storage outage (every fraction of a lease, so it lands inside
+the grace recovery grants, and for at most ``_OUTCOME_RETRY_SECONDS``). The completion carries
+the lease it was run under: when storage refuses it (another instance took the claim over) the
+change writes nothing and ``LeaseLost`` abandons the run.
 """
 
 from __future__ import annotations
@@ -18,7 +21,9 @@ from typing import Any
 from agents._ids import new_id
 from agents._messages import Message
 from agents._runtime import Runtime
+from agents.deciding._lease import Lease
 from agents.deciding._state import PendingCallState, RunState
+from agents.errors import LeaseLost
 from agents.running._outcome import Outcome
 from storage import (
     AuditEvent,
@@ -26,6 +31,7 @@ from storage import (
     Completion,
     MessageRecord,
     SnapshotRecord,
+    StaleLease,
     StateChange,
     StorageUnavailable,
     ThreadRecord,
@@ -35,7 +41,11 @@ from storage import (
 logger = logging.getLogger(__name__)
 
 _MAX_RETRY_DELAY = 5.0
-"""The longest wait between two attempts to store an outcome during an outage."""
+"""The longest wait between two attempts to store an outcome during an outage (and at most a
+tenth of the lease, so the owner's write lands as soon as storage is back, inside the grace)."""
+_OUTCOME_RETRY_SECONDS = 600.0
+"""How long an outcome is retried through an outage at most (or ten leases, when longer); then
+the run fails, and the claim is left to recovery (which reports the call ``interrupted``)."""
 
 
 @dataclass
@@ -119,10 +129,19 @@ class RunWriter:
                 },
             )
 
-    def complete(self, state: RunState, pending: PendingCallState, outcome: Outcome) -> None:
-        """What a decided call produced: its claim is completed with the next change."""
+    def complete(
+        self, state: RunState, pending: PendingCallState, outcome: Outcome, lease: Lease
+    ) -> None:
+        """What a decided call produced under ``lease``: its claim is completed with the next
+        change, fenced by the lease (refused, with the whole change, once taken over)."""
         self.outbox.completions.append(
-            Completion(run_id=state.run_id, key=pending.claim_key, outcome=outcome.to_document())
+            Completion(
+                run_id=state.run_id,
+                key=pending.claim_key,
+                outcome=outcome.to_document(),
+                owner=lease.owner,
+                epoch=lease.epoch,
+            )
         )
         if outcome.terminal:
             self.audit(
@@ -171,21 +190,31 @@ class RunWriter:
             messages=list(box.messages),
             audit=list(box.audit),
         )
-        if box.completions:  # a tool ran: its outcome must not be lost to an outage
-            await _until_stored(self.rt, change)
-        else:
-            await self.rt.storage.commit(change)
+        try:
+            if box.completions:  # a tool ran: its outcome must not be lost to an outage
+                await _until_stored(self.rt, change)
+            else:
+                await self.rt.storage.commit(change)
+        except StaleLease as exc:  # taken over: nothing was written, the run is not ours
+            self.outbox = Outbox()
+            raise LeaseLost(exc.run_id, exc.key, owner=exc.owner, epoch=exc.epoch) from None
         self.outbox = Outbox()
 
 
 async def _until_stored(rt: Runtime, change: StateChange) -> None:
     """Commit ``change``, waiting out a storage outage (the outcome is kept meanwhile)."""
-    delay = 0.1
+    longest = min(_MAX_RETRY_DELAY, rt.claim_lease_seconds / 10)
+    delay = min(0.1, longest)
+    give_up = asyncio.get_running_loop().time() + max(
+        _OUTCOME_RETRY_SECONDS, 10 * rt.claim_lease_seconds
+    )
     reported = False
     while True:
         try:
             await rt.storage.commit(change)
         except StorageUnavailable as exc:
+            if asyncio.get_running_loop().time() + delay > give_up:
+                raise
             if not reported:
                 logger.warning(
                     "%s; the outcome of run %s is kept and written as soon as storage answers",
@@ -194,7 +223,7 @@ async def _until_stored(rt: Runtime, change: StateChange) -> None:
                 )
                 reported = True
             await asyncio.sleep(delay)
-            delay = min(delay * 2, _MAX_RETRY_DELAY)
+            delay = min(delay * 2, longest)
             continue
         if reported:
             logger.info(
