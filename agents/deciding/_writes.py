@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from agents._ids import new_id
 from agents._messages import Message
@@ -39,6 +40,8 @@ from storage import (
 )
 
 logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 _MAX_RETRY_DELAY = 5.0
 """The longest wait between two attempts to store an outcome during an outage (and at most a
@@ -77,13 +80,21 @@ class RunWriter:
         return self.rt.memory is not None and bool(state.thread_id)
 
     async def remember(self, state: RunState, messages: list[Message]) -> None:
-        """Memory messages of the thread (the thread record too, the first time)."""
+        """Memory messages of the thread (the thread record too, the first time).
+
+        Once a tool ran (its completion waits in the outbox), reading the thread waits out a
+        storage outage like the completion does: the outcome must not be lost to that read.
+        """
         memory = self.rt.memory
         if memory is None or not state.thread_id or not messages:
             return
         now = utcnow()
         if not self._thread_written and memory.storage is not None:
-            known = await memory.storage.get_thread(state.thread_id)
+            thread_id, store = state.thread_id, memory.storage
+            if self.outbox.completions:
+                known = await _patiently(self.rt, state.run_id, lambda: store.get_thread(thread_id))
+            else:
+                known = await store.get_thread(thread_id)
             self.outbox.thread = ThreadRecord(
                 thread_id=state.thread_id,
                 resource_id=state.resource_id,
@@ -192,7 +203,8 @@ class RunWriter:
         )
         try:
             if box.completions:  # a tool ran: its outcome must not be lost to an outage
-                await _until_stored(self.rt, change)
+                run_id = box.completions[0].run_id
+                await _patiently(self.rt, run_id, lambda: self.rt.storage.commit(change))
             else:
                 await self.rt.storage.commit(change)
         except StaleLease as exc:  # taken over: nothing was written, the run is not ours
@@ -201,33 +213,34 @@ class RunWriter:
         self.outbox = Outbox()
 
 
-async def _until_stored(rt: Runtime, change: StateChange) -> None:
-    """Commit ``change``, waiting out a storage outage (the outcome is kept meanwhile)."""
+async def _patiently(rt: Runtime, run_id: str, attempt: Callable[[], Awaitable[T]]) -> T:
+    """``attempt()``, waiting out a storage outage (the outcome of ``run_id`` is kept meanwhile).
+
+    Tried again every fraction of a lease (``_MAX_RETRY_DELAY`` at most), so the write lands
+    soon after storage is back, inside the grace recovery grants; logged once per outage; given
+    up (``StorageUnavailable``) after ``_OUTCOME_RETRY_SECONDS`` or ten leases.
+    """
     longest = min(_MAX_RETRY_DELAY, rt.claim_lease_seconds / 10)
     delay = min(0.1, longest)
-    give_up = asyncio.get_running_loop().time() + max(
-        _OUTCOME_RETRY_SECONDS, 10 * rt.claim_lease_seconds
-    )
+    loop = asyncio.get_running_loop()
+    give_up = loop.time() + max(_OUTCOME_RETRY_SECONDS, 10 * rt.claim_lease_seconds)
     reported = False
     while True:
         try:
-            await rt.storage.commit(change)
+            done = await attempt()
         except StorageUnavailable as exc:
-            if asyncio.get_running_loop().time() + delay > give_up:
+            if loop.time() + delay > give_up:
                 raise
             if not reported:
                 logger.warning(
                     "%s; the outcome of run %s is kept and written as soon as storage answers",
                     exc,
-                    change.completions[0].run_id,
+                    run_id,
                 )
                 reported = True
             await asyncio.sleep(delay)
             delay = min(delay * 2, longest)
             continue
         if reported:
-            logger.info(
-                "storage answers again: the outcome of run %s is stored",
-                change.completions[0].run_id,
-            )
-        return
+            logger.info("storage answers again: the outcome of run %s is stored", run_id)
+        return done
