@@ -91,8 +91,6 @@ async def _post_or_keep(services: Services, stream: AgentStream, thread: SlackTh
             raise
         services.outages.down("slack", exc)
         result = await stream.result()  # the run goes on without Slack
-        if result.finish_reason == "abandoned":  # another instance posts the outcome
-            return
         await enqueue(
             services,
             new_write(
