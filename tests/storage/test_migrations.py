@@ -368,3 +368,42 @@ async def test_0008_downgrades_and_upgrades_again(tmp_path: Path) -> None:
         await conn.run_sync(lambda c: command.upgrade(alembic_config(c), "head"))
     await engine.dispose()
     assert _sqlite_state(path)[1] == [HEAD]
+
+
+@pytest.mark.skipif(not os.environ.get(POSTGRES_ENV), reason=f"{POSTGRES_ENV} unset")
+async def test_0008_on_postgres_fences_in_countersign_commit_and_downgrades_to_0005s(
+    tmp_path: Path,
+) -> None:
+    from sqlalchemy import text
+
+    from storage.sql._engine import create_engine
+
+    def commit_function(schema: str) -> str:
+        return (
+            "SELECT prosrc FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace"
+            f" WHERE proname = 'countersign_commit' AND nspname = '{schema}'"
+        )
+
+    async with unique_url("postgres", tmp_path) as url:
+        engine, schema = create_engine(url)
+        assert schema is not None
+        try:
+            async with engine.begin() as conn:
+                await conn.exec_driver_sql(f'CREATE SCHEMA IF NOT EXISTS "{schema}"')
+                await conn.run_sync(lambda c: command.upgrade(alembic_config(c), "head"))
+                fenced = (await conn.execute(text(commit_function(schema)))).scalar_one()
+                await conn.run_sync(lambda c: command.downgrade(alembic_config(c), "0007"))
+                before = (await conn.execute(text(commit_function(schema)))).scalar_one()
+                columns = await conn.execute(
+                    text(
+                        "SELECT column_name FROM information_schema.columns"
+                        f" WHERE table_schema = '{schema}' AND table_name = 'claims'"
+                    )
+                )
+                assert "epoch" not in set(columns.scalars())
+                await conn.run_sync(lambda c: command.upgrade(alembic_config(c), "head"))
+        finally:
+            await engine.dispose()
+
+    assert "CS423" in fenced and "epoch" in fenced
+    assert "CS423" not in before
