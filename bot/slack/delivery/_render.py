@@ -64,6 +64,10 @@ async def post_run(
 ) -> None:
     """Consume a run's ``full_stream`` and show it in ``thread``.
 
+    A run abandoned by this process (``finish_reason "abandoned"``: another instance took its
+    call over) ends with no further chunk, and nothing more is posted for it: neither an answer
+    nor a failure (the new owner posts the call's one outcome).
+
     ``answered_by``: the user whose thread reply this run answers; a question it resumes loses
     its "Provide details" button and says who answered and what (``answer``).
     """
@@ -87,6 +91,9 @@ async def post_run(
             await _mark_answered(services, chunk.run_id, chunk.tool_call_id, answered_by, answer)
     await streamer.finish()
     result = await stream.result()
+    if result.finish_reason == "abandoned":  # taken over: the new owner posts the one outcome
+        logger.info("run %s abandoned here: another instance took its call over", result.run_id)
+        return
     if result.finish_reason == "error":
         await _report_failure(services, thread, result.error, f"run {result.run_id}")
     elif result.finish_reason != "suspended":
