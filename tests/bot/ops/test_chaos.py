@@ -21,6 +21,7 @@ import asyncio
 import os
 import random
 import shutil
+import tempfile
 import time
 from collections import Counter
 from collections.abc import Awaitable, Callable
@@ -87,6 +88,11 @@ class World:
     threads: list[Thread] = field(default_factory=list)
     faults: list[str] = field(default_factory=list)
     background: list[asyncio.Task[None]] = field(default_factory=list)
+    locks: dict[str, asyncio.Lock] = field(default_factory=dict)
+
+    def lock(self, what: str) -> asyncio.Lock:
+        """One fault at a time on one thing (a server restart while it restarts is no test)."""
+        return self.locks.setdefault(what, asyncio.Lock())
 
     def messages(self, thread: Thread) -> list[PostedMessage]:
         return self.slack.thread(CHANNEL, thread.ts)
@@ -208,10 +214,11 @@ def _target(world: World) -> Instance:
 
 async def _kill(world: World) -> None:
     instance = _target(world)
-    world.faults.append(f"kill :{instance.port}")
-    await world.fleet.kill(instance)
-    await asyncio.sleep(world.rng.uniform(0.2, 2.0))
-    await world.fleet.start(instance, world.http)
+    async with world.lock(f"bot:{instance.port}"):
+        world.faults.append(f"kill :{instance.port}")
+        await world.fleet.kill(instance)
+        await asyncio.sleep(world.rng.uniform(0.2, 2.0))
+        await world.fleet.start(instance, world.http)
 
 
 async def _pause(world: World) -> None:
@@ -219,34 +226,40 @@ async def _pause(world: World) -> None:
     if not instance.up:
         return
     seconds = world.rng.uniform(1.0, 3 * LEASE_SECONDS + 1)
-    world.faults.append(f"pause :{instance.port} {seconds:.1f}s")
-    world.fleet.pause(instance)
-    await asyncio.sleep(seconds)
-    world.fleet.resume(instance)
+    async with world.lock(f"bot:{instance.port}"):
+        if not instance.up:
+            return
+        world.faults.append(f"pause :{instance.port} {seconds:.1f}s")
+        world.fleet.pause(instance)
+        await asyncio.sleep(seconds)
+        world.fleet.resume(instance)
 
 
 async def _postgres_restart(world: World) -> None:
     seconds = world.rng.uniform(0.5, 3.0)
-    world.faults.append(f"postgres down {seconds:.1f}s")
-    world.postgres.stop()
-    await asyncio.sleep(seconds)
-    await world.postgres.start()
+    async with world.lock("postgres"):
+        world.faults.append(f"postgres down {seconds:.1f}s")
+        world.postgres.stop()
+        await asyncio.sleep(seconds)
+        await world.postgres.start()
 
 
 async def _redis_restart(world: World) -> None:
     seconds = world.rng.uniform(0.5, 2.0)
-    world.faults.append(f"redis down {seconds:.1f}s")
-    world.redis.stop()
-    await asyncio.sleep(seconds)
-    await world.redis.start()
+    async with world.lock("redis"):
+        world.faults.append(f"redis down {seconds:.1f}s")
+        world.redis.stop()
+        await asyncio.sleep(seconds)
+        await world.redis.start()
 
 
 async def _slack_5xx(world: World) -> None:
     seconds = world.rng.uniform(0.5, 2.0)
-    world.faults.append(f"slack 5xx {seconds:.1f}s")
-    world.slack.down = "5xx"
-    await asyncio.sleep(seconds)
-    world.slack.down = None
+    async with world.lock("slack"):
+        world.faults.append(f"slack 5xx {seconds:.1f}s")
+        world.slack.down = "5xx"
+        await asyncio.sleep(seconds)
+        world.slack.down = None
 
 
 FAULTS: list[Callable[[World], Awaitable[None]]] = [
@@ -293,9 +306,15 @@ async def _heal_and_settle(world: World) -> None:
             await _decide(world, thread)
         await asyncio.sleep(2 * LEASE_SECONDS)
     pytest.fail(
-        "not settled: " + ", ".join(f"{t.record} ({t.intent})" for t in world.threads
-                                    if _still_waiting(world, t))
-    )  # fmt: skip
+        "not settled: "
+        + "; ".join(
+            f"{t.record} ({t.word}, {t.intent}): "
+            + repr([(_header(m) or m.text)[:80] for m in world.messages(t)])
+            for t in world.threads
+            if _still_waiting(world, t)
+        )
+        + f"; faults {world.faults}; logs in {world.fleet.logs}"
+    )
 
 
 def _still_waiting(world: World, thread: Thread) -> bool:
@@ -363,8 +382,7 @@ async def test_chaos_keeps_one_outcome_per_call(
         await warm.get_value("warm-up")
     finally:
         await warm.close()
-    logs = tmp_path / "logs"
-    logs.mkdir()
+    logs = Path(tempfile.mkdtemp(prefix=f"countersign-chaos-{seed}-"))  # kept on failure
     env = bot_env(
         slack_url=slack.base_url,
         storage_url=postgres.url,
@@ -406,3 +424,4 @@ async def test_chaos_keeps_one_outcome_per_call(
         await fleet.close()
         redis.stop()
         postgres.remove()
+    shutil.rmtree(logs, ignore_errors=True)  # passed: nothing to look at
