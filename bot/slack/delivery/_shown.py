@@ -31,6 +31,7 @@ from bot.slack.blocks._blocks import (
 )
 from bot.slack.blocks._reminders import reminder_done, reminder_key
 from bot.slack.delivery._card_index import PostedCard
+from bot.slack.delivery._claimed import claimed_detail
 from bot.slack.delivery._outbox import enqueue, new_write
 from bot.slack.delivery._render import SlackThread, post_run, reporting_failures
 
@@ -143,14 +144,9 @@ async def _quorum(services: Services, card: PostedCard) -> tuple[str, ...]:
     if card.view.rules.approvals_required <= 1:
         return ()
     ref = card.view.ref
-    claims = [
-        c
-        for c in await services.storage.list_claims(ref.run_id)
-        if c.tool_call_id == ref.tool_call_id and c.decision == "approved"
-    ]
-    if not claims:
-        return ()
-    approvers = max(claims, key=lambda c: c.decided_at).detail.get("approved_by")
+    approvers = await claimed_detail(
+        services.storage, ref.run_id, ref.tool_call_id, "approved", "approved_by"
+    )
     return tuple(str(a) for a in approvers) if isinstance(approvers, list) else ()
 
 

@@ -18,7 +18,12 @@ from agents import Approve, Decline, Expire, Resume
 from agents.models import call
 from bot.policy._card_rules import CardRules, is_destructive
 from bot.slack._ids import APPROVE_ACTION, SHOW_ALL_ACTION
-from bot.slack.blocks._blocks import answered_question, as_dicts, question_blocks
+from bot.slack.blocks._blocks import (
+    answered_question,
+    as_dicts,
+    question_blocks,
+    superseded_question,
+)
 from bot.slack.blocks._card import (
     CardView,
     Decided,
@@ -150,7 +155,11 @@ def test_questions_pass_slack_sdks_models_with_hostile_payloads() -> None:
     payload = {"question": NASTY * 100, "nested": HOSTILE}
     _valid_message(question_blocks(NASTY, payload, REF))
     _valid_message(question_blocks(NASTY, {"nested": HOSTILE}, REF))
-    _valid_message(answered_question(NASTY, payload, "U1", AT, HOSTILE))
+    dicts = _valid_message(answered_question(NASTY, payload, "U1", AT, HOSTILE, reply=NASTY * 99))
+    _valid_message(answered_question(NASTY, payload, "U1", AT, {"p": NASTY}, reply=NASTY))
+    _valid_message(superseded_question(NASTY, payload))
+    for raw in ("<!channel>", "<@U999>"):
+        assert raw not in _mrkdwn(dicts)
 
 
 def test_header_asks_with_the_title_else_the_id() -> None:
