@@ -202,3 +202,18 @@ async def test_the_background_sweeps_through_the_runner_and_stops(
         await bot.settle()
         assert bot.services.runner.pending == 0
         assert executions.of("delete_record") == [] and bot.updates_of(card.ts) == []
+
+
+async def test_opening_decline_after_expires_at_opens_nothing_and_flips_the_card(
+    slack: FakeSlackAPI, store: Storage, executions: Executions
+) -> None:
+    async with _pending(slack, store, executions) as (bot, _, _ts, card):
+        await _backdate(store, TTL + 1)
+        await bot.click(card, "approval:decline", user="U2")
+        await bot.settle()
+        assert bot.opened_views() == []
+        [ephemeral] = slack.calls_to("chat.postEphemeral")
+        assert ephemeral["text"] == msg.EXPIRED
+        flipped = bot.slack.messages[card.ts].blocks
+        assert flipped[0]["text"]["text"].startswith("⌛ Expired")
+        assert not any(b["type"] == "actions" for b in flipped)
