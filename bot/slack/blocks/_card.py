@@ -46,6 +46,10 @@ FALLBACK_LIMIT = 300
 """Notification text is short."""
 SHOW_ALL_BLOCK = "approval-args"
 """``block_id`` of the "Show all" button."""
+NOT_SELF_BLOCK = "approval-context-not-self"
+"""``block_id`` of a pending card's context line when the policy in force forbids its requester
+to approve it (absent where self-approval is allowed): what a client such as the local
+workspace reads to hint "you asked for this", instead of assuming the default."""
 _NAME_LIMIT = 80
 
 
@@ -198,7 +202,11 @@ def _context(card: CardView, *, pending: bool) -> ContextBlock:
             parts.append(progress)
         if card.expires_at is not None:
             parts.append(msg.EXPIRES.format(when=slack_date(card.expires_at)))
-    return ContextBlock(elements=[MarkdownTextObject(text=p[:3000]) for p in parts])
+    not_self = pending and not card.rules.allow_self_approval
+    return ContextBlock(
+        block_id=NOT_SELF_BLOCK if not_self else None,
+        elements=[MarkdownTextObject(text=p[:3000]) for p in parts],
+    )
 
 
 def _show_all(card: CardView) -> ActionsBlock:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from agents.models import call, reply
 from bot.slack._ids import APPROVE_ACTION
+from bot.slack.blocks._card import NOT_SELF_BLOCK
 from storage import Storage
 from tests.bot.harness import Executions, make_agent, start_bot
 from tests.fakes.slack_api import FakeSlackAPI
@@ -58,6 +59,7 @@ async def test_the_self_approval_hint_follows_the_policy_in_force(
         [card] = bot.cards(allowed)
         assert "who asked for it" not in _context(card.blocks)
         assert "not the requester" not in _context(card.blocks)
+        assert NOT_SELF_BLOCK not in json.dumps(card.blocks)  # nothing for a client to hint
     env = {"ALLOW_SELF_APPROVAL": "false"}
     agent, _ = make_agent([call("delete_record", {"id": "8"})], executions)
     async with start_bot(slack, agent, store, env=env) as bot:
@@ -65,3 +67,5 @@ async def test_the_self_approval_hint_follows_the_policy_in_force(
         await bot.settle()
         [card] = bot.cards(refused)
         assert "(not <@U1>, who asked for it)" in _context(card.blocks)
+        [context] = [b for b in card.blocks if b["type"] == "context"]
+        assert context["block_id"] == NOT_SELF_BLOCK
