@@ -15,11 +15,13 @@ Example:
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from agents._results import PendingToolCall
+from agents.errors import POLICY_RULE
 from agents.running._stream import AgentStream
 
 DecisionKind = Literal["approve", "decline", "resume", "expire"]
@@ -112,13 +114,60 @@ class TakenDecision:
 PolicyKind = Literal["approve", "decline", "resume"]
 """What a person asks to do, as a decision policy sees it (expiry is the system's)."""
 
+
+class PolicyRefusal(Protocol):
+    """A refusal as data, which a decision policy may return instead of a sentence: the rule's
+    name reaches ``NotAllowedToDecide.rule`` (and so metrics, audit, cards) without anyone
+    parsing the text. Any object with these two attributes will do (a frozen dataclass)."""
+
+    @property
+    def rule(self) -> str:
+        """The refusing rule's name, e.g. ``self-approval``."""
+        ...
+
+    @property
+    def text(self) -> str:
+        """Why not, in words (``NotAllowedToDecide.reason``)."""
+        ...
+
+
+PolicyVerdict = str | PolicyRefusal | None
+"""A decision policy's answer: None allows; a sentence or a ``PolicyRefusal`` refuses."""
+
 DecisionPolicy = Callable[
-    [PendingToolCall, str | None, PolicyKind], str | Awaitable[str | None] | None
+    [PendingToolCall, str | None, PolicyKind], PolicyVerdict | Awaitable[PolicyVerdict]
 ]
 """``Agent(decision_policy=fn)``: ``fn(call, decided_by, kind)``, sync or async, returns None to
-allow or a sentence saying why not (raised as ``NotAllowedToDecide``). ``call`` is the pending
-call with its ``requested_by``. It runs inside every decision, after the call is found and
-before it is claimed; a policy that raises refuses (fail safe)."""
+allow, or a sentence or a ``PolicyRefusal`` saying why not (raised as ``NotAllowedToDecide``).
+``call`` is the pending call with its ``requested_by``. It runs inside every decision, after the
+call is found and before it is claimed; a policy that raises refuses (fail safe).
+
+It is asked when the decision names a person (``decided_by``). A policy object whose
+``asks_without_decider`` attribute is True (``ASKS_WITHOUT_DECIDER``) is asked for decisions
+without one too, with ``decided_by=None`` meaning "no person" (an HTTP service token, say), so
+it can refuse those where a person is required."""
+
+ASKS_WITHOUT_DECIDER = "asks_without_decider"
+"""The attribute of a decision policy that asks it about decisions naming no person."""
+
+
+async def ask_policy(
+    policy: DecisionPolicy, call: PendingToolCall, decided_by: str | None, kind: PolicyKind
+) -> tuple[str, str] | None:
+    """What ``policy`` says: None allows; else the refusing rule's name and why. A sentence is
+    rule ``policy``; a policy that raises refuses (fail safe). The runtime asks it this way
+    inside the claim, and a host that asks early (a modal not worth opening) does the same."""
+    try:
+        verdict = policy(call, decided_by, kind)
+        if inspect.isawaitable(verdict):
+            verdict = await verdict
+    except Exception as exc:
+        return POLICY_RULE, f"the decision policy failed ({type(exc).__name__}: {exc})"
+    if verdict is None:
+        return None
+    if isinstance(verdict, str):
+        return POLICY_RULE, verdict
+    return str(getattr(verdict, "rule", POLICY_RULE)), str(getattr(verdict, "text", verdict))
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -12,6 +12,7 @@ AgentError
 ├── InvalidResumeData      AGENT_RESUME_INVALID_DATA
 ├── InvalidToolArgs        APPROVAL_INVALID_ARGS
 ├── AgentConfigError       AGENT_CONFIG_INVALID
+├── LeaseLost              CLAIM_LEASE_LOST (a takeover fenced this owner out)
 ├── ModelError             MODEL_ERROR
 ├── RunnerClosed           AGENT_RUNNER_CLOSED
 └── ScriptExhausted        MODEL_SCRIPT_EXHAUSTED (agents.models.ScriptedModel)
@@ -21,6 +22,9 @@ from __future__ import annotations
 
 from datetime import datetime
 from typing import Any, ClassVar
+
+POLICY_RULE = "policy"
+"""``NotAllowedToDecide.rule`` when the policy answered with a plain sentence (or failed)."""
 
 
 class AgentError(Exception):
@@ -218,22 +222,37 @@ class DuplicateApproval(AgentError):
 
 
 class NotAllowedToDecide(AgentError):
-    """The decision policy refuses this person this decision (e.g. approving their own call)."""
+    """The decision policy refuses this person (or, with no ``decided_by``, no person) this
+    decision, e.g. the requester approving their own call."""
 
     code = "APPROVAL_NOT_ALLOWED"
 
     def __init__(
-        self, run_id: str, tool_call_id: str, *, decided_by: str | None, rule: str
+        self,
+        run_id: str,
+        tool_call_id: str,
+        *,
+        decided_by: str | None,
+        reason: str,
+        rule: str = POLICY_RULE,
     ) -> None:
         self.run_id = run_id
         self.tool_call_id = tool_call_id
         self.decided_by = decided_by
         self.rule = rule
-        """The policy's sentence saying why not (names the rule)."""
+        """The name of the rule that refused (``self-approval``, ``not-approver`` …): what the
+        policy's refusal named (see ``agents.decisions.PolicyRefusal``), or ``policy`` for a
+        policy that answered with a sentence."""
+        self.reason = reason
+        """The policy's words saying why not."""
         super().__init__(
-            f"{decided_by or 'this caller'} may not decide tool call {tool_call_id!r} of run "
-            f"{run_id!r}: {rule}. Nothing was claimed: someone allowed must decide it"
+            f"{decided_by or 'a caller who is no person'} may not decide tool call "
+            f"{tool_call_id!r} of run {run_id!r}: {reason}. Nothing was claimed: someone "
+            "allowed must decide it"
         )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**super().to_dict(), "rule": self.rule, "reason": self.reason}
 
 
 class AgentConfigError(AgentError):
@@ -285,6 +304,30 @@ class ScriptExhausted(AgentError):
     """A ``ScriptedModel`` was asked for more answers than its script holds."""
 
     code = "MODEL_SCRIPT_EXHAUSTED"
+
+
+class LeaseLost(AgentError):
+    """Another instance took over the claim this process held (its lease lapsed, e.g. while the
+    process was paused): storage refused this owner's write, and the call's outcome is the new
+    owner's. The old owner abandons the call and its run and tells nobody anything; a run
+    abandoned so ends with ``finish_reason "abandoned"`` and no further chunk."""
+
+    code = "CLAIM_LEASE_LOST"
+
+    def __init__(self, run_id: str, key: str, *, owner: str | None, epoch: int) -> None:
+        self.run_id = run_id
+        self.key = key
+        """The claim key (``<tool_call_id>#<round>``)."""
+        self.owner = owner
+        """The owner that lost the claim (this process)."""
+        self.epoch = epoch
+        """The lease epoch it held; the claim is at a later one now."""
+        super().__init__(
+            f"the claim {key!r} of run {run_id!r} was taken over by another instance after "
+            f"its lease lapsed (this owner {owner!r} held epoch {epoch}): its outcome is the new "
+            "owner's, and this process drops the run. If this process was only paused or cut off "
+            "from storage, make CLAIM_LEASE_SECONDS longer than such pauses"
+        )
 
 
 def _summary(errors: list[dict[str, Any]]) -> str:

@@ -19,6 +19,7 @@ from bot._agent_loader import AgentLoadError
 from bot._assembly import ServedAgent, serve_agent
 from bot._errors import BotConfigError, BotError
 from bot._settings import Settings, load_settings
+from bot.policy import Policy, Refusal
 from bot.policy._approval_rules import ApprovalRules
 from bot.slack import (
     APPROVE_ACTION,
@@ -28,7 +29,6 @@ from bot.slack import (
     SERVICES,
     AnyoneMayDecide,
     EdgePolicy,
-    Refusal,
     Services,
     SettingsPolicy,
     create_bolt_app,
@@ -48,6 +48,7 @@ __all__ = [
     "BotConfigError",
     "BotError",
     "EdgePolicy",
+    "Policy",
     "Refusal",
     "ServedAgent",
     "Services",

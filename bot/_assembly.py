@@ -11,8 +11,7 @@ brought itself (storage, memory, decision policy, lease, TTL) wins.
 
 Example:
     >>> served = serve_agent(agent, settings=settings, storage=store, client=client)
-    >>> services = create_services(agent=served.agent, approval_rules=served.approval_rules,
-    ...                            call_policy=served.call_policy, client=client,
+    >>> services = create_services(agent=served.agent, policy=served.policy, client=client,
     ...                            settings=settings)
 """
 
@@ -26,8 +25,8 @@ from slack_sdk.web.async_client import AsyncWebClient
 from agents import Agent, Observer, ServedParts, ToolSource
 from agents.memory import Memory
 from bot._settings import Settings
-from bot.policy import CallPolicy
-from bot.policy._approval_rules import ApprovalRules, call_policy
+from bot.policy import Policy
+from bot.policy._approval_rules import agent_rules
 from bot.policy._usergroups import UserGroups
 from storage import Storage
 
@@ -38,12 +37,10 @@ class ServedAgent:
 
     agent: Agent
     """The served agent: its rules, storage, tools and observers are its own (its
-    ``decision_policy`` is the one in effect: its own, else ``approval_rules``)."""
-    approval_rules: ApprovalRules
-    """The bot's rules (``APPROVERS``, ``ALLOW_SELF_APPROVAL``, the policy file); cards show
-    them (``for_card``)."""
-    call_policy: CallPolicy
-    """The policy file matched against calls."""
+    ``decision_policy`` is the one in effect: its own, else the bot's rules)."""
+    policy: Policy
+    """Who may decide, as the edges ask it: the decision policy in effect, the policy file
+    matched against calls (what cards show, whether Approve confirms), the user groups."""
 
 
 def serve_agent(
@@ -60,18 +57,19 @@ def serve_agent(
     ``client`` resolves the user groups named as approvers; ``tools`` are offered besides the
     agent's own (the MCP servers'); ``observers`` hear of every decision and tool execution.
     """
-    matched = call_policy(settings, agent)
-    approval_rules = ApprovalRules(settings, UserGroups(client), matched)
+    rules = agent_rules(settings, agent, UserGroups(client))
     served = agent.served(
         ServedParts(
             storage=storage,
             memory=Memory(),  # for an agent given none: kept on the agent's storage
-            decision_policy=approval_rules,
-            call_rules=matched.call_rules,
+            decision_policy=rules.decision_policy,
+            call_rules=rules.call_rules,
             tools=tools,
             observers=tuple(observers),
-            claim_lease_seconds=settings.claim_lease_seconds,
-            approval_ttl_seconds=settings.approval_ttl_seconds,
+            claim_lease_seconds=rules.claim_lease_seconds,
+            approval_ttl_seconds=rules.approval_ttl_seconds,
         )
     )
-    return ServedAgent(agent=served, approval_rules=approval_rules, call_policy=matched)
+    decision = served.decision_policy or rules.decision_policy
+    policy = Policy(decision=decision, calls=rules.calls, groups=rules.groups)
+    return ServedAgent(agent=served, policy=policy)

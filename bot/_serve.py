@@ -22,7 +22,7 @@ from bot._assembly import serve_agent
 from bot._errors import BotConfigError
 from bot._mcp_servers import CallLimits, mcp_servers
 from bot._settings import AUTH_TEST_FAILED, Settings
-from bot.api import DecisionObserver, add_api_routes
+from bot.api import ApiAccess, DecisionObserver, add_api_routes
 from bot.background import Background
 from bot.coordination import shared_coordination
 from bot.demo import openai_client, ops_agent
@@ -113,8 +113,7 @@ async def running_bot(
             )
             services = create_services(
                 agent=served.agent,
-                approval_rules=served.approval_rules,
-                call_policy=served.call_policy,
+                policy=served.policy,
                 client=client,
                 settings=settings,
                 locks=shared.locks,
@@ -210,14 +209,13 @@ async def _serving(
 
 
 def install_api(web_app: web.Application, services: Services) -> None:
-    """Mount ``/api`` for the served agent when ``API_TOKEN`` is set; decisions show in Slack."""
-    secret = services.settings.api_token
+    """Mount ``/api`` for the served agent when ``API_TOKEN`` or ``API_TOKENS`` is set;
+    decisions show in Slack."""
     add_api_routes(
         web_app,
         {services.agent.id: services.agent},
-        None if secret is None else secret.get_secret_value(),
+        ApiAccess.of(services.settings),
         on_decision=_shown_in_slack(services),
-        decider_required=lambda call: bool(services.call_policy.for_call(call).approvers),
     )
 
 

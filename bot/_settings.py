@@ -19,7 +19,15 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
 from agents.models import DEFAULT_OPENAI_MODEL
 from bot._errors import BotConfigError
-from bot.policy import PolicyFile, policy_path, policy_problems
+from bot.policy import (
+    PersonToken,
+    PolicyFile,
+    TokenFile,
+    policy_path,
+    policy_problems,
+    sha256_hex,
+    token_file_problems,
+)
 from bot.policy._values import TTL_DEFAULT_SECONDS, TTL_MAX_SECONDS, TTL_MIN_SECONDS
 
 logger = logging.getLogger(__name__)
@@ -60,6 +68,14 @@ APP_TOKEN_WITHOUT_BOT_TOKEN = (
 SIGNING_SECRET_WITHOUT_BOT_TOKEN = (
     "Set SLACK_BOT_TOKEN (Slack app → OAuth & Permissions → Bot User OAuth Token), or unset "
     "SLACK_SIGNING_SECRET to run without Slack"
+)
+API_TOKEN_ACTS_WITHOUT_TOKEN = (
+    "API_TOKEN_ACTS_FOR_USERS=true needs API_TOKEN (the service token whose decidedBy is taken "
+    "as the decider): set API_TOKEN, or unset API_TOKEN_ACTS_FOR_USERS"
+)
+API_TOKEN_IS_A_PERSONS = (
+    "API_TOKEN is also a person's token in {path}: give the service and each person a token of "
+    "their own"
 )
 AUTH_TEST_FAILED = (
     "Slack rejected SLACK_BOT_TOKEN (auth.test: {error}). Copy the Bot User OAuth Token again "
@@ -109,7 +125,16 @@ class Settings(BaseModel):
     tool_output_max_bytes: int = 100_000
     """``TOOL_OUTPUT_MAX_BYTES``: the most of an MCP tool result the model is given"""
     api_token: SecretStr | None = None
-    """``API_TOKEN``: the Bearer token that enables /api (unset: the API is off)."""
+    """``API_TOKEN``: a service token for /api: its decisions record no person (unset, and no
+    API_TOKENS: the API is off)."""
+    api_tokens: str | None = None
+    """``API_TOKENS``: a TOML file of per-person /api tokens ([[tokens]] user, sha256): each
+    decides as its user."""
+    api_token_acts_for_users: bool = False
+    """``API_TOKEN_ACTS_FOR_USERS``: true: API_TOKEN's decidedBy is taken as the decider (the
+    service signs its users in itself)."""
+    api_people: tuple[PersonToken, ...] = ()
+    """The parsed ``API_TOKENS`` file: who each token (by its SHA-256) decides as."""
     log_level: str = "INFO"
     """``LOG_LEVEL``: DEBUG, INFO, WARNING or ERROR."""
     policy_file: str | None = None
@@ -138,7 +163,7 @@ def describe_variables() -> list[tuple[str, str, str]]:
     for name, field in Settings.model_fields.items():
         if not (field.description or "").startswith("``"):
             continue  # not an environment variable (the parsed policy)
-        what = (field.description or "").split("``: ", 1)[-1].rstrip(".")
+        what = " ".join((field.description or "").split("``: ", 1)[-1].split()).rstrip(".")
         default = field.default
         shown = "unset" if default is None or default == () else str(default)
         shown = shown.lower() if isinstance(default, bool) else shown
@@ -233,11 +258,14 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
         mcp_call_timeout_seconds=number("MCP_CALL_TIMEOUT_SECONDS", 60, 1, 86400),
         tool_output_max_bytes=number("TOOL_OUTPUT_MAX_BYTES", 100_000, 1_000, 100_000_000),
         api_token=secret("API_TOKEN"),
+        api_tokens=text("API_TOKENS"),
+        api_token_acts_for_users=flag("API_TOKEN_ACTS_FOR_USERS"),
         log_level=log_level,
         log_format=log_format,
         otel_exporter_otlp_endpoint=text("OTEL_EXPORTER_OTLP_ENDPOINT"),
     )
     settings = _with_policy(problems, settings, text("POLICY_FILE"))
+    settings = _with_api_tokens(problems, settings)
     settings = settings.model_copy(update={"mcp_environ": _mcp_environ(settings.policy, env)})
     if problems:
         raise BotConfigError(problems)
@@ -273,6 +301,24 @@ def _with_policy(problems: list[str], settings: Settings, configured: str | None
         len(parsed.mcp_servers),
     )
     return settings.model_copy(update=update)
+
+
+def _with_api_tokens(problems: list[str], settings: Settings) -> Settings:
+    """The settings with the ``API_TOKENS`` file read (every problem reported)."""
+    service = settings.api_token
+    if settings.api_token_acts_for_users and service is None:
+        problems.append(API_TOKEN_ACTS_WITHOUT_TOKEN)
+    if settings.api_tokens is None:
+        return settings
+    parsed = token_file_problems(Path(settings.api_tokens))
+    if not isinstance(parsed, TokenFile):
+        problems.extend(parsed)
+        return settings
+    if service is not None:
+        digest = sha256_hex(service.get_secret_value())
+        if any(entry.sha256 == digest for entry in parsed.tokens):
+            problems.append(API_TOKEN_IS_A_PERSONS.format(path=settings.api_tokens))
+    return settings.model_copy(update={"api_people": parsed.tokens})
 
 
 def _mcp_environ(policy: PolicyFile, env: Mapping[str, str]) -> dict[str, str]:

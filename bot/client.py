@@ -1,8 +1,13 @@
 """``Client``: the Python client of countersign's HTTP API (SPEC 7).
 
+The token says who decides: a per-person token (``API_TOKENS``) decides as its user, the
+service token (``API_TOKEN``) as no person unless the server sets ``API_TOKEN_ACTS_FOR_USERS``
+(then ``decided_by`` is the decider).
+
 Errors come back as the runtime's own classes (``agents.errors``: ``AlreadyDecided`` with
-``decided_by``/``decided_at``/``decision``, ``FingerprintMismatch``, ``InvalidResumeData`` …),
-so code written against ``Agent`` handles them the same way. Errors only the HTTP edge has
+``decided_by``/``decided_at``/``decision``, ``DuplicateApproval``, ``NotAllowedToDecide`` with
+its ``rule``, ``FingerprintMismatch``, ``InvalidResumeData`` …, any class by its code), so code
+written against ``Agent`` handles them the same way. Errors only the HTTP edge has
 are ``ApiError`` subclasses (a ``bot.BotError``): ``ApiAuthError`` (401), ``AgentNotFound``
 and ``ApiRequestError`` (400).
 """
@@ -18,11 +23,13 @@ import aiohttp
 
 from agents import Approve, Decline, PendingToolCall, Resume, SuspendedRunsPage
 from bot.api import (
+    PENDING_CALL_NOT_FOUND,
     AgentNotFound,
     ApiAuthError,
     ApiError,
     ApiRequestError,
     DecisionOut,
+    PendingToolCallOut,
     SuspendedRunsPageOut,
     error_from,
 )
@@ -50,7 +57,7 @@ class Decision:
     """Always ``accepted``: the decision was claimed (errors are raised instead)."""
     text: str | None = None
     """``wait=True``: the answer's text once the run finished or suspended again."""
-    finish_reason: Literal["stop", "suspended", "length", "error"] | None = None
+    finish_reason: Literal["stop", "suspended", "length", "error", "abandoned"] | None = None
     """``wait=True``: how the run stopped."""
     pending: list[PendingToolCall] | None = field(default=None)
     """``wait=True``: calls still (or newly) waiting for a person."""
@@ -65,14 +72,15 @@ class Client:
     created itself.
 
     Example:
-        >>> async with Client("http://127.0.0.1:3000", token=os.environ["API_TOKEN"]) as api:
+        >>> my_token = os.environ["MY_COUNTERSIGN_TOKEN"]  # mine, from API_TOKENS: I decide
+        >>> async with Client("http://127.0.0.1:3000", token=my_token) as api:
         ...     ops = api.agent("ops")
         ...     page = await ops.list_suspended_runs(thread_id="slack:T1:C1:1700000000.000100")
         ...     for run in page.runs:
         ...         for call in run.tool_calls:
         ...             await ops.approve_tool_call(
         ...                 run_id=run.run_id, tool_call_id=call.tool_call_id,
-        ...                 fingerprint=call.fingerprint, decided_by="alice")
+        ...                 fingerprint=call.fingerprint)
         ... # doctest: +SKIP
     """
 
@@ -178,6 +186,17 @@ class AgentClient:
         }
         data = await self.client._request("GET", self._path("suspended-runs"), params=params)
         return SuspendedRunsPageOut.model_validate(data).to_runtime()
+
+    async def pending_call(self, *, run_id: str, tool_call_id: str) -> PendingToolCall | None:
+        """That pending call (``Agent.pending_call``), or None when it is not pending."""
+        path = self._path(f"pending-calls/{quote(run_id, safe='')}/{quote(tool_call_id, safe='')}")
+        try:
+            data = await self.client._request("GET", path)
+        except ApiError as error:
+            if error.code == PENDING_CALL_NOT_FOUND:
+                return None
+            raise
+        return PendingToolCallOut.model_validate(data).to_runtime()
 
     async def approve_tool_call(
         self,

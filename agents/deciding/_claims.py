@@ -6,14 +6,20 @@ the stored call says against the decision (expiry, who may decide, quorum); ``cl
 
 from __future__ import annotations
 
-import inspect
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any, Literal
 
 from agents._runtime import Runtime
 from agents.deciding._state import PendingCallState, RunState
-from agents.decisions import Approve, Decision, Expire, PolicyKind
+from agents.decisions import (
+    ASKS_WITHOUT_DECIDER,
+    Approve,
+    Decision,
+    Expire,
+    PolicyKind,
+    ask_policy,
+)
 from agents.errors import (
     AgentConfigError,
     AlreadyDecided,
@@ -88,12 +94,13 @@ async def guard(rt: Runtime, found: Found, decision: Decision, decided_by: str |
         return
     if pending.expires_at is not None and utcnow() >= pending.expires_at:
         raise ApprovalExpired(state.run_id, pending.tool_call_id, decided_at=pending.expires_at)
-    if decided_by is not None and rt.decision_policy is not None:
+    if rt.decision_policy is not None and (decided_by is not None or _asks_anyone(rt)):
         kind: PolicyKind = decision.kind
-        rule = await _policy_verdict(rt, found, decided_by, kind)
-        if rule is not None:
+        refused = await _policy_verdict(rt, found, decided_by, kind)
+        if refused is not None:
+            rule, reason = refused
             raise NotAllowedToDecide(
-                state.run_id, pending.tool_call_id, decided_by=decided_by, rule=rule
+                state.run_id, pending.tool_call_id, decided_by=decided_by, reason=reason, rule=rule
             )
     if isinstance(decision, Approve) and pending.approvals_required > 1:
         if decided_by is None:
@@ -117,17 +124,18 @@ async def guard(rt: Runtime, found: Found, decision: Decision, decided_by: str |
             )
 
 
+def _asks_anyone(rt: Runtime) -> bool:
+    """Whether the policy is asked about decisions that name no person, too."""
+    return getattr(rt.decision_policy, ASKS_WITHOUT_DECIDER, False) is True
+
+
 async def _policy_verdict(
-    rt: Runtime, found: Found, decided_by: str, kind: PolicyKind
-) -> str | None:
+    rt: Runtime, found: Found, decided_by: str | None, kind: PolicyKind
+) -> tuple[str, str] | None:
+    """None when the policy allows; else the refusing rule's name and why."""
     assert rt.decision_policy is not None
-    try:
-        verdict = rt.decision_policy(found.pending.public(found.approved_by), decided_by, kind)
-        if inspect.isawaitable(verdict):
-            verdict = await verdict
-    except Exception as exc:  # a broken policy refuses (fail safe)
-        return f"the decision policy failed ({type(exc).__name__}: {exc})"
-    return None if verdict is None else str(verdict)
+    call = found.pending.public(found.approved_by)
+    return await ask_policy(rt.decision_policy, call, decided_by, kind)
 
 
 async def add_approval(rt: Runtime, found: Found, decided_by: str) -> list[str]:
@@ -177,8 +185,9 @@ async def claim(
     decided_by: str | None,
     source: str,
     detail: dict[str, Any],
-) -> None:
-    """THE claim of a decision: atomically take the call, then audit it.
+) -> ClaimRecord:
+    """THE claim of a decision: atomically take the call, then audit it; returns the claim
+    (held by this process at lease epoch 0, which every write for its work carries).
 
     Every check that must hold for a decision belongs here, inside the claim. The loser of a
     race gets ``AlreadyDecided`` (``ApprovalExpired`` when the call expired first).
@@ -212,6 +221,7 @@ async def claim(
         },
     )
     await _take(rt, record, audit=[decided])
+    return record
 
 
 async def claim_retry(rt: Runtime, state: RunState, decided_by: str | None) -> None:

@@ -18,6 +18,7 @@ from agents._config import json_safe, validation_errors
 from agents._results import RunResult
 from agents._runtime import Runtime
 from agents.deciding._claims import CLAIMED_AS, Kind, add_approval, claim, claim_retry, find, guard
+from agents.deciding._lease import Lease
 from agents.deciding._state import PendingCallState, RunState
 from agents.decisions import (
     EXPIRED_REASON,
@@ -81,7 +82,9 @@ async def take(
         if len(approvers) < pending.approvals_required:
             return _waiting_for_more(state, approvers, pending)
         detail = {**detail, "approved_by": approvers}
-    await claim(rt, state, pending, decision, decided_by=decided_by, source=source, detail=detail)
+    taken = await claim(
+        rt, state, pending, decision, decided_by=decided_by, source=source, detail=detail
+    )
     if not forwarded:
         _report(rt, state, pending, decision, source)
 
@@ -101,7 +104,7 @@ async def take(
         await inner.drive()
         return await outcome_of_sub_run(inner.stream)
 
-    return continuation(rt, record.version, state, pending, outcome)
+    return continuation(rt, record.version, state, pending, outcome, Lease.of(taken, rt.owner))
 
 
 def _waiting_for_more(
@@ -173,11 +176,18 @@ def _denied(reason: str | None) -> OutcomeFn:
 
 
 def continuation(
-    rt: Runtime, version: int, state: RunState, pending: PendingCallState, outcome: OutcomeFn
+    rt: Runtime,
+    version: int,
+    state: RunState,
+    pending: PendingCallState,
+    outcome: OutcomeFn,
+    lease: Lease,
 ) -> Continuation:
-    """The rest of the run after a decided call: its outcome, then the loop."""
+    """The rest of the run after a decided call: its outcome (under ``lease``), then the loop."""
     run = Run(rt, state, AgentStream(state.run_id), version=version)
-    return Continuation(stream=run.stream, drive=lambda: run.finish_decided(pending, outcome))
+    return Continuation(
+        stream=run.stream, drive=lambda: run.finish_decided(pending, outcome, lease)
+    )
 
 
 async def retry(rt: Runtime, *, run_id: str, decided_by: str | None) -> AgentStream:

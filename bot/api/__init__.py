@@ -1,23 +1,36 @@
 """The HTTP API (SPEC 7): ``/api`` for approval UIs outside Slack, and its wire schemas.
 
-``add_api_routes`` mounts it on an aiohttp app for some agents; decisions taken through it are
+``add_api_routes`` mounts it on an aiohttp app for some agents, with the tokens it accepts and
+who each decides as (``ApiAccess``); decisions taken through it are
 reported to the ``on_decision`` hook it is given (``DecisionObserver``), which is how the bot
 shows them in Slack without this package knowing about Slack. ``bot.client.Client`` speaks
 the same schemas and errors.
 """
 
-from bot.api._errors import AgentNotFound, ApiAuthError, ApiError, ApiRequestError, error_from
+from bot.api._errors import (
+    PENDING_CALL_NOT_FOUND,
+    AgentNotFound,
+    ApiAuthError,
+    ApiError,
+    ApiRequestError,
+    error_from,
+)
 from bot.api._hook import DecisionObserver
+from bot.api._identity import ApiAccess, Caller
 from bot.api._routes import add_api_routes
-from bot.api._schemas import DecisionOut, SuspendedRunsPageOut
+from bot.api._schemas import DecisionOut, PendingToolCallOut, SuspendedRunsPageOut
 
 __all__ = [
+    "PENDING_CALL_NOT_FOUND",
     "AgentNotFound",
+    "ApiAccess",
     "ApiAuthError",
     "ApiError",
     "ApiRequestError",
+    "Caller",
     "DecisionObserver",
     "DecisionOut",
+    "PendingToolCallOut",
     "SuspendedRunsPageOut",
     "add_api_routes",
     "error_from",

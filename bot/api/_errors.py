@@ -9,8 +9,10 @@ client raises the same class again. Errors that only exist at the HTTP edge:
         ├── AgentNotFound        404: no agent with that id is served
         └── ApiRequestError      400: malformed JSON, wrong body shape, bad query parameters
 
-Statuses: 400 bad input; 401 auth; 403 the decision policy refuses ``decidedBy``
-(``NotAllowedToDecide``, with the ``rule``); 404 unknown agent or run (``SnapshotNotFound``);
+Statuses: 400 bad input (and ``AgentConfigError``: a quorum approval naming no one); 401 auth;
+403 the decision policy refuses the decider (``NotAllowedToDecide``, with its ``rule``:
+``self-approval``, ``not-approver``, ``needs-person``, ``other-person`` …); 404 unknown agent
+or run (``SnapshotNotFound``);
 409 the call is not in a state to take this decision (``ToolCallNotSuspended``,
 ``AlreadyDecided``, ``ApprovalExpired``, ``FingerprintMismatch``, ``DuplicateApproval``);
 422 data that fails the tool's schema (``InvalidResumeData``, ``InvalidToolArgs``).
@@ -21,7 +23,11 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from pydantic.alias_generators import to_camel, to_snake
+
 from agents.errors import (
+    POLICY_RULE,
+    AgentConfigError,
     AgentError,
     AlreadyDecided,
     AmbiguousToolCall,
@@ -44,9 +50,8 @@ NOT_FOUND = "NOT_FOUND"
 METHOD_NOT_ALLOWED = "METHOD_NOT_ALLOWED"
 PAYLOAD_TOO_LARGE = "PAYLOAD_TOO_LARGE"
 INTERNAL_ERROR = "INTERNAL_ERROR"
-DECIDED_BY_REQUIRED = "DECIDED_BY_REQUIRED"
-"""403: the call needs a named decider (quorum, or approvers set by the policy): send
-``decidedBy``."""
+PENDING_CALL_NOT_FOUND = "PENDING_CALL_NOT_FOUND"
+"""404: no such call is pending (decided, or never was)."""
 
 
 class ApiError(BotError):
@@ -87,6 +92,8 @@ def status_of(error: AgentError) -> int:
         return 409
     if isinstance(error, InvalidResumeData | InvalidToolArgs):
         return 422
+    if isinstance(error, AgentConfigError):
+        return 400
     return 500
 
 
@@ -103,9 +110,17 @@ def body_of(error: AgentError) -> dict[str, Any]:
         ("candidates", "candidates"),
         ("errors", "errors"),
         ("rule", "rule"),
+        ("reason", "reason"),
+        ("approver", "approver"),
+        ("approved_by", "approvedBy"),
+        ("needed", "needed"),
     ):
         value = getattr(error, attr, None)
         if value is not None and value != "":
+            body[key] = value
+    for attr, value in vars(error).items():  # what an error class added later carries
+        key = to_camel(attr)
+        if key not in body and not attr.startswith("_") and _plain(value):
             body[key] = value
     if isinstance(error, AlreadyDecided):
         body["decidedBy"] = error.decided_by
@@ -115,6 +130,13 @@ def body_of(error: AgentError) -> dict[str, Any]:
     if "errors" in body:
         body["errors"] = [_issue(e) for e in body["errors"]]
     return body
+
+
+def _plain(value: Any) -> bool:
+    """A value the body can carry as it is (ids, counts, flags, lists of ids)."""
+    if isinstance(value, str | int | float | bool):
+        return True
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
 
 
 def _issue(error: Any) -> dict[str, Any]:
@@ -178,12 +200,40 @@ def _runtime_error(code: str, message: str, body: dict[str, Any]) -> AgentError 
             run_id,
             tool_call_id or "",
             decided_by=None if by is None else str(by),
-            rule=str(body.get("rule") or ""),
+            reason=str(body.get("reason") or message),
+            rule=str(body.get("rule") or POLICY_RULE),
         )
+    if code == DuplicateApproval.code:
+        return DuplicateApproval(
+            run_id,
+            tool_call_id or "",
+            approver=str(body.get("approver") or ""),
+            approved_by=[str(a) for a in body.get("approvedBy") or []],
+            needed=int(body.get("needed") or 0),
+        )
+    if code == AgentConfigError.code:
+        return AgentConfigError(message)
     if code == InvalidResumeData.code:
         return InvalidResumeData(tool_call_id or "", errors)
     if code == InvalidToolArgs.code:
         return InvalidToolArgs(tool_call_id or "", errors)
+    return _any_runtime_error(code, message, body)
+
+
+def _any_runtime_error(code: str, message: str, body: dict[str, Any]) -> AgentError | None:
+    """Any other ``agents.errors`` class with this code, with the body's details as its
+    attributes (snake_case): errors the runtime gains come back as themselves."""
+    todo: list[type[AgentError]] = [AgentError]
+    while todo:
+        cls = todo.pop()
+        if cls.code == code and cls.__module__ == AgentError.__module__:
+            error = cls.__new__(cls)
+            AgentError.__init__(error, message)
+            for key, value in body.items():
+                if key not in ("code", "message"):
+                    setattr(error, to_snake(key), value)
+            return error
+        todo.extend(cls.__subclasses__())
     return None
 
 

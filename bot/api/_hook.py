@@ -9,7 +9,7 @@ stream), so the API and the Slack edge share a type without importing each other
 Example:
     >>> async def log_it(taken: TakenDecision) -> None:
     ...     print(taken.decision.kind, taken.request.tool_call_id)
-    >>> add_api_routes(web_app, agents, token, on_decision=log_it)  # doctest: +SKIP
+    >>> add_api_routes(web_app, agents, access, on_decision=log_it)  # doctest: +SKIP
 """
 
 from __future__ import annotations

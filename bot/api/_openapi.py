@@ -20,6 +20,7 @@ from bot.api._schemas import (
     DecisionQuery,
     DeclineRequest,
     ErrorOut,
+    PendingToolCallOut,
     ResumeRequest,
     SuspendedRunsPageOut,
     SuspendedRunsQuery,
@@ -28,6 +29,7 @@ from bot.api._schemas import (
 API_PREFIX = "/api"
 AGENT_PATH = "/agents/{agent_id}"
 SUSPENDED_RUNS = AGENT_PATH + "/suspended-runs"
+PENDING_CALL = AGENT_PATH + "/pending-calls/{run_id}/{tool_call_id}"
 APPROVE = AGENT_PATH + "/approve-tool-call"
 DECLINE = AGENT_PATH + "/decline-tool-call"
 RESUME = AGENT_PATH + "/resume"
@@ -36,12 +38,13 @@ OPENAPI = "/openapi.json"
 _REF = "#/components/schemas/{model}"
 _STATUS_TEXT = {
     "400": "Malformed JSON, wrong body shape or bad query parameters (code INVALID_REQUEST or "
-    "MALFORMED_JSON)",
-    "401": "Missing or wrong API token (code UNAUTHORIZED)",
-    "403": "The decision policy refuses decidedBy (APPROVAL_NOT_ALLOWED, with the rule: e.g. "
-    "self-approval, not-approver), or decidedBy is missing on a call that needs a named "
-    "approver: a quorum call's approval or a call the policy restricts to approvers "
-    "(DECIDED_BY_REQUIRED); nothing was claimed",
+    "MALFORMED_JSON), or a quorum approval naming no one (AGENT_CONFIG_INVALID)",
+    "401": "Missing or unknown token: neither API_TOKEN nor one of API_TOKENS (code UNAUTHORIZED)",
+    "403": "Not allowed to decide (APPROVAL_NOT_ALLOWED, with the rule that refused and the "
+    "reason): self-approval (the requester approving their own call), not-approver (only the "
+    "rule's approvers decide it), needs-person (the service token decides as no person, and "
+    "the call needs one: a quorum's approval, or a call only named approvers decide), "
+    "other-person (a per-person token sent someone else's decidedBy); nothing was claimed",
     "404": "Unknown agent (AGENT_NOT_FOUND) or run (AGENT_RESUME_NO_SNAPSHOT_FOUND)",
     "409": "The call cannot take this decision: already decided (APPROVAL_ALREADY_DECIDED, "
     "with decidedBy/decidedAt/decision), expired (APPROVAL_EXPIRED), fingerprint mismatch "
@@ -62,6 +65,7 @@ def openapi_document() -> dict[str, Any]:
         (DeclineRequest, "validation"),
         (ResumeRequest, "validation"),
         (SuspendedRunsPageOut, "serialization"),
+        (PendingToolCallOut, "serialization"),
         (DecisionOut, "serialization"),
         (ErrorOut, "serialization"),
     ]
@@ -115,6 +119,37 @@ def openapi_document() -> dict[str, Any]:
                 },
             }
         },
+        API_PREFIX + PENDING_CALL: {
+            "get": {
+                "summary": "Get a pending call",
+                "description": "One pending call of a run, in one read: every field a card "
+                "shows (404 PENDING_CALL_NOT_FOUND once it was decided, or if it never was).",
+                "operationId": "pending_call",
+                "parameters": [
+                    agent_param,
+                    *(
+                        {
+                            "name": name,
+                            "in": "path",
+                            "required": True,
+                            "description": what,
+                            "schema": {"type": "string", "minLength": 1, "pattern": "^[^/]+$"},
+                        }
+                        for name, what in (
+                            ("run_id", "The run holding the call"),
+                            ("tool_call_id", "The pending call"),
+                        )
+                    ),
+                ],
+                "responses": {
+                    "200": _json("The pending call", ref(PendingToolCallOut, "serialization")),
+                    "401": _json(_STATUS_TEXT["401"], error, "401"),
+                    "404": _json(
+                        "Unknown agent, or no such call pending (PENDING_CALL_NOT_FOUND)", error
+                    ),
+                },
+            }
+        },
         API_PREFIX + APPROVE: post(
             "Approve tool call",
             ApproveRequest,
@@ -153,7 +188,9 @@ def openapi_document() -> dict[str, Any]:
             "title": "countersign API",
             "version": "1",
             "description": "Decide the tool calls an agent waits on from outside Slack. "
-            "Every route needs `Authorization: Bearer $API_TOKEN`.",
+            "Every route needs `Authorization: Bearer <token>`: a per-person token (API_TOKENS) "
+            "decides as its user; the service token (API_TOKEN) decides as no person, unless "
+            "the server sets API_TOKEN_ACTS_FOR_USERS=true, then as its decidedBy.",
         },
         "paths": paths,
         "components": {

@@ -1,26 +1,24 @@
 """``/api``: list and decide pending tool calls over HTTP (SPEC 7), for approval UIs outside Slack.
 
-Mounted on the bot's aiohttp app as a sub-application, only when an API token is configured.
-Every route needs ``Authorization: Bearer <token>`` (compared in constant time). Decisions are
-claimed before the answer goes out (single-use, like a Slack click) and recorded in the audit
-log with source ``api`` and actor ``decidedBy``. With ``decidedBy`` the agent's decision policy
-decides whether that person may decide (403 ``APPROVAL_NOT_ALLOWED`` when not); without it the
-API token is the only authority (no actor is recorded), which is refused (403
-``DECIDED_BY_REQUIRED``) for a quorum call's approval and for a call only named approvers may
-decide (``decider_required``): an integration passes the deciding person's Slack user id as
-``decidedBy``. The run then continues in
-the agent's own background tasks. Errors are JSON ``{"code", "message", ...}``; bad input is
-always a 4xx (see ``bot.api._errors`` for the status of each code).
+Mounted on the bot's aiohttp app as a sub-application, only when an API token is configured
+(``API_TOKEN``, ``API_TOKENS``). Every route needs ``Authorization: Bearer <token>``, which
+says who decides (``bot.api._identity``): a per-person token decides as its user, the service
+token as no person (or as its ``decidedBy`` with ``API_TOKEN_ACTS_FOR_USERS=true``). Decisions
+are claimed before the answer goes out (single-use, like a Slack click) and recorded in the
+audit log with source ``api`` and that person as actor. Who may decide is the agent's decision
+policy, inside the claim (403 ``APPROVAL_NOT_ALLOWED`` naming the rule: ``self-approval``,
+``not-approver``, ``needs-person`` for no person where the call needs one). The run then
+continues in the agent's own background tasks. Errors are JSON ``{"code", "message", ...}``;
+bad input is always a 4xx (see ``bot.api._errors`` for the status of each code).
 
 Example:
     >>> app = web.Application()
-    >>> add_api_routes(app, {agent.id: agent}, token=os.environ.get("API_TOKEN"))  # doctest: +SKIP
+    >>> add_api_routes(app, {agent.id: agent}, ApiAccess.of(settings))  # doctest: +SKIP
 """
 
 from __future__ import annotations
 
 import asyncio
-import hmac
 import logging
 import re
 from collections.abc import Awaitable, Callable, Mapping
@@ -37,18 +35,19 @@ from agents import (
     Decision,
     DecisionRequest,
     Decline,
-    PendingToolCall,
     Resume,
     TakenDecision,
 )
 from agents.errors import AgentError
 from bot.api._hook import DecisionObserver
+from bot.api._identity import ApiAccess, Caller
 from bot.api._input import Problem, json_body, parse
 from bot.api._openapi import (
     API_PREFIX,
     APPROVE,
     DECLINE,
     OPENAPI,
+    PENDING_CALL,
     RESUME,
     SUSPENDED_RUNS,
     openapi_document,
@@ -59,6 +58,7 @@ from bot.api._schemas import (
     DecisionOut,
     DecisionQuery,
     DeclineRequest,
+    PendingToolCallOut,
     ResumeRequest,
     SuspendedRunsPageOut,
     SuspendedRunsQuery,
@@ -72,10 +72,8 @@ OBSERVER: web.AppKey[DecisionObserver | None] = web.AppKey("countersign.api.obse
 """Told of every decision the API takes (after the claim)."""
 DRAIN_SECONDS = 30.0
 """How long shutdown waits for runs that API decisions continued."""
-DECIDER_REQUIRED: web.AppKey[Callable[[PendingToolCall], bool] | None] = web.AppKey(
-    "countersign.api.decider_required"
-)
-"""Whether a call may be decided only by a named person (``decidedBy``)."""
+CALLER = web.RequestKey("countersign.api.caller", Caller)
+"""Who sent the request, as its token says (set by the guard)."""
 API_SOURCE = "api"
 """The audit ``source`` (and default actor) of decisions taken through the API."""
 
@@ -85,28 +83,28 @@ _Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 def add_api_routes(
     app: web.Application,
     agents: Mapping[str, Agent],
-    token: str | None,
+    access: ApiAccess | None,
     *,
     on_decision: DecisionObserver | None = None,
-    decider_required: Callable[[PendingToolCall], bool] | None = None,
 ) -> None:
-    """Mount ``/api`` on ``app`` serving ``agents`` (by id); no token → nothing is mounted.
+    """Mount ``/api`` on ``app`` serving ``agents`` (by id); no ``access`` → nothing is mounted.
 
+    ``access`` holds the tokens accepted and who each decides as (``ApiAccess.of(settings)``).
     ``on_decision`` is told of every decision taken (the bot passes one that shows it in
-    Slack; see ``bot.api._hook``). ``decider_required(call)`` true: a request without
-    ``decidedBy`` may not decide ``call`` (quorum approvals never may).
+    Slack; see ``bot.api._hook``).
 
     Example:
-        >>> add_api_routes(web_app, {"ops": ops_agent}, token="s3cret")  # doctest: +SKIP
+        >>> access = ApiAccess.service("s3cret")
+        >>> add_api_routes(web_app, {"ops": ops_agent}, access)  # doctest: +SKIP
     """
-    if not token:
-        logger.info("API_TOKEN is not set: the HTTP API (/api) is off")
+    if access is None:
+        logger.info("neither API_TOKEN nor API_TOKENS is set: the HTTP API (/api) is off")
         return
-    api = web.Application(middlewares=[_guard(token)])
+    api = web.Application(middlewares=[_guard(access)])
     api[AGENTS] = dict(agents)
     api[OBSERVER] = on_decision
-    api[DECIDER_REQUIRED] = decider_required
     api.router.add_get(SUSPENDED_RUNS, _list_suspended_runs)
+    api.router.add_get(PENDING_CALL, _pending_call)
     api.router.add_post(APPROVE, _approve)
     api.router.add_post(DECLINE, _decline)
     api.router.add_post(RESUME, _resume)
@@ -117,13 +115,14 @@ def add_api_routes(
 
 
 # -- middleware ----------------------------------------------------------------------------
-def _guard(token: str) -> Middleware:
-    expected = token.encode()
-
+def _guard(access: ApiAccess) -> Middleware:
     @web.middleware
     async def guard(request: web.Request, handler: _Handler) -> web.StreamResponse:
-        if not _authorized(request.headers.get("Authorization", ""), expected):
-            return _unauthorized(bool(request.headers.get("Authorization")))
+        header = request.headers.get("Authorization", "")
+        caller = _caller(header, access)
+        if caller is None:
+            return _unauthorized(bool(header))
+        request[CALLER] = caller
         try:
             return await handler(request)
         except Problem as problem:
@@ -153,11 +152,11 @@ def _guard(token: str) -> Middleware:
     return guard
 
 
-def _authorized(header: str, expected: bytes) -> bool:
+def _caller(header: str, access: ApiAccess) -> Caller | None:
     scheme, _, given = header.partition(" ")
-    if scheme.lower() != "bearer":
-        return False
-    return hmac.compare_digest(given.strip().encode("utf-8", "surrogateescape"), expected)
+    if scheme.lower() != "bearer" or not given.strip():
+        return None
+    return access.caller(given.strip())
 
 
 def _unauthorized(token_given: bool) -> web.Response:
@@ -167,7 +166,8 @@ def _unauthorized(token_given: bool) -> web.Response:
     return web.json_response(
         {
             "code": api_errors.UNAUTHORIZED,
-            "message": "send Authorization: Bearer <token>, the server's API_TOKEN",
+            "message": "send Authorization: Bearer <token>: the server's API_TOKEN or your own "
+            "token from its API_TOKENS file",
         },
         status=401,
         headers={"WWW-Authenticate": challenge},
@@ -187,6 +187,22 @@ async def _list_suspended_runs(request: web.Request) -> web.Response:
         thread_id=query.thread_id, resource_id=query.resource_id, page=page, per_page=per_page
     )
     return _ok(SuspendedRunsPageOut.of(listing))
+
+
+async def _pending_call(request: web.Request) -> web.Response:
+    agent = _agent(request)
+    run_id, tool_call_id = request.match_info["run_id"], request.match_info["tool_call_id"]
+    call = await agent.pending_call(run_id=run_id, tool_call_id=tool_call_id)
+    if call is None:
+        raise Problem(
+            404,
+            api_errors.PENDING_CALL_NOT_FOUND,
+            f"tool call {tool_call_id!r} of run {run_id!r} is not pending (decided, or never "
+            "was); list what waits with GET .../suspended-runs",
+            runId=run_id,
+            toolCallId=tool_call_id,
+        )
+    return _ok(PendingToolCallOut.of(call))
 
 
 async def _approve(request: web.Request) -> web.Response:
@@ -214,15 +230,20 @@ async def _decide(
     decision: Decision,
     fingerprint: str | None,
 ) -> web.Response:
-    """Claim ``decision`` (single-use), tell the observer (Slack), answer (waiting when asked)."""
-    by = body.decided_by or API_SOURCE
-    if body.decided_by is None:
-        await _refuse_anonymous(request, agent, body.run_id, body.tool_call_id, decision)
+    """Claim ``decision`` (single-use) as the caller's person, tell the observer (Slack),
+    answer (waiting when asked)."""
+    caller = request[CALLER]
+    decider = caller.decider(body.decided_by, body.run_id, body.tool_call_id)
+    if body.decided_by is not None and decider is None:
+        logger.info(
+            "api: decidedBy of a service-token request is not the decider (no person decides; "
+            "set API_TOKEN_ACTS_FOR_USERS=true if the service signs its users in)"
+        )
     asked = DecisionRequest(
         run_id=body.run_id,
         tool_call_id=body.tool_call_id,
         fingerprint=fingerprint,
-        decided_by=body.decided_by,  # None: the token's holder, whom no policy names
+        decided_by=decider,  # None: no person (the service token); the policy says if it may
         source=API_SOURCE,
     )
     stream = await agent.decide_request(asked, decision)
@@ -233,34 +254,10 @@ async def _decide(
         body.tool_call_id,
         body.run_id,
         agent.id,
-        by,
+        decider or API_SOURCE,
     )
     await _observe(request, TakenDecision(request=asked, decision=decision, stream=stream))
     return await _accepted(stream, body.tool_call_id, wait)
-
-
-async def _refuse_anonymous(
-    request: web.Request, agent: Agent, run_id: str, tool_call_id: str, decision: Decision
-) -> None:
-    """403 ``DECIDED_BY_REQUIRED`` when the call needs a named decider (the runtime checks
-    who decides only for a named one)."""
-    required = request.app[DECIDER_REQUIRED]
-    listing = await agent.list_suspended_runs()
-    for run in listing.runs:
-        for call in run.tool_calls:
-            if run.run_id != run_id or call.tool_call_id != tool_call_id:
-                continue
-            quorum = decision.kind == "approve" and call.approvals_required > 1
-            if quorum or (required is not None and required(call)):
-                raise Problem(
-                    403,
-                    api_errors.DECIDED_BY_REQUIRED,
-                    "this call may be decided only by a named approver"
-                    f"{f' ({call.approvals_required} needed)' if quorum else ''}: pass "
-                    '"decidedBy": "<Slack user id of the person deciding>"',
-                    runId=run_id,
-                    toolCallId=tool_call_id,
-                )
 
 
 async def _observe(request: web.Request, taken: TakenDecision) -> None:
@@ -327,6 +324,7 @@ def _ok(model: BaseModel) -> web.Response:
 
 _ROUTES = [
     (re.compile(r"^agents/[^/]+/suspended-runs$"), "GET"),
+    (re.compile(r"^agents/[^/]+/pending-calls/[^/]+/[^/]+$"), "GET"),
     (re.compile(r"^agents/[^/]+/(approve-tool-call|decline-tool-call|resume)$"), "POST"),
     (re.compile(r"^openapi\.json$"), "GET"),
 ]

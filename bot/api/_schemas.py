@@ -7,6 +7,7 @@ exactly what the server accepts. Response models are built from the runtime's da
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
@@ -94,9 +95,11 @@ class ApproveRequest(_Request):
     args: dict[str, Any] | None = None
     """Approve with these edited arguments (validated against the tool's input schema)."""
     decided_by: Id | None = None
-    """The Slack user id of the person deciding: checked against the approval policy and
-    recorded in the audit log (default ``api``). Required (else 403 ``DECIDED_BY_REQUIRED``)
-    for a quorum call's approval and for calls only named approvers may decide."""
+    """The Slack user id of the person deciding. With a per-person token: that token's user
+    (may be left out; any other value is 403). With the service token: taken as the decider
+    only when the server sets ``API_TOKEN_ACTS_FOR_USERS=true``; otherwise the decision is no
+    person's, which is 403 (rule ``needs-person``) for a quorum's approval or a call only named
+    approvers decide."""
 
 
 class DeclineRequest(_Request):
@@ -111,9 +114,11 @@ class DeclineRequest(_Request):
     fingerprint: Id | None = None
     """The fingerprint shown to the approver; must match the pending call (else 409)."""
     decided_by: Id | None = None
-    """The Slack user id of the person deciding: checked against the approval policy and
-    recorded in the audit log (default ``api``). Required (else 403 ``DECIDED_BY_REQUIRED``)
-    for a quorum call's approval and for calls only named approvers may decide."""
+    """The Slack user id of the person deciding. With a per-person token: that token's user
+    (may be left out; any other value is 403). With the service token: taken as the decider
+    only when the server sets ``API_TOKEN_ACTS_FOR_USERS=true``; otherwise the decision is no
+    person's, which is 403 (rule ``needs-person``) for a quorum's approval or a call only named
+    approvers decide."""
 
 
 class ResumeRequest(_Request):
@@ -126,36 +131,54 @@ class ResumeRequest(_Request):
     resume_data: Any = Field(json_schema_extra={"description": "Data for the tool's resumeSchema"})
     """The data the tool asked for; validated against its ``resumeSchema`` (else 422)."""
     decided_by: Id | None = None
-    """Who answered (recorded in the audit log; default ``api``)."""
+    """Who answered, as for approve: a per-person token's user, or the service token's
+    ``decidedBy`` with ``API_TOKEN_ACTS_FOR_USERS=true`` (recorded in the audit log)."""
 
 
 # -- responses -----------------------------------------------------------------------------
 class PendingToolCallOut(_Wire):
-    """A call waiting for a person."""
+    """A call waiting for a person: every field of ``agents.PendingToolCall``, in camelCase."""
 
     tool_call_id: str
+    """The handle to decide with (the outermost call id for sub-agent calls)."""
     tool_name: str
+    """The tool that will run (the inner tool for sub-agent calls)."""
     args: dict[str, Any]
+    """The arguments it will run with."""
     requires_approval: bool
+    """True: waits for approve/decline. False: waits for resume data."""
     suspend_payload: dict[str, Any] | None
+    """What the tool suspended with (None for approvals)."""
     resume_schema: dict[str, Any] | None
+    """JSON schema of the resume data, or None."""
     fingerprint: str
+    """SHA-256 of the tool name and arguments; send it back to bind the decision to them."""
     agent_path: list[str]
-    suspended_at: datetime | None
+    """Agent ids from the top supervisor down to the agent owning the tool."""
+    suspended_at: datetime | None = None
+    """When the call started waiting."""
     requested_by: str | None = None
+    """Who asked for the run that made the call."""
     expires_at: datetime | None = None
+    """When the approval stops being decidable (UTC); null: never."""
     approvals_required: int = 1
-    approved_by: list[str] = []
+    """Distinct people needed to approve it (quorum)."""
+    approved_by: list[str] = Field(default_factory=list)
+    """Who has approved so far (quorum calls)."""
     definition_digest: str | None = None
+    """SHA-256 of the tool's definition when the call was presented."""
     edited_from: dict[str, Any] | None = None
+    """The arguments shown before an edit made this the proposal; null: never edited."""
     grantable: bool = False
+    """Whether its rule allows approving it with a standing grant."""
 
     @classmethod
     def of(cls, call: PendingToolCall) -> PendingToolCallOut:
         return cls.model_validate(call, from_attributes=True)
 
     def to_runtime(self) -> PendingToolCall:
-        return PendingToolCall(**self.model_dump())
+        known = {f.name for f in dataclasses.fields(PendingToolCall)}
+        return PendingToolCall(**{k: v for k, v in self.model_dump().items() if k in known})
 
 
 class SuspendedRunOut(_Wire):
@@ -215,7 +238,7 @@ class DecisionOut(_Wire):
     tool_call_id: str
     status: Literal["accepted"] = "accepted"
     text: str | None = None
-    finish_reason: Literal["stop", "suspended", "length", "error"] | None = None
+    finish_reason: Literal["stop", "suspended", "length", "error", "abandoned"] | None = None
     pending: list[PendingToolCallOut] | None = None
     error: str | None = None
 
@@ -271,3 +294,14 @@ class ErrorOut(BaseModel):
     """``AmbiguousToolCall``: the pending tool call ids."""
     errors: list[ValidationIssue] | None = None
     """400 and 422: the validation errors."""
+    rule: str | None = None
+    """``NotAllowedToDecide``: the rule that refused (``self-approval``, ``not-approver``,
+    ``needs-person``, ``other-person``, ``policy`` …)."""
+    reason: str | None = None
+    """``NotAllowedToDecide``: why, in words."""
+    approver: str | None = None
+    """``DuplicateApproval``: who approved twice."""
+    approved_by: list[str] | None = Field(default=None, alias="approvedBy")
+    """``DuplicateApproval``: who has approved so far."""
+    needed: int | None = None
+    """``DuplicateApproval``: how many different people must approve."""

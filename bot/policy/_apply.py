@@ -6,7 +6,7 @@ stored with the call):
 
 - when the call is gated (``call_rules``: may ADD approval, a quorum, a TTL; never remove);
 - inside every decision, through the bot's decision policy (``for_call``: who may approve,
-  self-approval), and for the card (``confirm_for``).
+  self-approval), and for the card (``bot.policy.Policy``: approvers, confirm).
 
 Example:
     >>> policy = CallPolicy(PolicyFile(rules=(Rule(tools=("refund",), approvals=2),)),
@@ -99,10 +99,6 @@ class CallPolicy:
         tool = self._tool_of(call)
         tool_id = tool.id if tool is not None else call.tool_name
         return self.match(call.tool_name, tool_id, call.agent_path, dict(call.args))
-
-    def confirm_for(self, call: PendingToolCall) -> bool:
-        """Whether Approve must ask "are you sure?" for this call (``confirm = true``)."""
-        return self.for_call(call).confirm
 
     def call_rules(
         self, tool_name: str, tool_id: str, agent_path: tuple[str, ...], args: dict[str, Any]

@@ -3,7 +3,8 @@
 ``ApprovalRules`` is the served agent's decision policy, built from ``APPROVERS`` and
 ``ALLOW_SELF_APPROVAL``. The runtime calls it with the STORED pending call (its
 ``requested_by`` was written with the snapshot) after the call is found and before it is
-claimed, on every surface: button, modals, thread replies, the HTTP API with ``decidedBy``.
+claimed, on every surface: button, modals, thread replies, the HTTP API (as the person its
+token identifies, or no person for the service token).
 No timing of clicks, and no missing card record, can get around it. Rules, in this order:
 
 1. A requester may always decline (withdraw) their own request, and answer their own call's
@@ -16,45 +17,38 @@ No timing of clicks, and no missing card record, can get around it. Rules, in th
 Rules 2 and 3 take their values from the policy file's first rule matching the call
 (``approvers``, ``allow_self_approval``), else its ``[defaults]``, else the environment.
 
-A refusal is a sentence starting with the rule's name (``"self-approval: …"``);
-``rule_of`` reads the name back for the audit log and the ephemeral.
+A refusal is a ``Refusal`` (``bot.policy._refusals``): the rule's name and why, as data.
+
+The bot's own rules also judge decisions that name no person (an API service token,
+``decided_by=None``; ``asks_without_decider``): refused (``needs-person``) for a quorum call's
+approval and for a call only named approvers decide, allowed otherwise.
 """
 
 from __future__ import annotations
 
-from typing import Literal
+from dataclasses import dataclass
 
-from agents import Agent, PendingToolCall
+from agents import Agent, CallRulesFn, PendingToolCall
 from agents.decisions import PolicyKind
 from bot._settings import Settings
-from bot.policy._apply import CallPolicy, Fallback
-from bot.policy._card_rules import CardRules, is_destructive
+from bot.policy._apply import CallPolicy, Effective, Fallback
+from bot.policy._refusals import (
+    NEEDS_PERSON_APPROVERS,
+    NEEDS_PERSON_QUORUM,
+    NOT_APPROVER,
+    NOT_RULE_APPROVER,
+    SELF_APPROVAL,
+    Refusal,
+)
 from bot.policy._usergroups import UserGroups
-from tools import Tool
-
-Rule = Literal["other-workspace", "self-approval", "not-approver", "policy"]
-"""Which rule refused a decision (recorded in the audit log); ``policy``: the agent's own."""
-
-SELF_APPROVAL = (
-    "self-approval: the requester may not approve their own call (ALLOW_SELF_APPROVAL is off)"
-)
-NOT_APPROVER = "not-approver: only the users and user groups in APPROVERS may decide this call"
-NOT_RULE_APPROVER = (
-    "not-approver: only the approvers of rule {rule} of the policy file may decide this call"
-)
-
-
-def rule_of(sentence: str) -> Rule:
-    """The rule a refusal sentence names (``policy`` for one an agent's own policy wrote)."""
-    name = sentence.split(":", 1)[0].strip()
-    if name in ("self-approval", "not-approver", "other-workspace"):
-        return name  # type: ignore[return-value]
-    return "policy"
 
 
 class ApprovalRules:
     """``APPROVERS``, ``ALLOW_SELF_APPROVAL`` and the policy file as the runtime's decision
     policy."""
+
+    asks_without_decider = True
+    """Asked about decisions naming no person too (``agents.decisions.ASKS_WITHOUT_DECIDER``)."""
 
     def __init__(
         self, settings: Settings, groups: UserGroups, policy: CallPolicy | None = None
@@ -64,30 +58,20 @@ class ApprovalRules:
 
     async def __call__(
         self, call: PendingToolCall, decided_by: str | None, kind: PolicyKind
-    ) -> str | None:
-        """None when ``decided_by`` may ``kind`` the stored ``call``; else why not."""
+    ) -> Refusal | None:
+        """None when ``decided_by`` (None: no person) may ``kind`` the stored ``call``."""
+        rule = self._policy.for_call(call)
         if decided_by is None:
-            return None  # the runtime asks only when a person is named
+            return _without_person(call, rule, kind)
         own = call.requested_by is not None and call.requested_by == decided_by
         if own and kind in ("decline", "resume"):
             return None
-        rule = self._policy.for_call(call)
         if own and not rule.allow_self_approval:
-            return SELF_APPROVAL
+            return Refusal(rule="self-approval", text=SELF_APPROVAL)
         if rule.approvers and not await self._is_approver(decided_by, rule.approvers):
-            return NOT_APPROVER if rule.rule is None else NOT_RULE_APPROVER.format(rule=rule.rule)
+            text = NOT_APPROVER if rule.rule is None else NOT_RULE_APPROVER.format(rule=rule.rule)
+            return Refusal(rule="not-approver", text=text)
         return None
-
-    def for_card(self, call: PendingToolCall, tool: Tool | None) -> CardRules:
-        """Who may approve ``call`` and whether Approve asks for confirmation, for its card:
-        the matching policy rule (or the defaults), and destructive MCP tools always confirm."""
-        rule = self._policy.for_call(call)
-        return CardRules(
-            approvers=rule.approvers,
-            allow_self_approval=rule.allow_self_approval,
-            approvals_required=call.approvals_required,
-            confirm=rule.confirm or is_destructive(tool),
-        )
 
     async def _is_approver(self, user: str, approvers: tuple[str, ...]) -> bool:
         if user in approvers:
@@ -96,6 +80,49 @@ class ApprovalRules:
             if user in await self._user_groups.members(group):
                 return True
         return False
+
+
+def _without_person(call: PendingToolCall, rule: Effective, kind: PolicyKind) -> Refusal | None:
+    """A decision by no person: never one of a quorum's approvals, never an approver's."""
+    if kind == "approve" and call.approvals_required > 1:
+        return Refusal(
+            rule="needs-person", text=NEEDS_PERSON_QUORUM.format(needed=call.approvals_required)
+        )
+    if rule.approvers:
+        return Refusal(rule="needs-person", text=NEEDS_PERSON_APPROVERS)
+    return None
+
+
+@dataclass(frozen=True, kw_only=True)
+class AgentRules:
+    """What the bot gives the agent it serves, built once from the settings (``agent_rules``)."""
+
+    decision_policy: ApprovalRules
+    """Who may decide (``Agent(decision_policy=…)``), unless the agent brought its own."""
+    call_rules: CallRulesFn
+    """What the policy file adds when a call is gated (approval, quorum, TTL)."""
+    calls: CallPolicy
+    """The policy file matched against calls (what the edges ask: ``bot.policy.Policy``)."""
+    groups: UserGroups
+    """The user groups the decision policy looks members up in."""
+    claim_lease_seconds: float
+    """``CLAIM_LEASE_SECONDS``, unless the agent was built with its own lease."""
+    approval_ttl_seconds: float
+    """``APPROVAL_TTL_SECONDS`` (or the policy file's), unless the agent has its own."""
+
+
+def agent_rules(settings: Settings, agent: Agent, groups: UserGroups) -> AgentRules:
+    """The decision policy and call rules the served ``agent`` needs (user groups looked up
+    through ``groups``)."""
+    calls = call_policy(settings, agent)
+    return AgentRules(
+        decision_policy=ApprovalRules(settings, groups, calls),
+        call_rules=calls.call_rules,
+        calls=calls,
+        groups=groups,
+        claim_lease_seconds=settings.claim_lease_seconds,
+        approval_ttl_seconds=settings.approval_ttl_seconds,
+    )
 
 
 def call_policy(settings: Settings, agent: Agent | None = None) -> CallPolicy:

@@ -1,6 +1,6 @@
 """What a card says about who may decide a call, and whether Approve asks "are you sure?".
 
-``CardRules`` is the small typed value the rules hand to the card (``ApprovalRules.for_card``);
+``CardRules`` is the small typed value the rules hand to the card (``Policy.card``);
 the card never reads settings or the policy itself. ``confirm`` is True for tools an MCP server
 marks destructive (``destructiveHint`` not false and ``readOnlyHint`` not true); a policy rule
 may ask for it too (SPEC 11 ``confirm = true``) through the same method.

@@ -167,24 +167,37 @@ def policy_problems(path: Path, ttl_seconds: int | None = None) -> PolicyFile | 
     (``APPROVAL_TTL_SECONDS``): such rules' ``escalate`` steps must come before it too; None:
     they are not checked against a TTL.
     """
-    try:
-        with gc_paused():
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        return [f"{path}: cannot read the policy file ({exc.strerror or exc}); check POLICY_FILE"]
-    except UnicodeDecodeError:
-        return [f"{path}: the policy file is not UTF-8 text"]
-    except tomllib.TOMLDecodeError as exc:
-        return [f"{path}: not valid TOML: {exc}"]
+    data = toml_file(path, "policy file", "POLICY_FILE")
+    if isinstance(data, list):
+        return data
     try:
         with gc_paused():
             policy = PolicyFile.model_validate(data)
     except ValidationError as exc:
-        problems = [f"{path}: {_where(e['loc'])}{_what(e)}" for e in exc.errors(include_url=False)]
+        problems = problem_lines(path, exc)
         defaults, rules = _valid_parts(data)
         return problems + _late_steps(path, defaults, rules, ttl_seconds)
     late = _late_steps(path, policy.defaults, enumerate(policy.rules, start=1), ttl_seconds)
     return late or policy
+
+
+def toml_file(path: Path, what: str, variable: str) -> dict[str, Any] | list[str]:
+    """The TOML data in ``path``, or the one line saying why it cannot be read (``what`` names
+    the file, ``variable`` the setting that points to it)."""
+    try:
+        with gc_paused():
+            return tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        return [f"{path}: cannot read the {what} ({exc.strerror or exc}); check {variable}"]
+    except UnicodeDecodeError:
+        return [f"{path}: the {what} is not UTF-8 text"]
+    except tomllib.TOMLDecodeError as exc:
+        return [f"{path}: not valid TOML: {exc}"]
+
+
+def problem_lines(path: Path, error: ValidationError) -> list[str]:
+    """One line per validation error: the file, where (``rule 2: approvals: ``), what."""
+    return [f"{path}: {_where(e['loc'])}{_what(e)}" for e in error.errors(include_url=False)]
 
 
 @contextmanager
@@ -248,7 +261,7 @@ def _late_steps(
     return problems
 
 
-_SECTIONS = {"rules": "rule", "mcp_servers": "mcp_servers entry"}
+_SECTIONS = {"rules": "rule", "mcp_servers": "mcp_servers entry", "tokens": "token"}
 
 
 def _where(loc: tuple[int | str, ...]) -> str:
@@ -274,8 +287,13 @@ def _what(error: Any) -> str:
         return "unknown key"
     if kind == "missing":
         return "missing (required)"
-    if kind == "string_pattern_mismatch" and "UWS" in str(error.get("ctx", {}).get("pattern")):
+    pattern = str(error.get("ctx", {}).get("pattern"))
+    if kind == "string_pattern_mismatch" and "UWS" in pattern:
         return f"{given!r} is not a Slack user (U…/W…) or user-group (S…) id"
+    if kind == "string_pattern_mismatch" and "[UW]" in pattern:
+        return f"{given!r} is not a Slack user id (U…/W…)"
+    if kind == "string_pattern_mismatch" and "{64}" in pattern:  # never echo a token
+        return "must be the 64 hex digits of the token's SHA-256 (never the token itself)"
     if kind == "int_type":
         return f"must be a whole number, got {given!r}"
     if kind in ("too_short", "string_too_short"):

@@ -1,7 +1,9 @@
-"""Members of Slack user groups (``S…`` ids in ``APPROVERS``), cached for a few minutes.
+"""Members of Slack user groups (``S…`` ids in ``APPROVERS``), cached for at most 30 s.
 
 ``usergroups.users.list`` needs the ``usergroups:read`` scope and is rate limited (Tier 2), so
-members are fetched once per group and TTL, never per click. A failed lookup (missing scope,
+members are fetched once per group and TTL, never per click; membership a decision uses is never
+older than the TTL (SPEC 6), and ``forget`` drops it at once (Slack's ``subteam_members_changed``
+and ``subteam_updated`` events). A failed lookup (missing scope,
 ``plan_upgrade_required`` on free plans) is logged and counts as "no members": it refuses
 rather than lets anyone through, and is retried on the next click.
 """
@@ -17,8 +19,9 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 logger = logging.getLogger(__name__)
 
-GROUP_CACHE_SECONDS = 300.0
-"""How long the members of a group are reused before asking Slack again."""
+GROUP_CACHE_SECONDS = 30.0
+"""How long the members of a group are reused before asking Slack again (SPEC 6: a decision
+never uses membership older than 30 s)."""
 
 
 class UserGroups:
@@ -54,3 +57,11 @@ class UserGroups:
         members = frozenset(str(u) for u in users)
         self._cache[group] = (self._clock(), members)
         return members
+
+    def forget(self, group: str | None = None) -> None:
+        """Ask Slack again next time for ``group`` (None: every group), e.g. on a
+        ``subteam_members_changed`` event."""
+        if group is None:
+            self._cache.clear()
+        else:
+            self._cache.pop(group, None)

@@ -15,7 +15,7 @@ builder in ``blocks/``. Who may decide lives in ``bot.policy``; locks and de-dup
 
 from bot.slack._ids import APPROVE_ACTION, DECLINE_ACTION
 from bot.slack._services import Services, create_services
-from bot.slack.deciding._workspace import AnyoneMayDecide, EdgePolicy, Refusal, SettingsPolicy
+from bot.slack.deciding._workspace import AnyoneMayDecide, EdgePolicy, SettingsPolicy
 from bot.slack.delivery._publish import publish
 from bot.slack.delivery._webclient import create_web_client
 from bot.slack.receiving._app import (
@@ -36,7 +36,6 @@ __all__ = [
     "SERVICES",
     "AnyoneMayDecide",
     "EdgePolicy",
-    "Refusal",
     "Services",
     "SettingsPolicy",
     "create_bolt_app",

@@ -45,8 +45,11 @@ BOT_EVENTS = (
     "message.channels",
     "message.groups",
     "message.im",
+    "subteam_members_changed",
+    "subteam_updated",
 )
-"""Event subscriptions in ``manifest.yml``: the Home tab, mentions, thread replies, DMs."""
+"""Event subscriptions in ``manifest.yml``: the Home tab, mentions, thread replies, DMs, and
+user-group changes (approvers given as ``S…`` ids are looked up again at once)."""
 
 BOT_SCOPES = (
     "app_mentions:read",

@@ -402,11 +402,10 @@ async def start_bot(
     )
     services = create_services(
         agent=served.agent,
-        approval_rules=served.approval_rules,
-        call_policy=served.call_policy,
+        policy=served.policy,
         client=client,
         settings=settings,
-        policy=policy,
+        workspace=policy,
         stream_interval=0,
     )
     web_app = create_web_app(services, create_bolt_app(services, signing_secret=SECRET))

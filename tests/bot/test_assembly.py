@@ -21,7 +21,7 @@ from bot import Settings, create_services, load_settings
 from bot._agent_loader import import_agent
 from bot._assembly import serve_agent
 from bot._serve import install_api
-from bot.api import add_api_routes
+from bot.api import ApiAccess, add_api_routes
 from storage import InMemoryStorage
 from tests.bot.harness import Executions, make_agent
 
@@ -60,7 +60,7 @@ async def test_the_api_alone_refuses_an_approval_by_someone_not_in_approvers() -
         agent, settings=_settings(APPROVERS="U5"), storage=store, client=_client()
     ).agent
     app = web.Application()  # no Slack listeners, no Services: the API and the served agent
-    add_api_routes(app, {served.id: served}, TOKEN)
+    add_api_routes(app, {served.id: served}, ApiAccess.service(TOKEN, acts_for_users=True))
     first = await served.generate("delete 7", requested_by="U1")
     ids = {"runId": first.run_id, "toolCallId": first.pending[0].tool_call_id}
     async with _api_only(app) as http:
@@ -85,8 +85,7 @@ async def test_the_bots_api_mounted_without_the_slack_edge_enforces_the_policy_f
     served = serve_agent(agent, settings=settings, storage=store, client=_client())
     services = create_services(
         agent=served.agent,
-        approval_rules=served.approval_rules,
-        call_policy=served.call_policy,
+        policy=served.policy,
         client=_client(),
         settings=settings,
     )
@@ -143,14 +142,13 @@ async def test_an_agents_own_storage_memory_and_policy_win_over_the_bots() -> No
     served = serve_agent(given, settings=settings, storage=configured, client=_client())
     services = create_services(
         agent=served.agent,
-        approval_rules=served.approval_rules,
-        call_policy=served.call_policy,
+        policy=served.policy,
         client=_client(),
         settings=settings,
     )
     assert served.agent.storage is own_store and services.storage is own_store
     assert served.agent.memory is own_memory
-    assert served.agent.decision_policy is own_policy and services.rules is own_policy
+    assert served.agent.decision_policy is own_policy and services.policy.decision is own_policy
     assert served.agent.claim_lease_seconds == 7
     assert served.agent.default_options["approval_ttl_seconds"] == 90
 
@@ -159,10 +157,10 @@ async def test_an_agent_without_rules_is_served_with_the_configured_lease_ttl_an
     given = Agent(id="ops", model=ScriptedModel([]), agents={"billing": _billing()})
     settings = _settings(APPROVERS="U5", CLAIM_LEASE_SECONDS="3", APPROVAL_TTL_SECONDS="600")
     served = serve_agent(given, settings=settings, storage=InMemoryStorage(), client=_client())
-    assert served.agent.decision_policy is served.approval_rules
+    assert served.agent.decision_policy is served.policy.decision
     assert served.agent.default_options["approval_ttl_seconds"] == 600
     billing = served.agent.agents["billing"]
-    assert billing.decision_policy is served.approval_rules  # sub-agents use the top's
+    assert billing.decision_policy is served.policy.decision  # sub-agents use the top's
     assert billing.storage is served.agent.storage
     assert billing.claim_lease_seconds == 3
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
+from pathlib import Path
+
 import pytest
 
 from bot import BotConfigError, load_settings
@@ -118,3 +121,73 @@ def test_bot_agent_names_an_agent() -> None:
 )
 def test_invalid_values_are_refused(env: dict[str, str], fragment: str) -> None:
     assert any(fragment in p for p in _problems(env))
+
+
+# -- API tokens (SPEC 7) ---------------------------------------------------------------------
+def _sha(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def test_the_per_person_tokens_file_is_read_with_each_tokens_user(tmp_path: Path) -> None:
+    path = tmp_path / "tokens.toml"
+    path.write_text(
+        f'[[tokens]]\nuser = "U1"\nsha256 = "{_sha("a").upper()}"\n\n'
+        f'[[tokens]]\nuser = "W2"\nsha256 = "{_sha("b")}"\n'
+    )
+    settings = load_settings({**HTTP, "API_TOKENS": str(path)})
+    assert [(t.user, t.sha256) for t in settings.api_people] == [
+        ("U1", _sha("a")),
+        ("W2", _sha("b")),
+    ]
+    assert settings.api_token_acts_for_users is False
+
+
+def test_every_problem_of_a_bad_tokens_file_is_reported_at_once_one_line_each(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "tokens.toml"
+    path.write_text(
+        '[[tokens]]\nuser = "S1"\nsha256 = "my-plain-token"\n\n'
+        f'[[tokens]]\nsha256 = "{_sha("b")}"\ntoken = "x"\n\n'
+        f'[[tokens]]\nuser = "U3"\nsha256 = "{_sha("c")}"\n\n'
+        f'[[tokens]]\nuser = "U4"\nsha256 = "{_sha("c")}"\n'
+    )
+    problems = _problems({**HTTP, "API_TOKENS": str(path), "API_TOKEN_ACTS_FOR_USERS": "yes"})
+    assert problems == [
+        "API_TOKEN_ACTS_FOR_USERS=true needs API_TOKEN (the service token whose decidedBy is "
+        "taken as the decider): set API_TOKEN, or unset API_TOKEN_ACTS_FOR_USERS",
+        f"{path}: token 1: user: 'S1' is not a Slack user id (U…/W…)",
+        f"{path}: token 1: sha256: must be the 64 hex digits of the token's SHA-256 (never the "
+        "token itself)",
+        f"{path}: token 2: user: missing (required)",
+        f"{path}: token 2: token: unknown key",
+    ]
+    assert "my-plain-token" not in "\n".join(problems)
+
+
+@pytest.mark.parametrize(
+    ("text", "fragment"),
+    [
+        ("[[tokens]\n", "not valid TOML"),
+        ("tokens = []\n", "tokens: must not be empty"),
+        (f'[[tokens]]\nuser = "U1"\nsha256 = "{_sha("c")}"\n' * 2, "the same token as token 1"),
+    ],
+)
+def test_a_tokens_file_that_cannot_be_used_is_explained(
+    tmp_path: Path, text: str, fragment: str
+) -> None:
+    path = tmp_path / "tokens.toml"
+    path.write_text(text)
+    [problem] = _problems({**HTTP, "API_TOKENS": str(path)})
+    assert problem.startswith(f"{path}: ") and fragment in problem
+
+
+def test_a_missing_tokens_file_and_a_service_token_that_is_a_persons_are_refused(
+    tmp_path: Path,
+) -> None:
+    [missing] = _problems({**HTTP, "API_TOKENS": str(tmp_path / "nope.toml")})
+    assert "cannot read the API tokens file" in missing and "API_TOKENS" in missing
+    path = tmp_path / "tokens.toml"
+    path.write_text(f'[[tokens]]\nuser = "U1"\nsha256 = "{_sha("s3cr3t-shared")}"\n')
+    [shared] = _problems({**HTTP, "API_TOKENS": str(path), "API_TOKEN": "s3cr3t-shared"})
+    assert "API_TOKEN is also a person's token" in shared and "s3cr3t" not in shared

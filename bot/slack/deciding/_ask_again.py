@@ -85,7 +85,7 @@ async def ask_again_if_unanswered(
     """
     if not before or any(q.run_id == answered_run for q in before):
         return False  # no question waited, or the reply answered one of them
-    if posted.messages and posted.last_reply is None:
+    if posted.abandoned or (posted.messages and posted.last_reply is None):
         return False  # the turn ended on a card, a question or a failure of its own
     newest = before[0]
     call = newest.call

@@ -32,13 +32,13 @@ from agents.errors import (
     ToolCallNotSuspended,
 )
 from bot.ops._outage import Service, unavailable
-from bot.policy._approval_rules import rule_of
+from bot.policy import Refusal
 from bot.slack._ids import thread_id
 from bot.slack._services import Services
 from bot.slack.blocks._blocks import CardView, already_decided_text
 from bot.slack.blocks._refs import ApprovalRef
 from bot.slack.deciding._expiry import expire_call
-from bot.slack.deciding._workspace import Choice, Refusal, choice_of
+from bot.slack.deciding._workspace import Choice, choice_of
 from bot.slack.delivery._card_index import PostedCard
 from bot.slack.delivery._home import refresh_homes
 from bot.slack.delivery._render import SlackThread
@@ -219,7 +219,7 @@ async def _recording(outage: _Outage) -> AsyncIterator[None]:
 
 async def check(services: Services, attempt: Attempt, card: PostedCard | None) -> Refusal | None:
     """The edge's refusal (the clicking user's workspace), audited, or None."""
-    refusal = await services.policy.refusal(
+    refusal = await services.workspace.refusal(
         user=attempt.user, team=attempt.user_team, card=card, choice=attempt.choice
     )
     if refusal is not None:
@@ -227,14 +227,15 @@ async def check(services: Services, attempt: Attempt, card: PostedCard | None) -
     return refusal
 
 
-def refusal_of(sentence: str) -> Refusal:
-    """The ephemeral for a decision policy's refusal (``NotAllowedToDecide.rule``)."""
-    rule = rule_of(sentence)
-    if rule == "self-approval":
-        return Refusal(rule=rule, text=msg.REFUSED_SELF_APPROVAL)
-    if rule == "not-approver":
-        return Refusal(rule=rule, text=msg.REFUSED_NOT_APPROVER)
-    return Refusal(rule=rule, text=msg.REFUSED_BY_POLICY.format(why=sentence))
+def refusal_text(refusal: Refusal) -> str:
+    """The ephemeral for a decision policy's refusal, chosen by its rule."""
+    if refusal.rule == "self-approval":
+        return msg.REFUSED_SELF_APPROVAL
+    if refusal.rule == "not-approver":
+        return msg.REFUSED_NOT_APPROVER
+    if refusal.rule == "other-workspace":
+        return msg.REFUSED_OTHER_WORKSPACE
+    return msg.REFUSED_BY_POLICY.format(why=refusal.text)
 
 
 async def record_refusal(
@@ -280,9 +281,9 @@ async def _decide(
     try:
         return await _claim(services, attempt)
     except NotAllowedToDecide as exc:
-        refusal = refusal_of(exc.rule)
+        refusal = Refusal.of(exc)
         await record_refusal(services, attempt, refusal.rule, thread_ts)
-        return refusal.text
+        return refusal_text(refusal)
     except DuplicateApproval:
         return msg.DUPLICATE_APPROVAL
     except ApprovalExpired:

@@ -7,7 +7,6 @@ inside the modal (``response_action: errors``) before anything is claimed.
 
 from __future__ import annotations
 
-import inspect
 import logging
 from dataclasses import dataclass, field
 from typing import Any
@@ -37,7 +36,7 @@ from bot.slack.deciding._clicks import (
     check,
     decide,
     record_refusal,
-    refusal_of,
+    refusal_text,
     tell,
 )
 from bot.slack.deciding._expiry import expire_call
@@ -112,14 +111,11 @@ async def _refused_early(
     """Ask the rules before opening (the runtime asks again, inside the claim, on submit)."""
     if pending is None or attempt.decision.kind == "expire":
         return False
-    verdict = services.rules(pending, attempt.user, attempt.decision.kind)
-    if inspect.isawaitable(verdict):
-        verdict = await verdict
-    if verdict is None:
+    refusal = await services.policy.refusal(pending, attempt.user, attempt.decision.kind)
+    if refusal is None:
         return False
-    refusal = refusal_of(str(verdict))
     await record_refusal(services, attempt, refusal.rule, meta.thread_ts)
-    await tell(services, attempt, refusal.text, meta.thread_ts)
+    await tell(services, attempt, refusal_text(refusal), meta.thread_ts)
     return True
 
 

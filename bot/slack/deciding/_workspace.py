@@ -2,11 +2,12 @@
 
 Who may decide (``APPROVERS``, ``ALLOW_SELF_APPROVAL``) is NOT checked here: the runtime checks
 it inside every decision against the stored call (``bot.policy._approval_rules``). The edge keeps
-the
-one rule the runtime cannot know about:
+the one rule the runtime cannot know about:
 
 - ``other-workspace``: the clicking user belongs to another workspace (Slack Connect), or the
   bot's own workspace is unknown (``auth.test`` failing: nobody can be verified).
+
+It answers with the same ``bot.policy.Refusal`` as every other check of who may decide.
 
 ``EdgePolicy`` is the seam (tests plug their own); ``SettingsPolicy`` is the rule above and
 ``AnyoneMayDecide`` lets every click through to the runtime.
@@ -15,7 +16,6 @@ one rule the runtime cannot know about:
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
 from typing import Literal, Protocol
 
 from slack_sdk.errors import SlackApiError
@@ -23,6 +23,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 import bot.slack._messages as msg
 from agents import Decision
+from bot.policy import Refusal
 from bot.slack.delivery._card_index import PostedCard
 
 logger = logging.getLogger(__name__)
@@ -39,16 +40,6 @@ def choice_of(decision: Decision) -> Choice:
     if decision.kind == "resume":
         return "provide"
     return "decline"
-
-
-@dataclass(frozen=True, kw_only=True)
-class Refusal:
-    """Why a user may not decide: the rule and the ephemeral text that explains it."""
-
-    rule: str
-    """``other-workspace``, ``self-approval``, ``not-approver``, or ``policy`` (an agent's own)."""
-    text: str
-    """Shown to the user (ephemeral)."""
 
 
 class EdgePolicy(Protocol):

@@ -20,7 +20,7 @@ def described(services: Services, view: CardView, call: PendingToolCall | None) 
     tool = services.agent.tool_for(call)
     title = (tool.title or tool.id) if tool is not None else None  # SPEC 2: default the id
     mcp = tool if isinstance(tool, MCPTool) else None
-    rules = services.card_rules(call, tool)
+    rules = services.policy.card(call, tool)
     return replace(
         view,
         title=title,

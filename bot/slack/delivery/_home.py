@@ -3,13 +3,13 @@ a decision, and turn a click on its buttons into a click on the card in its thre
 
 What is listed: every call of the served agent waiting for approval (``list_suspended_runs``,
 newest first) that has a card, has not expired, is not already approved by the viewer (quorum),
-and that the decision policy lets the viewer approve (``services.rules(call, user, "approve")``,
-the same rules the runtime checks inside the claim).
+and that the decision policy lets the viewer approve
+(``services.policy.refusal(call, user, "approve")``, the same rules the runtime checks inside the
+claim).
 """
 
 from __future__ import annotations
 
-import inspect
 import logging
 from datetime import datetime
 
@@ -82,14 +82,7 @@ async def _may_approve(services: Services, call: PendingToolCall, user: str, now
         return False
     if call.expires_at is not None and call.expires_at <= now:
         return False
-    try:
-        why = services.rules(call, user, "approve")
-        if inspect.isawaitable(why):
-            why = await why
-    except Exception:  # a policy that raises refuses (fail safe), as in the runtime
-        logger.warning("the decision policy failed for a Home tab listing", exc_info=True)
-        return False
-    return why is None
+    return await services.policy.refusal(call, user, "approve") is None
 
 
 async def _link(services: Services, channel: str, ts: str) -> str | None:

@@ -63,6 +63,8 @@ class Posted:
     """How many messages it posted (text replies, cards, questions, failures)."""
     last_reply: tuple[str, str] | None = None
     """``(ts, text)`` of its plain text answer when that is the last message it posted."""
+    abandoned: bool = False
+    """Another instance took the run over: nothing more is posted for it here."""
 
 
 async def post_run(
@@ -74,6 +76,10 @@ async def post_run(
     answer: str | None = None,
 ) -> Posted:
     """Consume a run's ``full_stream`` and show it in ``thread``; returns what it posted.
+
+    A run abandoned by this process (``finish_reason "abandoned"``: another instance took its
+    call over) ends with no further chunk, and nothing more is posted for it: neither an answer
+    nor a failure (the new owner posts the call's one outcome).
 
     ``answered_by``: the user whose thread reply this run answers; a question it resumes loses
     its "Provide details" button and shows the answer the tool received and the reply it came
@@ -112,6 +118,9 @@ async def post_run(
             await _mark_answered(services, chunk.run_id, chunk.tool_call_id, answered_by, answer)
     await finish_text()
     result = await stream.result()
+    if result.finish_reason == "abandoned":  # taken over: the new owner posts the one outcome
+        logger.info("run %s abandoned here: another instance took its call over", result.run_id)
+        return Posted(messages=count, last_reply=last, abandoned=True)
     if result.finish_reason == "error":
         await _report_failure(services, thread, result.error, f"run {result.run_id}")
         count, last = count + 1, None

@@ -27,7 +27,13 @@ from bot.slack.deciding._conversation import admit, answer
 from bot.slack.deciding._modals import finish_submission, open_modal, show_all_arguments, submitted
 from bot.slack.deciding._workspace import Choice
 from bot.slack.delivery._home import card_click, publish_home
-from bot.slack.receiving._payloads import BlockActions, EventEnvelope, HomeEnvelope, ViewSubmission
+from bot.slack.receiving._payloads import (
+    BlockActions,
+    EventEnvelope,
+    HomeEnvelope,
+    SubteamEnvelope,
+    ViewSubmission,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -70,6 +76,10 @@ def register_listeners(app: AsyncApp, services: Services) -> None:
         if envelope is not None and envelope.event.tab == "home":
             user = envelope.event.user
             services.runner.submit(publish_home(services, user), name=f"home-{user}")
+
+    async def on_subteam(body: dict[str, Any]) -> None:
+        envelope = _parsed(SubteamEnvelope, body, "a user-group event")  # unreadable: forget all
+        services.policy.membership_changed(None if envelope is None else envelope.event.group)
 
     async def on_card(click: BlockActions, choice: Choice) -> None:
         if click.channel_id is None:  # from the Home tab: decide on the card in its thread
@@ -120,6 +130,8 @@ def register_listeners(app: AsyncApp, services: Services) -> None:
     app.event("app_home_opened")(on_home_opened)
     app.event("app_mention")(on_event)
     app.event("message")(on_event)
+    app.event("subteam_members_changed")(on_subteam)
+    app.event("subteam_updated")(on_subteam)
     app.action(APPROVE_ACTION)(on_click("approve"))
     app.action(DECLINE_ACTION)(on_click("decline"))
     app.action(EDIT_ACTION)(on_click("edit"))

@@ -52,6 +52,29 @@ class HomeOpened(_Slack):
     tab: str = "home"
 
 
+class _Subteam(_Slack):
+    id: str
+
+
+class SubteamEvent(_Slack):
+    """A ``subteam_members_changed`` (``subteam_id``) or ``subteam_updated`` (``subteam.id``)."""
+
+    type: str
+    subteam_id: str | None = None
+    subteam: _Subteam | None = None
+
+    @property
+    def group(self) -> str | None:
+        """The user group that changed (None: the event does not say)."""
+        return self.subteam_id or (self.subteam.id if self.subteam else None)
+
+
+class SubteamEnvelope(_Slack):
+    """The ``event_callback`` body around a user-group event."""
+
+    event: SubteamEvent
+
+
 class HomeEnvelope(_Slack):
     """The ``event_callback`` body around ``app_home_opened``."""
 

@@ -7,9 +7,11 @@ tools really executed.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import IO, Any, Literal
 
 from aiohttp import ClientResponse, web
@@ -18,7 +20,7 @@ from pydantic import BaseModel
 
 from agents import Agent, RunResult
 from agents.models import ScriptedModel, ScriptItem, call
-from bot.api import add_api_routes
+from bot.api import ApiAccess, add_api_routes
 from storage import Storage
 from tools import Tool, ToolContext, create_tool
 
@@ -151,24 +153,45 @@ def make_agent(
     return agent, model
 
 
+def tokens_file(folder: Path, people: dict[str, str]) -> str:
+    """An ``API_TOKENS`` file in ``folder`` giving each token (key) to its user (value)."""
+    path = folder / "api-tokens.toml"
+    entries = [
+        f'[[tokens]]\nuser = "{user}"\nsha256 = "{hashlib.sha256(token.encode()).hexdigest()}"'
+        for token, user in people.items()
+    ]
+    path.write_text("\n\n".join(entries) + "\n")
+    return str(path)
+
+
+def trusted(token: str | None) -> ApiAccess | None:
+    """A service token whose ``decidedBy`` is the decider (``API_TOKEN_ACTS_FOR_USERS=true``):
+    the API's own tests send the person deciding as ``decidedBy``."""
+    return None if not token else ApiAccess.service(token, acts_for_users=True)
+
+
 @asynccontextmanager
 async def serve(
-    agents: dict[str, Agent], token: str | None = TOKEN
+    agents: dict[str, Agent], token: str | None = TOKEN, access: ApiAccess | None = None
 ) -> AsyncIterator[TestClient[Any, Any]]:
-    """A bare ``web.Application`` with ``/api`` (when ``token``) on 127.0.0.1."""
+    """A bare ``web.Application`` with ``/api`` on 127.0.0.1: ``access`` when given, else
+    ``token`` as a trusted service token (none: the API is off)."""
     app = web.Application()
-    add_api_routes(app, agents, token)
+    add_api_routes(app, agents, access or trusted(token))
     async with TestClient(TestServer(app, host="127.0.0.1")) as client:
         yield client
 
 
 @asynccontextmanager
 async def api_harness(
-    store: Storage, script: Sequence[ScriptItem], token: str | None = TOKEN
+    store: Storage,
+    script: Sequence[ScriptItem],
+    token: str | None = TOKEN,
+    access: ApiAccess | None = None,
 ) -> AsyncIterator[ApiHarness]:
     executions = Executions()
     agent, model = make_agent(store, executions, script)
-    async with serve({agent.id: agent}, token) as client:
+    async with serve({agent.id: agent}, token, access) as client:
         yield ApiHarness(
             client=client, agent=agent, model=model, store=store, executions=executions
         )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import io
 import json
 from pathlib import Path
@@ -10,9 +11,10 @@ from pathlib import Path
 import pytest
 from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer
+from pydantic.alias_generators import to_camel
 from slack_sdk.web.async_client import AsyncWebClient
 
-from agents import Approve, DecisionRequest, TakenDecision, fingerprint
+from agents import Approve, DecisionRequest, PendingToolCall, TakenDecision, fingerprint
 from agents.models import reply
 from bot import create_services, load_settings
 from bot._assembly import serve_agent
@@ -27,6 +29,7 @@ from tests.bot.api.fixtures import (
     delete_call,
     make_agent,
     ticket_call,
+    trusted,
 )
 
 APPROVE = f"/api/agents/{AGENT_ID}/approve-tool-call"
@@ -42,7 +45,14 @@ async def test_list_returns_pending_calls_in_camel_case_with_total_and_pages(
     script = [delete_call(f"r{i}", f"c{i}") for i in range(5)]
     async with api_harness(store, script) as api:
         runs = [
-            await api.suspend(f"delete r{i}", thread_id="t1", resource_id="u1") for i in range(3)
+            await api.suspend(
+                f"delete r{i}",
+                thread_id="t1",
+                resource_id="u1",
+                requested_by="u1",
+                approval_ttl_seconds=600,
+            )
+            for i in range(3)
         ]
         await api.suspend("delete r3", thread_id="t2", resource_id="u1")
         await api.suspend("delete r4", thread_id="t3", resource_id="u2")
@@ -75,11 +85,36 @@ async def test_list_returns_pending_calls_in_camel_case_with_total_and_pages(
         assert pending["toolName"] == "delete-record" and pending["requiresApproval"] is True
         assert pending["fingerprint"] == fingerprint("delete-record", pending["args"])
         assert pending["agentPath"] == [AGENT_ID] and pending["suspendPayload"] is None
+        runtime_fields = {f.name for f in dataclasses.fields(PendingToolCall)}
+        spec_fields = runtime_fields | {"definition_digest", "edited_from", "grantable"}
+        assert set(pending) == {to_camel(name) for name in spec_fields}  # SPEC 3.3, camelCase
+        assert (pending["requestedBy"], pending["approvalsRequired"]) == ("u1", 1)
+        assert pending["approvedBy"] == [] and pending["expiresAt"] is not None
 
         by_resource = await (await api.call("GET", LIST, params={"resourceId": "u2"})).json()
         assert by_resource["total"] == 1
         only_per_page = await (await api.call("GET", LIST, params={"perPage": "1"})).json()
         assert only_per_page["total"] == 5 and len(only_per_page["runs"]) == 1
+
+
+async def test_one_pending_call_is_read_by_its_ids_and_is_404_once_decided(
+    store: Storage,
+) -> None:
+    async with api_harness(store, [delete_call("r1", "c1"), reply("ok")]) as api:
+        first = await api.suspend("delete r1", requested_by="u1")
+        path = f"/api/agents/{AGENT_ID}/pending-calls/{first.run_id}/c1"
+        response = await api.call("GET", path)
+        assert response.status == 200, await response.text()
+        pending = await response.json()
+        assert (pending["toolCallId"], pending["requestedBy"]) == ("c1", "u1")
+        assert pending["fingerprint"] == first.pending[0].fingerprint
+        assert (
+            await api.call("POST", APPROVE, json={"runId": first.run_id, "toolCallId": "c1"})
+        ).status == 200
+        await api.settle()
+        gone = await api.call("GET", path)
+        assert (gone.status, (await gone.json())["code"]) == (404, "PENDING_CALL_NOT_FOUND")
+        assert (await api.call("POST", path)).status == 405
 
 
 @pytest.mark.parametrize(
@@ -472,6 +507,7 @@ async def test_openapi_describes_every_route_with_generated_schemas(store: Stora
         assert doc["openapi"].startswith("3.1")
         assert set(doc["paths"]) == {
             "/api/agents/{agent_id}/suspended-runs",
+            "/api/agents/{agent_id}/pending-calls/{run_id}/{tool_call_id}",
             "/api/agents/{agent_id}/approve-tool-call",
             "/api/agents/{agent_id}/decline-tool-call",
             "/api/agents/{agent_id}/resume",
@@ -522,8 +558,7 @@ async def test_install_api_mounts_the_bots_agent_only_when_api_token_is_set(
     served = serve_agent(agent, settings=settings, storage=store, client=client)
     services = create_services(
         agent=served.agent,
-        approval_rules=served.approval_rules,
-        call_policy=served.call_policy,
+        policy=served.policy,
         client=client,
         settings=settings,
     )
@@ -551,7 +586,7 @@ async def test_the_decision_hook_is_told_the_request_the_api_claimed(store: Stor
 
     agent, _ = make_agent(store, Executions(), [delete_call("abc", "c1"), reply("Deleted.")])
     app = web.Application()
-    add_api_routes(app, {agent.id: agent}, TOKEN, on_decision=on_decision)
+    add_api_routes(app, {agent.id: agent}, trusted(TOKEN), on_decision=on_decision)
     async with TestClient(TestServer(app, host="127.0.0.1")) as client:
         first = await agent.generate("go")
         shown = fingerprint("delete-record", {"id": "abc"})

@@ -2,30 +2,48 @@
 
 from __future__ import annotations
 
+import hashlib
 from datetime import datetime
 
 import aiohttp
 import pytest
 
 from agents import (
+    Agent,
+    AgentConfigError,
     AlreadyDecided,
     ApprovalExpired,
+    DuplicateApproval,
     Expire,
     FingerprintMismatch,
     InvalidResumeData,
     InvalidToolArgs,
+    ModelError,
+    NotAllowedToDecide,
     PendingToolCall,
+    RunnerClosed,
     SnapshotNotFound,
     SuspendedRun,
     SuspendedRunsPage,
     ToolCallNotSuspended,
     fingerprint,
 )
-from agents.models import reply
+from agents.models import ScriptedModel, call, reply
 from bot import BotError
+from bot.api import ApiAccess, error_from
+from bot.api._errors import body_of
 from bot.client import AgentNotFound, ApiAuthError, ApiRequestError, Client, Decision
 from storage import Storage
-from tests.bot.api.fixtures import AGENT_ID, TOKEN, api_harness, delete_call, ticket_call
+from tests.bot.api.fixtures import (
+    AGENT_ID,
+    TOKEN,
+    RecordInput,
+    api_harness,
+    delete_call,
+    serve,
+    ticket_call,
+)
+from tools import ToolContext, create_tool
 
 
 async def test_list_suspended_runs_returns_runtime_objects_with_parsed_datetimes(
@@ -99,6 +117,17 @@ async def test_approve_decline_and_resume_round_trip(store: Storage) -> None:
             if e.kind == "decided"
         ]
         assert actors == [("api", "alice"), ("api", "bob"), ("api", None)]
+
+
+async def test_pending_call_reads_one_call_and_none_once_it_is_decided(store: Storage) -> None:
+    async with api_harness(store, [delete_call("a", "c1"), reply("ok")]) as api:
+        first = await api.suspend()
+        async with Client(api.base_url, TOKEN) as client:
+            ops = client.agent(AGENT_ID)
+            call = await ops.pending_call(run_id=first.run_id, tool_call_id="c1")
+            assert call == first.pending[0]
+            await ops.approve_tool_call(run_id=first.run_id, tool_call_id="c1", wait=True)
+            assert await ops.pending_call(run_id=first.run_id, tool_call_id="c1") is None
 
 
 async def test_approve_with_edited_args_and_pending_after_wait(store: Storage) -> None:
@@ -210,3 +239,63 @@ async def test_the_client_closes_only_a_session_it_created(store: Storage) -> No
         assert created is not None
         await own.close()
         assert created.closed
+
+
+async def test_quorum_and_policy_refusals_come_back_as_the_runtime_classes(store: Storage) -> None:
+    async def wipe(input: RecordInput, ctx: ToolContext) -> dict[str, str]:
+        return {"wiped": input.id}
+
+    tool = create_tool(
+        id="wipe",
+        description="Wipe",
+        input_schema=RecordInput,
+        require_approval=True,
+        approvals=2,
+        execute=wipe,
+    )
+    agent = Agent(
+        id=AGENT_ID,
+        model=ScriptedModel([call("wipe", {"id": "a"}, id="c1"), reply("ok")]),
+        tools=[tool],
+        storage=store,
+        decision_policy=lambda call, by, kind: "U9 is on leave" if by == "U9" else None,
+    )
+    first = await agent.generate("wipe a")
+    access = ApiAccess(
+        service_sha256=hashlib.sha256(TOKEN.encode()).hexdigest(),
+        acts_for_users=True,
+        people=((hashlib.sha256(b"u2-token").hexdigest(), "U2"),),
+    )
+    ids = {"run_id": first.run_id, "tool_call_id": "c1"}
+    async with serve({AGENT_ID: agent}, access=access) as http:
+        base = str(http.make_url("")).rstrip("/")
+        async with Client(base, TOKEN) as service, Client(base, "u2-token") as u2:
+            with pytest.raises(NotAllowedToDecide) as refused:
+                await service.agent(AGENT_ID).approve_tool_call(**ids, decided_by="U9")
+            assert (refused.value.rule, refused.value.reason) == ("policy", "U9 is on leave")
+            with pytest.raises(NotAllowedToDecide) as impersonated:
+                await u2.agent(AGENT_ID).approve_tool_call(**ids, decided_by="U3")
+            assert impersonated.value.rule == "other-person"
+            with pytest.raises(AgentConfigError):  # a quorum approval naming no one
+                await service.agent(AGENT_ID).approve_tool_call(**ids)
+            await u2.agent(AGENT_ID).approve_tool_call(**ids)
+            with pytest.raises(DuplicateApproval) as twice:
+                await service.agent(AGENT_ID).approve_tool_call(**ids, decided_by="U2")
+            duplicate = twice.value
+            assert (duplicate.approver, duplicate.approved_by, duplicate.needed) == (
+                "U2",
+                ["U2"],
+                2,
+            )
+        await agent.drain()
+
+
+def test_any_runtime_error_comes_back_as_its_class_with_its_details() -> None:
+    sent = ModelError("the provider failed", status=503, request_id="req-1")
+    body = body_of(sent)
+    assert (body["status"], body["requestId"]) == (503, "req-1")
+    rebuilt = error_from(500, body)
+    assert type(rebuilt) is ModelError and str(rebuilt) == str(sent)
+    assert (rebuilt.status, rebuilt.request_id) == (503, "req-1")
+    closed = error_from(500, body_of(RunnerClosed("resume")))
+    assert type(closed) is RunnerClosed and closed.name == "resume"

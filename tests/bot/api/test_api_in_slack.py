@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from agents.models import call, reply
 from storage import Storage
+from tests.bot.api.fixtures import tokens_file
 from tests.bot.harness import Bot, Executions, make_agent, start_bot
 from tests.fakes.slack_api import FakeSlackAPI
 
@@ -22,7 +25,8 @@ async def test_an_api_approval_updates_the_card_and_posts_the_answer_in_the_thre
     slack: FakeSlackAPI, store: Storage, executions: Executions
 ) -> None:
     agent, _ = make_agent([call("delete_record", {"id": "7"}), reply("Deleted 7.")], executions)
-    async with start_bot(slack, agent, store, env={"API_TOKEN": TOKEN}) as bot:
+    env = {"API_TOKEN": TOKEN, "API_TOKEN_ACTS_FOR_USERS": "true"}  # a service signing users in
+    async with start_bot(slack, agent, store, env=env) as bot:
         ts = await bot.mention("delete record 7", user="U1")
         await bot.settle()
         assert len(bot.cards(ts)) == 1
@@ -63,11 +67,12 @@ async def test_an_api_decline_updates_the_card_with_the_reason(
 
 
 async def test_an_api_resume_answers_the_question_and_posts_the_answer_in_the_thread(
-    slack: FakeSlackAPI, store: Storage, executions: Executions
+    slack: FakeSlackAPI, store: Storage, executions: Executions, tmp_path: Path
 ) -> None:
     ask = call("open_ticket", {"title": "Printer on fire"})
     agent, _ = make_agent([ask, reply("Opened T-1.")], executions)
-    async with start_bot(slack, agent, store, env={"API_TOKEN": TOKEN}) as bot:
+    env = {"API_TOKEN": TOKEN, "API_TOKENS": tokens_file(tmp_path, {"u3-token": "U3"})}
+    async with start_bot(slack, agent, store, env=env) as bot:
         ts = await bot.mention("open a ticket: printer on fire", user="U1")
         await bot.settle()
         [question] = bot.slack.thread("C1", ts)
@@ -78,9 +83,8 @@ async def test_an_api_resume_answers_the_question_and_posts_the_answer_in_the_th
                 "runId": run_id,
                 "toolCallId": call_id,
                 "resumeData": {"priority": "high"},
-                "decidedBy": "U3",
             },
-            headers=AUTH,
+            headers={"Authorization": "Bearer u3-token"},  # U3's own token: U3 answers
         )
         assert response.status == 200, await response.text()
         await bot.settle()

@@ -7,9 +7,10 @@ import asyncio
 from agents import Agent
 from agents.models import ScriptedModel, call, calls, reply
 from bot import APPROVE_ACTION, DECLINE_ACTION
+from bot.policy import Refusal
 from bot.slack._ids import EDIT_ACTION
 from bot.slack.blocks._refs import ApprovalRef
-from bot.slack.deciding._workspace import Choice, Refusal
+from bot.slack.deciding._workspace import Choice
 from bot.slack.delivery._card_index import PostedCard
 from storage import Storage
 from tests.bot.conftest import BotFactory
@@ -125,7 +126,7 @@ async def test_refused_click_gets_an_ephemeral_and_changes_nothing(
             assert card is not None and card.view.tool_name == "delete_record"
             if user == "U9":
                 return None
-            return Refusal(rule="only-u9", text="You are not an approver for this request.")
+            return Refusal(rule="not-approver", text="You are not an approver for this request.")
 
     agent, _ = make_agent(GATED, executions)
     async with start_bot(slack, agent, store, policy=OnlyU9()) as bot:

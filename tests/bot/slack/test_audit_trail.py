@@ -12,7 +12,7 @@ from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer
 
 from agents.models import ScriptItem, call, obj, reply
-from bot.api import add_api_routes
+from bot.api import ApiAccess, add_api_routes
 from bot.background._periodic import sweep_expired
 from bot.slack._ids import APPROVE_ACTION
 from bot.slack.blocks._refs import ApprovalRef
@@ -64,7 +64,7 @@ async def test_presentations_and_every_way_of_deciding_are_audited(
 
         _, by_api = await _card(bot, "delete api")
         api_app = web.Application()
-        add_api_routes(api_app, {"ops": bot.services.agent}, TOKEN)
+        add_api_routes(api_app, {"ops": bot.services.agent}, ApiAccess.service(TOKEN))
         async with TestClient(TestServer(api_app, host="127.0.0.1")) as api:
             ref = _ref(by_api)
             response = await api.post(
@@ -99,7 +99,7 @@ async def test_presentations_and_every_way_of_deciding_are_audited(
         assert decided == [
             ("approved", "button", "U2"),
             ("declined", "modal", "U3"),
-            ("approved", "api", None),  # no decidedBy: the token holder, no actor
+            ("approved", "api", None),  # the service token: no person
             ("resumed", "thread-reply", "U4"),
             ("expired", "expiry", "system"),
         ]

@@ -17,6 +17,7 @@ from agents.models import ScriptItem, call, obj, reply
 from bot.background._periodic import Background
 from bot.slack._ids import APPROVE_ACTION
 from storage import ClaimRecord, Storage, create_storage, utcnow
+from tests.bot.api.fixtures import tokens_file
 from tests.bot.harness import CHANNEL, TEAM, Executions, make_agent, start_bot
 from tests.fakes.slack_api import FakeSlackAPI
 
@@ -64,10 +65,11 @@ def _ids(blocks: list[dict[str, object]]) -> tuple[str, str]:
 
 
 async def test_an_api_decision_by_the_requester_is_refused_with_403(
-    slack: FakeSlackAPI, store: Storage, executions: Executions
+    slack: FakeSlackAPI, store: Storage, executions: Executions, tmp_path: Path
 ) -> None:
     agent, _ = make_agent(GATED, executions)
-    async with start_bot(slack, agent, store, env={"API_TOKEN": TOKEN}) as bot:
+    env = {"API_TOKENS": tokens_file(tmp_path, {"u1-token": "U1"})}
+    async with start_bot(slack, agent, store, env=env) as bot:
         await bot.mention("delete record abc-123", user="U1")
         await bot.settle()
         [run] = (await bot.agent.list_suspended_runs()).runs
@@ -76,14 +78,12 @@ async def test_an_api_decision_by_the_requester_is_refused_with_403(
             json={
                 "runId": run.run_id,
                 "toolCallId": run.tool_calls[0].tool_call_id,
-                "decidedBy": "U1",
             },
-            headers=AUTH,
+            headers={"Authorization": "Bearer u1-token"},  # U1's own token
         )
         assert response.status == 403
         body = await response.json()
-        assert body["code"] == "APPROVAL_NOT_ALLOWED"
-        assert body["rule"].startswith("self-approval")
+        assert (body["code"], body["rule"]) == ("APPROVAL_NOT_ALLOWED", "self-approval")
         await bot.settle()
         assert executions.of("delete_record") == []
         assert (await bot.agent.list_suspended_runs()).total == 1
@@ -108,7 +108,7 @@ async def test_a_reply_by_a_non_approver_does_not_resume_the_question(
         assert pending.total == 1
         [refused] = [e for e in await store.query_audit() if e.kind == "refused"]
         assert (refused.actor, refused.source) == ("U7", "thread-reply")
-        assert refused.data["rule"].startswith("not-approver")
+        assert refused.data["rule"] == "not-approver"
         assert refused.data["decision"] == "resume"  # the runtime's word, not a button's
         assert "provide" not in json.dumps(refused.data)
 

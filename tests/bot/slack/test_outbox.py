@@ -32,7 +32,8 @@ async def test_an_api_approval_while_slack_is_down_reaches_card_and_thread_once_
     slack: FakeSlackAPI, store: Storage, executions: Executions, failure: str
 ) -> None:
     agent, _ = make_agent([call("delete_record", {"id": "7"}), reply("Deleted 7.")], executions)
-    async with start_bot(slack, agent, store, env={"API_TOKEN": TOKEN}) as bot:
+    env = {"API_TOKEN": TOKEN, "API_TOKEN_ACTS_FOR_USERS": "true"}  # decidedBy is the decider
+    async with start_bot(slack, agent, store, env=env) as bot:
         ts = await bot.mention("delete record 7", user="U1")
         await bot.settle()
         slack.down = failure  # type: ignore[assignment]

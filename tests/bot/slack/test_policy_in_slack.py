@@ -1,14 +1,18 @@
 """SPEC 11 in Slack: approvers per rule, quorum (two users, the tool runs once), TTL per rule,
-a rule that adds approval, the fail-safe rule, confirm, the API with and without decidedBy."""
+a rule that adds approval, the fail-safe rule, confirm, the API with the service token and with
+per-person tokens."""
 
 from __future__ import annotations
 
 from datetime import timedelta
 from pathlib import Path
 
+import pytest
+
 from agents.models import call, reply
 from bot.slack._ids import APPROVE_ACTION
 from storage import Storage
+from tests.bot.api.fixtures import tokens_file
 from tests.bot.harness import Bot, Executions, make_agent, start_bot
 from tests.fakes.slack_api import FakeSlackAPI, PostedMessage
 
@@ -75,6 +79,35 @@ async def test_only_the_rules_approvers_may_approve_its_calls(
         assert executions.of("delete_record") == [{"id": "7"}]
 
 
+@pytest.mark.parametrize(
+    "event",
+    [
+        {"type": "subteam_members_changed", "subteam_id": "S1", "added_users": ["U7"]},
+        {"type": "subteam_updated", "subteam": {"id": "S1", "users": ["U7"]}},
+    ],
+)
+async def test_a_user_group_change_reaches_the_next_decision_at_once(
+    slack: FakeSlackAPI,
+    store: Storage,
+    executions: Executions,
+    tmp_path: Path,
+    event: dict[str, object],
+) -> None:
+    text = '[[rules]]\ntools = ["delete_record"]\napprovers = ["S1"]\n'
+    agent, _ = make_agent([call("delete_record", {"id": "7"}), reply("Deleted 7.")], executions)
+    async with start_bot(slack, agent, store, env=_policy(tmp_path, text)) as bot:
+        slack.usergroups["S1"] = ["U6"]
+        _, card = await _card(bot)
+        await bot.click(card, APPROVE_ACTION, user="U7")  # not in S1 (yet)
+        await bot.settle()
+        assert executions.of("delete_record") == []
+        slack.usergroups["S1"] = ["U6", "U7"]
+        assert (await bot.send_event(event)).status == 200
+        await bot.click(card, APPROVE_ACTION, user="U7")  # well within the 30 s cache
+        await bot.settle()
+        assert executions.of("delete_record") == [{"id": "7"}]
+
+
 async def test_a_rule_adds_approval_and_its_ttl_to_a_tool_without_one_and_asks_to_confirm(
     slack: FakeSlackAPI, store: Storage, executions: Executions, tmp_path: Path
 ) -> None:
@@ -90,7 +123,7 @@ async def test_a_rule_adds_approval_and_its_ttl_to_a_tool_without_one_and_asks_t
         assert pending.expires_at is not None
         ttl = pending.expires_at - pending.suspended_at
         assert abs(ttl - timedelta(seconds=120)) < timedelta(seconds=5)
-        assert bot.services.call_policy.confirm_for(pending) is True
+        assert bot.services.policy.confirms(pending) is True
 
 
 async def test_a_rule_saying_no_approval_never_removes_a_tools_own(
@@ -102,31 +135,42 @@ async def test_a_rule_saying_no_approval_never_removes_a_tools_own(
         await _card(bot)
         [pending] = (await bot.agent.list_suspended_runs()).runs[0].tool_calls
         assert pending.requires_approval and executions.calls == []
-        assert bot.services.call_policy.confirm_for(pending) is False
+        assert bot.services.policy.confirms(pending) is False
 
 
-async def test_the_api_refuses_a_restricted_call_without_decided_by_and_takes_it_with(
+async def test_the_api_refuses_a_restricted_call_to_the_service_token_and_takes_it_from_people(
     slack: FakeSlackAPI, store: Storage, executions: Executions, tmp_path: Path
 ) -> None:
     text = '[[rules]]\ntools = ["delete-*"]\napprovals = 2\napprovers = ["U2", "U3"]\n'
+    people = {"u2-token": "U2", "u3-token": "U3", "u9-token": "U9"}
+    env = {**_policy(tmp_path, text), "API_TOKENS": tokens_file(tmp_path, people)}
     agent, _ = make_agent([call("delete_record", {"id": "7"}), reply("Deleted 7.")], executions)
-    async with start_bot(slack, agent, store, env=_policy(tmp_path, text)) as bot:
+    async with start_bot(slack, agent, store, env=env) as bot:
         await _card(bot)
         page = await bot.agent.list_suspended_runs()
         ids = {"runId": page.runs[0].run_id, "toolCallId": page.runs[0].tool_calls[0].tool_call_id}
         url = "/api/agents/ops/approve-tool-call"
-        anonymous = await bot.http.post(url, json=ids, headers=AUTH)
-        assert anonymous.status == 403
-        assert (await anonymous.json())["code"] == "DECIDED_BY_REQUIRED"
+        for body in (ids, {**ids, "decidedBy": "U2"}):  # the service token is no person
+            anonymous = await bot.http.post(url, json=body, headers=AUTH)
+            assert anonymous.status == 403
+            assert _refusal(await anonymous.json()) == ("APPROVAL_NOT_ALLOWED", "needs-person")
         declined = await bot.http.post("/api/agents/ops/decline-tool-call", json=ids, headers=AUTH)
         assert declined.status == 403
-        outsider = await bot.http.post(url, json={**ids, "decidedBy": "U9"}, headers=AUTH)
-        assert (await outsider.json())["code"] == "APPROVAL_NOT_ALLOWED"
-        for user in ("U2", "U3"):
-            response = await bot.http.post(url, json={**ids, "decidedBy": user}, headers=AUTH)
+        outsider = await bot.http.post(url, json=ids, headers=_bearer("u9-token"))
+        assert _refusal(await outsider.json()) == ("APPROVAL_NOT_ALLOWED", "not-approver")
+        for token in ("u2-token", "u3-token"):
+            response = await bot.http.post(url, json=ids, headers=_bearer(token))
             assert response.status == 200, await response.text()
             await bot.settle()
         assert executions.of("delete_record") == [{"id": "7"}]
+
+
+def _bearer(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+def _refusal(body: dict[str, str]) -> tuple[str, str]:
+    return body["code"], body["rule"]
 
 
 def _approve_button(card: PostedMessage) -> dict[str, object]:
