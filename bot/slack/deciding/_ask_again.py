@@ -116,10 +116,14 @@ async def _show(
     """Into the turn's answer when there is one, else a message of its own; returns its ts."""
     if posted.last_reply is not None:
         ts, text = posted.last_reply
-        await services.client.chat_update(
-            channel=thread.channel, ts=ts, text=answer_text(text), blocks=as_dicts(blocks)
-        )
-        return ts
+        try:
+            await services.client.chat_update(
+                channel=thread.channel, ts=ts, text=answer_text(text), blocks=as_dicts(blocks)
+            )
+            return ts
+        except SlackApiError as exc:  # the answer stays; the question goes in a message of its own
+            logger.warning("could not add the question to %s: %s", ts, exc.response.get("error"))
+            blocks = blocks[len(answer_blocks(text)) :]
     response = await services.client.chat_postMessage(
         channel=thread.channel,
         thread_ts=thread.thread_ts,

@@ -181,3 +181,21 @@ async def test_a_thread_reply_reads_its_threads_pending_calls_once(
         await bot.settle()
         assert counted.made("list_snapshots", thread_id=f"slack:{TEAM}:{CHANNEL}:{ts}") == 1
         assert counted.made("load_run") == claims  # only a decision's own read of its run
+
+
+async def test_when_the_answer_cannot_take_the_question_it_is_asked_in_a_message_of_its_own(
+    bot_with: BotFactory,
+) -> None:
+    script = [ASK, obj({"answered": False, "resume_data": None}), reply("Tuesday.")]
+    async with bot_with(script) as (bot, _):
+        ts = await bot.mention("open a ticket: printer on fire")
+        await bot.settle()
+        bot.slack.fail_next("chat.update", error="msg_too_long")
+        await bot.message("what day is it?", thread_ts=ts)
+        await bot.settle()
+        [first, answer, again] = bot.slack.thread(CHANNEL, ts)
+        assert answer.text == "Tuesday." and not answer.blocks
+        assert "did not answer" in str(again.blocks) and "Tuesday." not in str(again.blocks)
+        assert any(b["type"] == "actions" for b in again.blocks)
+        assert not any(b["type"] == "actions" for b in first.blocks)
+        assert "Sorry" not in str([m.text for m in bot.slack.thread(CHANNEL, ts)])
