@@ -27,6 +27,7 @@ from bot.slack.blocks._blocks import (
 from bot.slack.blocks._refs import ApprovalRef
 from bot.slack.delivery._card_index import PostedCard
 from bot.slack.delivery._card_source import described
+from bot.slack.delivery._claimed import claimed_detail
 from bot.slack.delivery._streamer import ReplyStreamer
 from storage import utcnow
 
@@ -54,6 +55,18 @@ class SlackThread:
         return resource_id(self.team, self.channel)
 
 
+@dataclass(frozen=True, kw_only=True)
+class Posted:
+    """What one turn posted in its thread."""
+
+    messages: int = 0
+    """How many messages it posted (text replies, cards, questions, failures)."""
+    last_reply: tuple[str, str] | None = None
+    """``(ts, text)`` of its plain text answer when that is the last message it posted."""
+    abandoned: bool = False
+    """Another instance took the run over: nothing more is posted for it here."""
+
+
 async def post_run(
     services: Services,
     stream: AgentStream,
@@ -61,15 +74,16 @@ async def post_run(
     *,
     answered_by: str | None = None,
     answer: str | None = None,
-) -> None:
-    """Consume a run's ``full_stream`` and show it in ``thread``.
+) -> Posted:
+    """Consume a run's ``full_stream`` and show it in ``thread``; returns what it posted.
 
     A run abandoned by this process (``finish_reason "abandoned"``: another instance took its
     call over) ends with no further chunk, and nothing more is posted for it: neither an answer
     nor a failure (the new owner posts the call's one outcome).
 
     ``answered_by``: the user whose thread reply this run answers; a question it resumes loses
-    its "Provide details" button and says who answered and what (``answer``).
+    its "Provide details" button and shows the answer the tool received and the reply it came
+    from (``answer``).
     """
     client = services.client
     streamer = ReplyStreamer(
@@ -78,26 +92,41 @@ async def post_run(
         thread_ts=thread.thread_ts,
         min_interval=services.stream_interval,
     )
+    count, text = 0, ""
+    last: tuple[str, str] | None = None
+
+    async def finish_text() -> None:
+        nonlocal count, text, last
+        ts = await streamer.finish()
+        if ts is not None:
+            count, last = count + 1, (ts, text)
+        text = ""
+
     async for chunk in stream.full_stream:
         if chunk.type == "text-delta":
+            text += chunk.text
             await streamer.append(chunk.text)
         elif chunk.type == "tool-call-approval":
-            await streamer.finish()
+            await finish_text()
             await post_card(services, thread, chunk)
+            count, last = count + 1, None
         elif chunk.type == "tool-call-suspended":
-            await streamer.finish()
+            await finish_text()
             await _post_question(services, thread, chunk)
+            count, last = count + 1, None
         elif chunk.type == "tool-call-resumed" and chunk.kind == "suspension" and answered_by:
             await _mark_answered(services, chunk.run_id, chunk.tool_call_id, answered_by, answer)
-    await streamer.finish()
+    await finish_text()
     result = await stream.result()
     if result.finish_reason == "abandoned":  # taken over: the new owner posts the one outcome
         logger.info("run %s abandoned here: another instance took its call over", result.run_id)
-        return
+        return Posted(messages=count, last_reply=last, abandoned=True)
     if result.finish_reason == "error":
         await _report_failure(services, thread, result.error, f"run {result.run_id}")
+        count, last = count + 1, None
     elif result.finish_reason != "suspended":
         services.outages.up("model")
+    return Posted(messages=count, last_reply=last)
 
 
 async def _post_question(
@@ -140,19 +169,23 @@ async def _post_question(
 
 
 async def _mark_answered(
-    services: Services, run_id: str, tool_call_id: str, by: str, answer: str | None
+    services: Services, run_id: str, tool_call_id: str, by: str, reply: str | None
 ) -> None:
-    """The question a thread reply answered: no button, who answered and when."""
+    """The question a thread reply answered: no button, the answer the tool received (as its
+    claim recorded it), the reply it came from, who answered and when."""
     shown = await services.cards.find(run_id, tool_call_id)
     if shown is None or shown.question is None:
         return
+    data = await claimed_detail(services.storage, run_id, tool_call_id, "resumed", "resume_data")
     try:
         await services.client.chat_update(
             channel=shown.channel,
             ts=shown.ts,
             text=question_fallback(shown.view.tool_name, shown.question),
             blocks=as_dicts(
-                answered_question(shown.view.tool_name, shown.question, by, utcnow(), answer)
+                answered_question(
+                    shown.view.tool_name, shown.question, by, utcnow(), data, reply=reply
+                )
             ),
         )
     except SlackApiError as exc:
