@@ -3,7 +3,8 @@
 ``GET /`` the page; ``GET /_local/static/{file}``; ``GET /_local/state?user=&since=``;
 ``POST /_local/messages`` (post or reply), ``/_local/actions`` (click a button),
 ``/_local/views/{id}/submit`` and ``/_local/views/{id}/close`` (a modal), ``/_local/home`` (open
-the Home tab) and ``/_local/home/actions`` (click a button on it). Every action goes
+the Home tab) and ``/_local/home/actions`` (click a button on it); ``GET /archives/{channel}/p<ts>``
+(a message link) opens the page on that thread. Every action goes
 through ``Delivery``, i.e. through Slack's signed delivery to ``/slack/events``.
 """
 
@@ -51,6 +52,7 @@ class Page:
         app.router.add_get("/", self.index)
         app.router.add_get("/favicon.ico", self.no_icon)
         app.router.add_get("/_local/static/{name}", self.static)
+        app.router.add_get("/archives/{channel}/{message}", self.archive)
         app.router.add_get("/_local/state", self.state)
         app.router.add_post("/_local/messages", self.post_message)
         app.router.add_post("/_local/actions", self.click)
@@ -70,6 +72,14 @@ class Page:
         if name not in _STATIC:
             raise web.HTTPNotFound()
         return _file(name)
+
+    async def archive(self, request: web.Request) -> web.Response:
+        """A message link as Slack builds them (``/archives/C…/p<ts>?thread_ts=``, the workspace
+        URL being this page's): the page, opened on that thread."""
+        thread = request.query.get("thread_ts") or _ts(request.match_info["message"])
+        if thread is None or request.match_info["channel"] != CHANNEL_ID:
+            raise web.HTTPNotFound(text="no such message")
+        raise web.HTTPFound(f"/#thread={thread}")
 
     async def state(self, request: web.Request) -> web.Response:
         user = self._user(request.query.get("user"))
@@ -190,6 +200,14 @@ def slack_text(text: str, *, top_level: bool) -> str:
     if top_level and f"<@{BOT_USER_ID}>" not in escaped:
         escaped = f"<@{BOT_USER_ID}> {escaped}"
     return escaped
+
+
+def _ts(message: str) -> str | None:
+    """``p1700000000000100`` (a link's last part) as the ts ``1700000000.000100``."""
+    digits = message.removeprefix("p")
+    if not digits.isdigit() or len(digits) <= 6:
+        return None
+    return f"{digits[:-6]}.{digits[-6:]}"
 
 
 def _file(name: str) -> web.Response:

@@ -111,7 +111,7 @@ class WebAPI:
     def auth_test(self, args: Args) -> Args:
         return {
             "ok": True,
-            "url": "http://localhost/",
+            "url": self._page_url + "/",
             "team": "Local workspace",
             "user": BOT_NAME,
             "team_id": TEAM_ID,

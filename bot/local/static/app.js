@@ -144,6 +144,16 @@ function followLink(hash) {
   return Boolean(match);
 }
 
+// A message link as Slack builds them (/archives/<channel>/p<ts>?thread_ts=<ts>) on this page's
+// workspace URL: the thread opens in place (the server redirects a link opened elsewhere).
+function followArchiveLink(link) {
+  const match = /^\/archives\/[A-Z0-9]+\/p(\d+)$/.exec(link.pathname);
+  if (!match) return false;
+  const digits = match[1];
+  openThread(link.searchParams.get("thread_ts") || `${digits.slice(0, -6)}.${digits.slice(-6)}`);
+  return true;
+}
+
 // -- talking to the emulator ---------------------------------------------------------------
 async function send(path, body) {
   let response;
@@ -303,7 +313,8 @@ $("home-link").addEventListener("click", openHome);
 $("channel-link").addEventListener("click", () => showPane("channel"));
 $("home").addEventListener("click", (event) => {
   const link = event.target.closest("a[href]");
-  if (link && link.origin === location.origin && followLink(link.hash)) event.preventDefault();
+  if (!link || link.origin !== location.origin) return;
+  if (followArchiveLink(new URL(link.href)) || followLink(link.hash)) event.preventDefault();
 });
 window.addEventListener("hashchange", () => followLink(location.hash));
 $("user-select").addEventListener("change", (event) => {
