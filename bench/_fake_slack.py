@@ -57,6 +57,7 @@ class FakeSlack:
     async def __aenter__(self) -> FakeSlack:
         app = web.Application()
         app.router.add_post("/api/{method}", self._handle)
+        app.router.add_get("/api/{method}", self._handle)  # slack_sdk GETs chat.getPermalink
         self._runner = web.AppRunner(app, access_log=None)
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", 0)
@@ -89,9 +90,11 @@ class FakeSlack:
 
     async def _handle(self, request: web.Request) -> web.Response:
         method = request.match_info["method"]
-        if request.content_type == "application/json":
+        if request.method == "GET":
+            args: dict[str, Any] = dict(request.query)
+        elif request.content_type == "application/json":
             body = await request.json()
-            args: dict[str, Any] = dict(body) if isinstance(body, dict) else {}
+            args = dict(body) if isinstance(body, dict) else {}
         else:
             args = {k: v for k, v in (await request.post()).items() if isinstance(v, str)}
         for key in _JSON_FIELDS:

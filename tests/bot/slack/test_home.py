@@ -12,7 +12,7 @@ from slack_sdk.models.views import View
 
 from agents.models import ScriptItem, call, reply
 from bot.slack._ids import APPROVE_ACTION, CARD_ACTIONS, DECLINE_ACTION
-from bot.slack.blocks._home_view import HOME_BLOCK_PREFIX
+from bot.slack.blocks._home_view import HOME_BLOCK_PREFIX, HOME_ITEMS
 from storage import Storage
 from tests.bot.harness import CHANNEL, Bot, Executions, make_agent, start_bot
 from tests.fakes.slack_api import FakeSlackAPI
@@ -215,3 +215,19 @@ async def test_publishing_makes_no_slack_call_per_row_and_links_are_built_from_t
         publishes = [c for c in slack.calls[before:] if c.method == "views.publish"]
         assert sorted(c.args["user_id"] for c in publishes) == ["U2", "U3", "U4"]
         assert slack.calls_to("chat.getPermalink") == []
+
+
+async def test_more_than_the_view_holds_lists_the_newest_and_says_older_ones_wait(
+    slack: FakeSlackAPI, store: Storage, executions: Executions
+) -> None:
+    many = [call("delete_record", {"id": f"r{n}"}) for n in range(HOME_ITEMS + 2)]
+    async with served(slack, store, executions, many) as bot:
+        for n in range(HOME_ITEMS + 2):
+            await bot.mention(f"delete r{n}", user="U1")
+            await bot.settle()
+        view = _valid(await bot.open_home("U2"))
+        rows = [b for b in view["blocks"] if b["type"] == "section" and b.get("fields")]
+        assert len(rows) == HOME_ITEMS
+        assert rows[0]["fields"][0]["text"] == f"*id*\n`r{HOME_ITEMS + 1}`"  # the newest
+        assert rows[-1]["fields"][0]["text"] == "*id*\n`r2`"  # the two oldest are left out
+        assert "Older requests are not listed here" in _text(view)
