@@ -5,14 +5,15 @@
 // Slack emoji shortcodes the bot's messages use (bot/slack/_messages.py and the like), and a
 // few common ones; an unknown shortcode stays as text, as Slack shows a missing custom emoji.
 const EMOJI = {
-  alarm_clock: "⏰", arrow_right: "➡️", bell: "🔔", bust_in_silhouette: "👤", calendar: "📆",
-  clock3: "🕒", eyes: "👀", gear: "⚙️", hourglass: "⌛", hourglass_flowing_sand: "⏳",
-  heavy_check_mark: "✔️", information_source: "ℹ️", key: "🔑", leftwards_arrow_with_hook: "↩️",
-  lock: "🔒", lock_with_ink_pen: "🔏", mag: "🔍", memo: "📝", money_with_wings: "💸",
-  no_entry: "⛔", no_entry_sign: "🚫", pencil: "✏️", pencil2: "✏️", point_right: "👉",
-  point_up: "☝️", question: "❓", robot_face: "🤖", rotating_light: "🚨", scissors: "✂️",
-  sparkles: "✨", speech_balloon: "💬", stopwatch: "⏱️", tada: "🎉", ticket: "🎫",
-  wastebasket: "🗑️", warning: "⚠️", white_check_mark: "✅", x: "❌", zap: "⚡",
+  alarm_clock: "⏰", arrow_down: "⬇️", arrow_left: "⬅️", arrow_right: "➡️", arrow_up: "⬆️",
+  arrows_counterclockwise: "🔄", bell: "🔔", bust_in_silhouette: "👤", calendar: "📆", clock3: "🕒",
+  eyes: "👀", gear: "⚙️", hand: "✋", heavy_check_mark: "✔️", hourglass: "⌛",
+  hourglass_flowing_sand: "⏳", information_source: "ℹ️", key: "🔑", leftwards_arrow_with_hook: "↩️",
+  link: "🔗", lock: "🔒", lock_with_ink_pen: "🔏", mag: "🔍", memo: "📝", money_with_wings: "💸",
+  no_entry: "⛔", no_entry_sign: "🚫", pencil: "✏️", pencil2: "✏️", point_right: "👉", point_up: "☝️",
+  question: "❓", repeat: "🔁", robot_face: "🤖", rotating_light: "🚨", scissors: "✂️", sparkles: "✨",
+  speech_balloon: "💬", stopwatch: "⏱️", tada: "🎉", thumbsup: "👍", ticket: "🎫", warning: "⚠️",
+  wastebasket: "🗑️", white_check_mark: "✅", x: "❌", zap: "⚡",
 };
 const emoji = (html) => html.replace(/:([a-z0-9_+-]+):/g, (m, n) => EMOJI[n] || m);
 
