@@ -12,6 +12,7 @@ Figures:
   clicks  p50/p99 Slack click-to-ack time under concurrent clicks against the real bot
   home    the App Home tab with --pending approvals waiting (default 10,000) against the real
           bot: publish_median_ms / publish_max_ms (app_home_opened to views.publish),
+          publish_nothing_ms (a viewer who may decide none: the bounded scan),
           slack_calls_per_publish, and slack_calls_per_decision with --viewers Home tabs open
   memory  process memory (RSS) with --pending-small then --pending-large runs waiting for
           approval on one store: rss_small_mb, rss_large_mb, growth (should stay near 0)

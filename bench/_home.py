@@ -9,6 +9,8 @@
    and the Slack calls made in between are counted.
 3. One viewer approves the newest row from their Home tab: the Slack calls until every viewer's
    Home tab was published again are counted (the card's update and the answer included).
+4. The requester opens theirs: nothing is theirs to decide, so that publish looks at as many
+   runs as a view ever does (``SCAN_RUNS``).
 """
 
 from __future__ import annotations
@@ -202,6 +204,12 @@ async def run_home(
                 await slack.wait_until(partial(_published, slack, since, viewers))
             await asyncio.sleep(0.2)  # anything after the last publish is counted too
             decision = slack.calls[since:]
+            since = len(slack.calls)  # the requester may decide none: the scan's bound
+            started = time.perf_counter()
+            await _post(http, bot, _opened(REQUESTER, rounds * viewers), "application/json")
+            async with asyncio.timeout(settle_s):
+                await slack.wait_until(partial(_published, slack, since, 1))
+            nothing_ms = (time.perf_counter() - started) * 1000
     timings.sort()
     return {
         "figure": "home",
@@ -212,6 +220,7 @@ async def run_home(
         "rows": rows,
         "publish_median_ms": round(statistics.median(timings), 3),
         "publish_max_ms": round(timings[-1], 3),
+        "publish_nothing_ms": round(nothing_ms, 3),
         "slack_calls_first_publish": calls[0],
         "slack_calls_per_publish": calls[-1],
         "slack_calls_per_decision": len(decision),

@@ -18,6 +18,7 @@ FIELDS = {
     "rows",
     "publish_median_ms",
     "publish_max_ms",
+    "publish_nothing_ms",
     "slack_calls_first_publish",
     "slack_calls_per_publish",
     "slack_calls_per_decision",
@@ -36,6 +37,7 @@ def test_the_home_figure_is_one_json_line_and_a_publish_makes_no_slack_call_per_
     assert figure["pending"] == 30 and figure["viewers"] == 2 and figure["publishes"] == 6
     assert figure["rows"] == 24  # as many as the view shows, of the 30 waiting
     assert figure["publish_median_ms"] > 0 and figure["publish_max_ms"] > 0
+    assert figure["publish_nothing_ms"] > 0
     assert figure["slack_calls_per_publish"] == 1  # views.publish, for 24 rows
     assert figure["slack_calls_first_publish"] <= 3  # + auth.test: bolt's, the workspace URL
     assert figure["permalink_calls"] == 0

@@ -36,7 +36,7 @@ logger = logging.getLogger(__name__)
 
 SCAN_PAGE = 50
 """Runs listed per storage query."""
-SCAN_RUNS = 1_000
+SCAN_RUNS = 500
 """Runs looked at, at most, for one view (newest first); older ones are said to exist."""
 
 
