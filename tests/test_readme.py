@@ -145,7 +145,9 @@ async def _shell(command: str, bot: BotProcess, cwd: Path) -> str:
 
 
 async def test_the_readme_curl_calls_list_and_approve_as_written(tmp_path: Path) -> None:
-    listing, approval = _commands(_block("bash", "curl "))
+    commands = _commands(_block("bash", "curl "))
+    [listing] = [c for c in commands if "/suspended-runs" in c]
+    [approval] = [c for c in commands if "/approve-tool-call" in c]
     async with _served(tmp_path) as bot:
         run = await _pending_delete(bot)
         listed = json.loads(await _shell(listing, bot, tmp_path))
