@@ -75,11 +75,13 @@ class WebAPI:
         if body.get("delete_original"):
             self.workspace.messages.pop(clicked.ts, None)
             self.workspace.changed()
+            self.workspace.drop_decided_views()
         elif body.get("replace_original") and (clicked.ephemeral_for or clicked.bot_id):
             clicked.text = str(body.get("text") or clicked.text)
             clicked.blocks = list(body.get("blocks") or [])
             clicked.edited += 1
             self.workspace.changed()
+            self.workspace.drop_decided_views()
         else:
             ephemeral = body.get("response_type") != "in_channel"
             self.workspace.add(
@@ -111,7 +113,7 @@ class WebAPI:
     def auth_test(self, args: Args) -> Args:
         return {
             "ok": True,
-            "url": "http://localhost/",
+            "url": self._page_url + "/",
             "team": "Local workspace",
             "user": BOT_NAME,
             "team_id": TEAM_ID,
@@ -152,6 +154,7 @@ class WebAPI:
             message.blocks = list(args["blocks"] or [])
         message.edited += 1
         self.workspace.changed()
+        self.workspace.drop_decided_views()
         return {"ok": True, "channel": CHANNEL_ID, "ts": message.ts, "text": message.text}
 
     def post_ephemeral(self, args: Args) -> Args:

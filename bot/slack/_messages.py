@@ -148,6 +148,8 @@ HOME_NOTHING = ":sparkles: Nothing is waiting for you."
 HOME_ITEM = "*{title}*\n{tool} · requested by {who} · <{link}|open the thread>"
 HOME_ITEM_NO_LINK = "*{title}*\n{tool} · requested by {who}"
 HOME_MORE = "… and {count} more, in their threads."
+HOME_MORE_OLDER = "Older requests are not listed here: find them in their threads."
+HOME_ARGS_CUT = "_:scissors: cut to fit: the card in its thread shows every argument_"
 HOME_FALLBACK = "Waiting for you"
 # -- Answers that do not fit a question -----------------------------------------------------------
 ASK_AGAIN = (
