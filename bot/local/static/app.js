@@ -58,13 +58,15 @@ function messageNode(message, replies) {
   return node;
 }
 
-// The bot refuses self-approval by default: on the requester's own pending card, say who can
-// decide it here (a hint of this page only; the bot's rules decide).
+// Where the policy in force forbids self-approval the card says so (its context block
+// "approval-context-not-self"): on the requester's own pending card, say who can decide it
+// here (a hint of this page only; the bot's rules decide).
 function selfApprovalHint(message) {
   const data = state.data;
   const approve = message.blocks.some((b) => (b.elements || []).some((e) => e.action_id === data.approve_action));
+  const notSelf = message.blocks.some((b) => b.block_id === "approval-context-not-self");
   const root = data.messages.find((m) => m.ts === message.thread_ts);
-  if (!approve || !root || root.bot_id || root.user !== state.user) return "";
+  if (!approve || !notSelf || !root || root.bot_id || root.user !== state.user) return "";
   const others = data.people.filter((p) => p.id !== state.user).map((p) => p.name);
   return others.length ? TEXT.selfApproval(others.join(" or ")) : "";
 }
