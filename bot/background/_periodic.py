@@ -36,6 +36,7 @@ from bot.slack.blocks._reminders import reminder_key, reminder_text
 from bot.slack.deciding._expiry import expire_call
 from bot.slack.delivery._outbox import flush_outbox
 from bot.slack.delivery._publish import post_recovered
+from bot.slack.delivery._render import make_kept_card
 from storage import utcnow
 
 logger = logging.getLogger(__name__)
@@ -230,7 +231,8 @@ class Background:
             self._busy.discard(name)
 
     async def _recover(self) -> None:
-        await flush_outbox(self._services)  # Slack writes kept while Slack was unreachable
+        # Slack writes (answers, card updates, cards) kept while Slack was unreachable
+        await flush_outbox(self._services, make_kept_card)
         for stream in await self._services.agent.recover_interrupted_runs():
             self._services.runner.submit(
                 post_recovered(self._services, stream), name=f"recovered-{stream.run_id}"

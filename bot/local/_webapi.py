@@ -59,6 +59,7 @@ class WebAPI:
             "users.info": self.users_info,
             "conversations.info": self.conversation_info,
             "conversations.members": self.members,
+            "conversations.replies": self.replies,
         }
 
     def install(self, app: web.Application) -> None:
@@ -138,9 +139,23 @@ class WebAPI:
                 blocks=list(args.get("blocks") or []),
                 thread_ts=thread_ts,
                 bot_id=BOT_ID,
+                metadata=_metadata(args.get("metadata")),
             )
         )
         return {"ok": True, "channel": CHANNEL_ID, "ts": message.ts, "message": message.to_json()}
+
+    def replies(self, args: Args) -> Args:
+        """A thread's messages, oldest first (with their metadata when asked for)."""
+        root = str(args.get("ts") or "")
+        if root not in self.workspace.messages:
+            return _error("thread_not_found")
+        with_metadata = str(args.get("include_all_metadata")).lower() in ("1", "true")
+        found = [
+            {**m.to_json(), **({"metadata": m.metadata} if with_metadata and m.metadata else {})}
+            for m in sorted(self.workspace.messages.values(), key=lambda m: float(m.ts))
+            if (m.ts == root or m.thread_ts == root) and m.ephemeral_for is None
+        ]
+        return {"ok": True, "messages": found, "has_more": False}
 
     def update(self, args: Args) -> Args:
         message = self.workspace.messages.get(str(args.get("ts")))
@@ -278,3 +293,13 @@ async def _read_args(request: web.Request) -> Args:
             except ValueError:
                 args[key] = None
     return args
+
+
+def _metadata(value: Any) -> dict[str, Any] | None:
+    """``metadata`` as sent: a JSON object, or its text (a form post)."""
+    if isinstance(value, str) and value:
+        try:
+            value = json.loads(value)
+        except ValueError:
+            return None
+    return value if isinstance(value, dict) else None

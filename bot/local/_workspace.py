@@ -61,6 +61,8 @@ class Message:
     edited: int = 0
     ephemeral_for: str | None = None
     """Set on ephemeral notes: the only person who sees it."""
+    metadata: dict[str, Any] | None = None
+    """Message metadata the poster attached (``conversations.replies`` returns it)."""
 
     def to_json(self) -> dict[str, Any]:
         return {
