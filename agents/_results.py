@@ -8,7 +8,10 @@ from typing import Any, Literal
 
 from agents.models._base import Usage
 
-FinishReason = Literal["stop", "suspended", "length", "error"]
+FinishReason = Literal["stop", "suspended", "length", "error", "abandoned"]
+"""How a stretch of a run ended; ``abandoned``: another instance took over the call this
+process ran (``LeaseLost``), so this process stopped without a further chunk (not even
+``finish``) and without telling anyone: the call's one outcome is the new owner's."""
 
 
 class _ItemAccess:
@@ -95,7 +98,9 @@ class RunResult(_ItemAccess):
     text: str
     """The answer's text (of this stretch of the run)."""
     finish_reason: FinishReason
-    """``stop``, ``suspended`` (calls are pending), ``length`` (max_steps) or ``error``."""
+    """``stop``, ``suspended`` (calls are pending), ``length`` (max_steps), ``error``, or
+    ``abandoned`` (a takeover fenced this process out: ``error`` is the ``LeaseLost``, and the
+    stream ended with no further chunk; an edge shows nothing for it)."""
     run_id: str
     """Decide or resume pending calls with this id."""
     pending: list[PendingToolCall] = field(default_factory=list)

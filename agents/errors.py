@@ -13,6 +13,7 @@ AgentError
 ├── InvalidResumeData      AGENT_RESUME_INVALID_DATA
 ├── InvalidToolArgs        APPROVAL_INVALID_ARGS
 ├── AgentConfigError       AGENT_CONFIG_INVALID
+├── LeaseLost              CLAIM_LEASE_LOST (a takeover fenced this owner out)
 ├── ModelError             MODEL_ERROR
 ├── RunnerClosed           AGENT_RUNNER_CLOSED
 └── ScriptExhausted        MODEL_SCRIPT_EXHAUSTED (agents.models.ScriptedModel)
@@ -354,6 +355,30 @@ class ScriptExhausted(AgentError):
     """A ``ScriptedModel`` was asked for more answers than its script holds."""
 
     code = "MODEL_SCRIPT_EXHAUSTED"
+
+
+class LeaseLost(AgentError):
+    """Another instance took over the claim this process held (its lease lapsed, e.g. while the
+    process was paused): storage refused this owner's write, and the call's outcome is the new
+    owner's. The old owner abandons the call and its run and tells nobody anything; a run
+    abandoned so ends with ``finish_reason "abandoned"`` and no further chunk."""
+
+    code = "CLAIM_LEASE_LOST"
+
+    def __init__(self, run_id: str, key: str, *, owner: str | None, epoch: int) -> None:
+        self.run_id = run_id
+        self.key = key
+        """The claim key (``<tool_call_id>#<round>``)."""
+        self.owner = owner
+        """The owner that lost the claim (this process)."""
+        self.epoch = epoch
+        """The lease epoch it held; the claim is at a later one now."""
+        super().__init__(
+            f"the claim {key!r} of run {run_id!r} was taken over by another instance after "
+            f"its lease lapsed (this owner {owner!r} held epoch {epoch}): its outcome is the new "
+            "owner's, and this process drops the run. If this process was only paused or cut off "
+            "from storage, make CLAIM_LEASE_SECONDS longer than such pauses"
+        )
 
 
 def _summary(errors: list[dict[str, Any]]) -> str:

@@ -1,4 +1,5 @@
-"""``python -m bench [all|cycle|list|clicks|memory|peers|policy]``: a JSON line per figure (SPEC 9).
+"""``python -m bench [all|cycle|list|clicks|home|memory|peers|policy]``: a JSON line per figure
+(SPEC 9).
 
 Figures:
   cycle   per storage URL: suspend → persist → new Agent → approve → finish with a scripted
@@ -9,6 +10,10 @@ Figures:
           concurrent_cycles_per_s with --in-flight cycles (default 100) at once, and failures
   list    list_suspended_runs with --runs stored runs (one page, one thread)
   clicks  p50/p99 Slack click-to-ack time under concurrent clicks against the real bot
+  home    the App Home tab with --pending approvals waiting (default 10,000) against the real
+          bot: publish_median_ms / publish_max_ms (app_home_opened to views.publish),
+          publish_nothing_ms (a viewer who may decide none: the bounded scan),
+          slack_calls_per_publish, and slack_calls_per_decision with --viewers Home tabs open
   memory  process memory (RSS) with --pending-small then --pending-large runs waiting for
           approval on one store: rss_small_mb, rss_large_mb, growth (should stay near 0)
   peers   the cycle for LangGraph, the OpenAI Agents SDK and Pydantic AI (own venv), each with
@@ -23,6 +28,7 @@ python -m bench cycle --storage 'postgresql+asyncpg://postgres@127.0.0.1/test?sc
 python -m bench cycle --storage 'redis://127.0.0.1:6379/14?key_prefix=bench:'
 python -m bench list --storage postgresql+asyncpg://postgres@127.0.0.1/test --runs 100000
 python -m bench clicks --cards 50 --per-card 3 --concurrency 50
+python -m bench home --pending 10000 --viewers 3
 python -m bench memory --storage sqlite+aiosqlite:///./data/bench-memory.db
 python -m bench peers --cycles 200
 python -m bench policy --rules 20000 --calls 2000
@@ -42,6 +48,7 @@ from typing import Any
 
 from bench._clicks import run_clicks
 from bench._cycle import run_cycles
+from bench._home import run_home
 from bench._listing import run_listing
 from bench._memory import run_memory
 from bench._peers import run_peers
@@ -54,7 +61,7 @@ MEMORY_STORAGE = "sqlite+aiosqlite:///./data/bench-memory.db"
 """``memory`` without ``--storage``: the pending runs pile up in this file."""
 LIST_STORAGES = [SQLITE]
 """``list`` (and ``all``) without ``--list-storage``: one backend, 100k runs kept in the file."""
-FIGURES = ("all", "cycle", "list", "clicks", "memory", "peers", "policy")
+FIGURES = ("all", "cycle", "list", "clicks", "home", "memory", "peers", "policy")
 
 
 def _once(figure: Coroutine[Any, Any, dict[str, Any]]) -> list[dict[str, Any]]:
@@ -91,6 +98,10 @@ def _parser() -> argparse.ArgumentParser:
     )
     listing = sub.add_parser("list", help="list_suspended_runs with many stored runs")
     clicks = sub.add_parser("clicks", help="Slack click-to-ack time under concurrent clicks")
+    home = sub.add_parser("home", help="App Home publish time and Slack calls, many pending")
+    for command in (every, home):
+        command.add_argument("--pending", type=int, default=10_000, help="pending approvals")
+        command.add_argument("--viewers", type=int, default=3, help="people with Home open")
     memory = sub.add_parser("memory", help="process memory as pending runs pile up")
     memory.add_argument("--storage", default=MEMORY_STORAGE, help="storage URL")
     every.add_argument("--memory-storage", default=MEMORY_STORAGE, help="storage URL for memory")
@@ -149,6 +160,9 @@ def main(argv: list[str] | None = None) -> int:
         url = args.storage if chosen == "clicks" else args.clicks_storage
         options = {"cards": args.cards, "per_card": args.per_card, "concurrency": args.concurrency}
         ok &= _report("clicks", partial(_once, run_clicks(url, **options)))
+    if chosen in ("all", "home"):
+        figure = run_home(args.pending, viewers=args.viewers)
+        ok &= _report("home", partial(_once, figure))
     if chosen in ("all", "memory"):
         url = args.storage if chosen == "memory" else args.memory_storage
         figure = run_memory(url, args.pending_small, args.pending_large)

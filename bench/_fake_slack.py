@@ -44,6 +44,10 @@ class FakeSlack:
     """Every posted message by ``ts``."""
     ephemerals: list[dict[str, Any]] = field(default_factory=list)
     """Every ``chat.postEphemeral`` call's arguments."""
+    calls: list[str] = field(default_factory=list)
+    """The method of every call, in order."""
+    homes: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """The Home view each user sees now (``views.publish``)."""
     changed: asyncio.Event = field(default_factory=asyncio.Event)
     """Set on every recorded call (``wait_until`` clears and waits on it)."""
     _ts: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
@@ -53,6 +57,7 @@ class FakeSlack:
     async def __aenter__(self) -> FakeSlack:
         app = web.Application()
         app.router.add_post("/api/{method}", self._handle)
+        app.router.add_get("/api/{method}", self._handle)  # slack_sdk GETs chat.getPermalink
         self._runner = web.AppRunner(app, access_log=None)
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", 0)
@@ -85,14 +90,17 @@ class FakeSlack:
 
     async def _handle(self, request: web.Request) -> web.Response:
         method = request.match_info["method"]
-        if request.content_type == "application/json":
+        if request.method == "GET":
+            args: dict[str, Any] = dict(request.query)
+        elif request.content_type == "application/json":
             body = await request.json()
-            args: dict[str, Any] = dict(body) if isinstance(body, dict) else {}
+            args = dict(body) if isinstance(body, dict) else {}
         else:
             args = {k: v for k, v in (await request.post()).items() if isinstance(v, str)}
         for key in _JSON_FIELDS:
             if isinstance(args.get(key), str):
                 args[key] = json.loads(args[key])
+        self.calls.append(method)
         answer = self._answer(method, args)
         self.changed.set()
         return web.json_response(answer)
@@ -128,6 +136,12 @@ class FakeSlack:
             message.blocks = list(args["blocks"]) if "blocks" in args else message.blocks
             message.updates += 1
             return {"ok": True, "channel": message.channel, "ts": message.ts}
+        if method == "views.publish" and isinstance(args.get("view"), dict):
+            self.homes[str(args.get("user_id"))] = args["view"]
+            return {"ok": True, "view": {**args["view"], "id": "VHOME", "hash": "h"}}
+        if method == "chat.getPermalink":
+            link = f"https://bench.slack.com/archives/{args.get('channel')}/p1"
+            return {"ok": True, "channel": args.get("channel"), "permalink": link}
         if method == "chat.postEphemeral":
             self.ephemerals.append(args)
             return {"ok": True, "message_ts": f"1700000000.{next(self._ts):06d}"}

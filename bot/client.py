@@ -57,7 +57,7 @@ class Decision:
     """Always ``accepted``: the decision was claimed (errors are raised instead)."""
     text: str | None = None
     """``wait=True``: the answer's text once the run finished or suspended again."""
-    finish_reason: Literal["stop", "suspended", "length", "error"] | None = None
+    finish_reason: Literal["stop", "suspended", "length", "error", "abandoned"] | None = None
     """``wait=True``: how the run stopped."""
     pending: list[PendingToolCall] | None = field(default=None)
     """``wait=True``: calls still (or newly) waiting for a person."""

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from storage._change import ApprovalTally, Completion, StateChange
 from storage._errors import (
     SnapshotVersionConflict,
+    StaleLease,
     StorageConfigError,
     StorageError,
     StorageUnavailable,
@@ -56,6 +57,7 @@ __all__ = [
     "SQLStorage",
     "SnapshotRecord",
     "SnapshotVersionConflict",
+    "StaleLease",
     "StateChange",
     "Storage",
     "StorageConfigError",

@@ -30,6 +30,14 @@ class Completion:
     """The claim key; the claim must exist before the change (else ``KeyError``)."""
     outcome: JSON
     """The result of the work the claim authorised."""
+    owner: str | None = None
+    """The owner the claim was held by when its work ran; with it the completion is fenced:
+    unless the stored claim still has this ``owner`` and ``epoch``, the whole change is refused
+    with ``StaleLease`` and writes nothing (checked in the same transaction / statement /
+    script that writes). None: not fenced (an administrative completion)."""
+    epoch: int = 0
+    """The lease epoch the owner holds (``ClaimRecord.epoch`` when it was claimed or taken
+    over); checked only with ``owner``."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -39,8 +47,10 @@ class StateChange:
     Applied in field order. ``claim`` is taken first with the single-use semantics of
     ``Storage.claim``: when the key is already claimed nothing at all is written and
     ``commit`` returns the stored claim. A snapshot whose version does not follow the stored
-    one raises ``SnapshotVersionConflict``, a completion of a missing claim ``KeyError``;
-    both write nothing.
+    one raises ``SnapshotVersionConflict``, a completion of a missing claim ``KeyError``, a
+    fenced completion whose owner or epoch is no longer the claim's ``StaleLease`` (checked
+    before the snapshot: a stale owner learns it lost the lease, not that the run moved on);
+    each writes nothing: no outcome, no snapshot, no messages, no audit.
 
     Example:
         >>> change = StateChange(claim=claim, audit=[decided_event])  # doctest: +SKIP

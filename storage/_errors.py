@@ -3,7 +3,8 @@
 StorageError
 ├── StorageConfigError      the storage URL cannot be used
 ├── StorageUnavailable      the database / Redis server does not answer (try again later)
-└── SnapshotVersionConflict another process changed a snapshot first
+├── SnapshotVersionConflict another process changed a snapshot first
+└── StaleLease              a claim was taken over: its old owner may no longer write for it
 """
 
 from __future__ import annotations
@@ -40,4 +41,27 @@ class SnapshotVersionConflict(StorageError):
         super().__init__(
             f"snapshot of run {run_id!r} is no longer at version {expected_version}: "
             "another process changed it; reload the snapshot and apply the change again"
+        )
+
+
+class StaleLease(StorageError):
+    """A renewal or a fenced completion on behalf of an owner whose lease epoch is no longer the
+    claim's: another instance took the claim over. Nothing was written; the old owner must
+    abandon the work (the agents package raises it as ``agents.errors.LeaseLost``)."""
+
+    def __init__(
+        self, run_id: str, key: str, *, owner: str | None, epoch: int, held: str | None = None
+    ) -> None:
+        self.run_id = run_id
+        self.key = key
+        self.owner = owner
+        """The owner the refused write was made for."""
+        self.epoch = epoch
+        """The epoch the refused write was made with."""
+        super().__init__(
+            f"claim {key!r} of run {run_id!r} is no longer held by {owner!r} at epoch {epoch}"
+            + (f" (now: {held})" if held else "")
+            + ": another instance took it over after its lease lapsed; drop this write and the "
+            "run (the new owner reports the outcome), and make CLAIM_LEASE_SECONDS longer than "
+            "pauses of this process"
         )

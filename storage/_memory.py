@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from storage._change import ApprovalTally, StateChange
-from storage._errors import SnapshotVersionConflict
+from storage._errors import SnapshotVersionConflict, StaleLease
 from storage._memory_edge import MemoryEdgeRecords
 from storage._prune import PruneReport
 from storage._records import (
@@ -49,8 +49,17 @@ class InMemoryStorage(MemoryEdgeRecords):
                 if existing is not None:
                     return existing
             for done in change.completions:
-                if (done.run_id, done.key) not in self._claims:
+                held = self._claims.get((done.run_id, done.key))
+                if held is None:
                     raise KeyError(f"no claim {done.key!r} on run {done.run_id!r} to complete")
+                if done.owner is not None and (held.owner, held.epoch) != (done.owner, done.epoch):
+                    raise StaleLease(
+                        done.run_id,
+                        done.key,
+                        owner=done.owner,
+                        epoch=done.epoch,
+                        held=f"{held.owner!r} at epoch {held.epoch}",
+                    )
             if change.snapshot is not None:
                 self._check_version(change.snapshot)
             if change.claim is not None:
@@ -156,10 +165,14 @@ class InMemoryStorage(MemoryEdgeRecords):
         ]
         return sorted(found, key=lambda c: c.decided_at)
 
-    async def renew_lease(self, run_id: str, key: str, owner: str, lease_until: datetime) -> bool:
+    async def renew_lease(
+        self, run_id: str, key: str, owner: str, lease_until: datetime, *, epoch: int = 0
+    ) -> bool:
         async with self._lock:
             held = self._claims.get((run_id, key))
-            if held is None or held.status != "claimed" or held.owner != owner:
+            if held is None or held.status != "claimed":
+                return False
+            if held.owner != owner or held.epoch != epoch:  # taken over: the old holder lost it
                 return False
             self._claims[(run_id, key)] = dataclasses.replace(held, lease_until=lease_until)
             return True
@@ -176,7 +189,10 @@ class InMemoryStorage(MemoryEdgeRecords):
                 ),
                 key=lambda c: (c.decided_at, c.run_id, c.key),
             )[: max(limit, 0)]
-            taken = [dataclasses.replace(c, owner=owner, lease_until=lease_until) for c in expired]
+            taken = [
+                dataclasses.replace(c, owner=owner, lease_until=lease_until, epoch=c.epoch + 1)
+                for c in expired
+            ]
             for claim in taken:
                 self._claims[(claim.run_id, claim.key)] = claim
             return taken

@@ -37,7 +37,8 @@ class Storage(Protocol):
         Returns None when applied, or the stored claim (and writes nothing) when
         ``change.claim``'s key was already claimed. Raises ``SnapshotVersionConflict`` when
         ``change.snapshot`` does not follow the stored version, ``KeyError`` when a completion
-        names no claim; both write nothing.
+        names no claim, ``StaleLease`` when a fenced completion's owner or epoch is no longer
+        the claim's; each writes nothing.
         """
         ...
 
@@ -104,10 +105,14 @@ class Storage(Protocol):
         """Claims still ``claimed`` that were made before ``claimed_before`` (crash recovery)."""
         ...
 
-    async def renew_lease(self, run_id: str, key: str, owner: str, lease_until: datetime) -> bool:
+    async def renew_lease(
+        self, run_id: str, key: str, owner: str, lease_until: datetime, *, epoch: int = 0
+    ) -> bool:
         """Extend ``owner``'s lease on a claim; False when it is not (or no longer) theirs.
 
-        True only while the claim is still ``claimed`` and ``owner`` holds it.
+        True only while the claim is still ``claimed`` and ``owner`` holds it at ``epoch`` (the
+        check and the write are one atomic step): after a takeover the old holder's renewal is
+        refused, even when the taker is the same ``owner``.
         """
         ...
 
@@ -117,8 +122,10 @@ class Storage(Protocol):
         """Atomically give ``owner`` up to ``limit`` claims whose lease ran out; return them.
 
         A claim is taken over while it is still ``claimed`` and its ``lease_until`` is before
-        ``now`` or None (written without a lease). The claims come back with the new ``owner``
-        and ``lease_until``, oldest decision first; concurrent callers never get the same claim.
+        ``now`` or None (written without a lease). The claims come back with the new ``owner``,
+        ``lease_until`` and ``epoch`` (one more than before: the old holder's renewals and
+        fenced completions are refused from now on), oldest decision first; concurrent callers
+        never get the same claim. A caller that grants a grace passes ``now`` minus the grace.
         """
         ...
 

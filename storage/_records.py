@@ -93,6 +93,10 @@ class ClaimRecord:
     """Until when ``owner`` holds the claim; after it (or when None: a claim written before
     leases existed, or without one) any instance may take it over with
     ``take_over_expired_claims``."""
+    epoch: int = 0
+    """The lease's fencing token: 0 when claimed, raised by one on every takeover. Storage
+    refuses a renewal or a fenced ``Completion`` that names an epoch (or owner) no longer the
+    claim's (``StaleLease``), so a takeover is final. Claims stored before epochs read as 0."""
 
 
 @dataclass(frozen=True, kw_only=True)

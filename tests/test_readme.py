@@ -1,11 +1,22 @@
-"""The README's quick start runs exactly as written."""
+"""The README's samples run exactly as written: the quick start, the ``BOT_AGENT`` module, the
+HTTP API's curl calls and its Python client sample (these against a bot started here, with
+``API_TOKEN`` set). Blocks are found by what they contain, not by the prose around them."""
 
 from __future__ import annotations
 
+import asyncio
+import hashlib
+import json
+import os
 import re
 import subprocess
 import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
+
+from tests.bot.bot_process import BotProcess, serve_bot_process
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -43,3 +54,163 @@ def test_the_readme_own_agent_example_builds_an_agent_bot_agent_can_serve(tmp_pa
     assert isinstance(agent, Agent)
     assert agent.tools["restart-service"].require_approval is True
     assert agent.model.model_id == "openai/gpt-5-mini"
+
+
+# -- the HTTP API samples and the BOT_AGENT module, against a bot started here --------------------
+TOKEN = "readme-service-token"
+"""The bot's ``API_TOKEN`` (the service token: this test lists runs with it)."""
+PERSON_TOKEN = "readme-person-token"
+"""A per-person token (``API_TOKENS``) of U0SAM: the samples' own token decides as sam."""
+README_URL = "http://127.0.0.1:3000"
+"""Where the README's samples talk to (``make run``'s address); the test's bot has its own."""
+
+
+def _block(language: str, marker: str) -> str:
+    """The README's one ``language`` code block that contains ``marker``."""
+    blocks = re.findall(rf"```{language}\n(.*?)```", (ROOT / "README.md").read_text(), re.S)
+    [found] = [b for b in blocks if marker in b]
+    return str(found)
+
+
+def _commands(block: str) -> list[str]:
+    """The shell commands of a block (a trailing backslash continues a command)."""
+    return [c.strip() for c in re.split(r"(?<!\\)\n", block.strip()) if c.strip()]
+
+
+def _token_names(block: str) -> set[str]:
+    """The environment variables a sample reads its token from (``$MY_TOKEN``, ``os.environ``)."""
+    names = re.findall(r"\$\{?([A-Z][A-Z0-9_]*)", block)
+    names += re.findall(r"os\.environ\[\"([A-Z][A-Z0-9_]*)\"\]", block)
+    return set(names)
+
+
+def _env(**extra: str) -> dict[str, str]:
+    keep = {k: v for k, v in os.environ.items() if not k.startswith(("SLACK_", "OPENAI_", "API_"))}
+    return {
+        **keep,
+        "PYTHONPATH": os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]),
+        "LOG_LEVEL": "WARNING",
+        **extra,
+    }
+
+
+@asynccontextmanager
+async def _served(tmp_path: Path, **extra: str) -> AsyncIterator[BotProcess]:
+    """``python -m bot`` (the local workspace: no Slack token) with ``API_TOKEN`` set, and
+    ``API_TOKENS`` holding sam's token."""
+    tokens = tmp_path / "api-tokens.toml"
+    digest = hashlib.sha256(PERSON_TOKEN.encode()).hexdigest()
+    tokens.write_text(f'[[tokens]]\nuser = "U0SAM"\nsha256 = "{digest}"\n')
+    env = _env(
+        API_TOKEN=TOKEN,
+        API_TOKENS=str(tokens),
+        STORAGE_URL=f"sqlite+aiosqlite:///{tmp_path / 'readme.db'}",
+        **extra,
+    )
+    async with serve_bot_process(env, tmp_path) as bot:
+        yield bot
+
+
+async def _pending_delete(bot: BotProcess) -> dict[str, Any]:
+    """Ask the local workspace to delete record 42; the run waiting for approval (API JSON)."""
+    message = {"user": "U0ALEX", "text": "delete record 42"}
+    async with bot.http.post(f"{bot.url}/_local/messages", json=message) as response:
+        assert response.status == 200, await response.text()
+    headers = {"Authorization": f"Bearer {TOKEN}"}
+    for _ in range(200):
+        async with bot.http.get(
+            f"{bot.url}/api/agents/ops/suspended-runs", headers=headers
+        ) as response:
+            assert response.status == 200, await response.text()
+            runs: list[dict[str, Any]] = (await response.json())["runs"]
+        if runs:
+            return runs[0]
+        await asyncio.sleep(0.05)
+    raise AssertionError("no run waits for approval after 'delete record 42'")
+
+
+def _run(argv: list[str], cwd: Path, tokens: set[str]) -> str:
+    """Run ``argv`` with sam's token in each variable of ``tokens``; its output (it must
+    succeed)."""
+    env = _env(**dict.fromkeys(tokens, PERSON_TOKEN))
+    done = subprocess.run(argv, capture_output=True, text=True, cwd=cwd, timeout=60, env=env)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+async def _shell(command: str, bot: BotProcess, cwd: Path) -> str:
+    """A README shell command, run by bash against ``bot`` (off the event loop)."""
+    argv = ["bash", "-c", command.replace(README_URL, bot.url)]
+    return await asyncio.to_thread(_run, argv, cwd, _token_names(command))
+
+
+async def test_the_readme_curl_calls_list_and_approve_as_written(tmp_path: Path) -> None:
+    commands = _commands(_block("bash", "curl "))
+    [listing] = [c for c in commands if "/suspended-runs" in c]
+    [approval] = [c for c in commands if "/approve-tool-call" in c]
+    async with _served(tmp_path) as bot:
+        run = await _pending_delete(bot)
+        listed = json.loads(await _shell(listing, bot, tmp_path))
+        assert [r["runId"] for r in listed["runs"]] == [run["runId"]]
+        [call] = listed["runs"][0]["toolCalls"]
+        filled = (
+            approval.replace("<run id>", run["runId"])
+            .replace("<call id>", call["toolCallId"])
+            .replace("<fingerprint>", call["fingerprint"])
+        )
+        answer = json.loads(await _shell(filled, bot, tmp_path))
+        assert answer["status"] == "accepted" and "record 42" in answer["text"]
+        assert json.loads(await _shell(listing, bot, tmp_path))["runs"] == []
+
+
+async def test_the_readme_python_client_sample_runs_as_written(tmp_path: Path) -> None:
+    sample = _block("python", "from bot.client import Client")
+    script = tmp_path / "approve_waiting.py"
+    async with _served(tmp_path) as bot:
+        script.write_text(sample.replace(README_URL, bot.url))
+        run = await _pending_delete(bot)
+        argv = [sys.executable, str(script)]
+        output = await asyncio.to_thread(_run, argv, tmp_path, _token_names(sample))
+        [call] = run["toolCalls"]
+        assert output.splitlines() == [f"approved {call['toolName']} {call['args']}"]
+        headers = {"Authorization": f"Bearer {TOKEN}"}
+        async with bot.http.get(
+            f"{bot.url}/api/agents/ops/suspended-runs", headers=headers
+        ) as response:
+            assert (await response.json())["runs"] == []
+
+
+async def test_the_readme_bot_agent_module_is_served_by_python_m_bot(tmp_path: Path) -> None:
+    module = _block("python", "# myops.py")
+    (tmp_path / "myops.py").write_text(module)
+    [command] = _commands(_block("sh", "BOT_AGENT="))
+    setting, runner = command.split(" ", 1)
+    assert runner == "make run"  # make run installs, then starts python -m bot with the same env
+    name, value = setting.split("=", 1)
+    async with _served(tmp_path, **{name: value}) as bot:
+        headers = {"Authorization": f"Bearer {TOKEN}"}
+        async with bot.http.get(
+            f"{bot.url}/api/agents/ops/suspended-runs", headers=headers
+        ) as response:
+            assert response.status == 200, await response.text()
+        async with bot.http.get(f"{bot.url}/_local/state") as response:
+            state = await response.json()
+        assert state["model"] == "OpenAI gpt-5-mini"  # the module's agent, not the demo's
+    assert bot.returncode == 0, bot.stderr
+
+
+def test_every_readme_toml_sample_is_a_valid_policy_or_tokens_file(tmp_path: Path) -> None:
+    from bot.policy import read_policy
+    from bot.policy._tokens import token_file_problems
+
+    blocks = re.findall(r"```toml\n(.*?)```", (ROOT / "README.md").read_text(), re.S)
+    assert len(blocks) >= 2
+    for n, block in enumerate(blocks):
+        if not re.search(r"^\s*\[", block, re.M):  # a rule's keys, shown alone
+            block = '[[rules]]\ntools = ["refund"]\n' + block
+        path = tmp_path / f"sample-{n}.toml"
+        path.write_text(block)
+        if "[[tokens]]" in block:  # the API tokens file (API_TOKENS)
+            assert not isinstance(token_file_problems(path), list), token_file_problems(path)
+        else:
+            read_policy(path)  # raises, naming every problem, when a sample is not valid

@@ -55,18 +55,21 @@ def record_tools(db: DemoDB) -> list[Tool]:
     return [
         create_tool(
             id="list-records",
+            title="List records",
             description="List records (id, name, kind), oldest first",
             input_schema=ListRecordsInput,
             execute=list_records,
         ),
         create_tool(
             id="get-record",
+            title="Show a record",
             description="Show one record by id",
             input_schema=RecordInput,
             execute=get_record,
         ),
         create_tool(
             id="delete-record",
+            title="Delete a record",
             description="Delete a record by id (a person must approve)",
             input_schema=RecordInput,
             execute=delete_record,

@@ -72,6 +72,7 @@ def refund_tools(db: DemoDB) -> list[Tool]:
     return [
         create_tool(
             id="refund",
+            title="Issue a refund",
             description=(
                 f"Refund an order (amounts over {APPROVAL_THRESHOLD:.0f} need a person's approval)"
             ),

@@ -66,6 +66,7 @@ def ticket_tools(db: DemoDB) -> list[Tool]:
     return [
         create_tool(
             id="open-ticket",
+            title="Open a ticket",
             description="Open a support ticket (asks for the priority when it is not given)",
             input_schema=TicketInput,
             suspend_schema=PriorityQuestion,

@@ -197,8 +197,9 @@ async def claim(
     decided_by: str | None,
     source: str,
     detail: dict[str, Any],
-) -> None:
-    """THE claim of a decision: atomically take the call, then audit it.
+) -> ClaimRecord:
+    """THE claim of a decision: atomically take the call, then audit it; returns the claim
+    (held by this process at lease epoch 0, which every write for its work carries).
 
     Every check that must hold for a decision belongs here, inside the claim. The loser of a
     race gets ``AlreadyDecided`` (``ApprovalExpired`` when the call expired first).
@@ -232,6 +233,7 @@ async def claim(
         },
     )
     await _take(rt, record, audit=[decided])
+    return record
 
 
 async def claim_retry(rt: Runtime, state: RunState, decided_by: str | None) -> None:

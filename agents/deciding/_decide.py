@@ -21,6 +21,7 @@ from agents._runtime import Runtime
 from agents.deciding._authority import still_counting
 from agents.deciding._claims import CLAIMED_AS, Kind, add_approval, claim, claim_retry, find, guard
 from agents.deciding._edits import edited_proposal
+from agents.deciding._lease import Lease
 from agents.deciding._present import check_definition, present_again, presented
 from agents.deciding._state import PendingCallState, RunState
 from agents.decisions import (
@@ -127,7 +128,9 @@ async def _take(
         if len(approvers) < pending.approvals_required:
             return _waiting_for_more(state, approvers, pending)
         detail = {**detail, "approved_by": approvers}
-    await claim(rt, state, pending, decision, decided_by=decided_by, source=source, detail=detail)
+    taken = await claim(
+        rt, state, pending, decision, decided_by=decided_by, source=source, detail=detail
+    )
     if not forwarded:
         _report(rt, state, pending, decision, source)
     inner_decision = decision
@@ -150,7 +153,7 @@ async def _take(
         await inner.drive()
         return await outcome_of_sub_run(inner.stream)
 
-    return continuation(rt, record.version, state, pending, outcome)
+    return continuation(rt, record.version, state, pending, outcome, Lease.of(taken, rt.owner))
 
 
 async def _nothing() -> None:
@@ -229,11 +232,18 @@ def _denied(reason: str | None) -> OutcomeFn:
 
 
 def continuation(
-    rt: Runtime, version: int, state: RunState, pending: PendingCallState, outcome: OutcomeFn
+    rt: Runtime,
+    version: int,
+    state: RunState,
+    pending: PendingCallState,
+    outcome: OutcomeFn,
+    lease: Lease,
 ) -> Continuation:
-    """The rest of the run after a decided call: its outcome, then the loop."""
+    """The rest of the run after a decided call: its outcome (under ``lease``), then the loop."""
     run = Run(rt, state, AgentStream(state.run_id), version=version)
-    return Continuation(stream=run.stream, drive=lambda: run.finish_decided(pending, outcome))
+    return Continuation(
+        stream=run.stream, drive=lambda: run.finish_decided(pending, outcome, lease)
+    )
 
 
 async def retry(rt: Runtime, *, run_id: str, decided_by: str | None) -> AgentStream:

@@ -2,11 +2,21 @@
 
 A claimed call is never silently run twice. A claim's owner renews its lease while the tool
 runs (``agents.deciding._lease``); when the owner died, any instance calling
-``recover_interrupted_runs``
-after the lease lapsed takes the claim over (atomically: one instance gets it) and then:
-an ``idempotent=True`` tool is run again with the same ``idempotency_key``; any other is
-reported ``interrupted`` (the model and the humans are told the outcome is unknown);
-a decline or a resume of a call that was never started is simply applied.
+``recover_interrupted_runs`` takes the claim over (atomically: one instance gets it, at the
+next lease epoch) and then: an ``idempotent=True`` tool is run again with the same
+``idempotency_key``; any other is reported ``interrupted`` (the model and the humans are told
+the outcome is unknown); a decline or a resume of a call that was never started is simply
+applied.
+
+The grace rule: a claim is taken over only once its lease lapsed by more than one more lease
+(``lease_until`` older than now minus ``claim_lease_seconds``). An owner that is alive but cut
+off from storage retries its renewals and its outcome every fraction of a lease, so after an
+outage shorter than about one and a half leases it writes first and nothing is reported
+interrupted; a dead owner's call is recovered about two leases after its last renewal.
+
+A takeover is final: the old owner's renewals and its completion carry the epoch it held, and
+storage refuses them (``LeaseLost``), so a paused owner that wakes up and finishes its tool
+drops the result unannounced, and each call has exactly one outcome: the new owner's.
 """
 
 from __future__ import annotations
@@ -16,6 +26,7 @@ from typing import Any
 
 from agents._runtime import Runtime
 from agents.deciding._decide import Continuation, continuation
+from agents.deciding._lease import Lease
 from agents.deciding._state import PendingCallState, RunState
 from agents.observing._observe import ToolExecuted, notify
 from agents.running._executor import outcome_of_sub_run
@@ -34,11 +45,11 @@ async def recover_interrupted_runs(rt: Runtime, *, first: bool) -> list[AgentStr
     updated (possible only with data written before one transaction covered both).
     """
     now = utcnow()
-    lease_until = now + timedelta(seconds=rt.claim_lease_seconds)
+    lease = timedelta(seconds=rt.claim_lease_seconds)
     found: list[Continuation] = []
     while True:
-        taken = await rt.storage.take_over_expired_claims(
-            rt.owner, now=now, lease_until=lease_until, limit=_BATCH
+        taken = await rt.storage.take_over_expired_claims(  # lapsed by more than the grace
+            rt.owner, now=now - lease, lease_until=now + lease, limit=_BATCH
         )
         for claim in taken:
             recovered = await recover_claim(rt, claim)
@@ -70,7 +81,7 @@ async def recover_claim(rt: Runtime, claim: ClaimRecord) -> Continuation | None:
     async def outcome(run: Run) -> Outcome:
         return await _recovered_outcome(rt, run, pending, claim)
 
-    return continuation(rt, record.version, state, pending, outcome)
+    return continuation(rt, record.version, state, pending, outcome, Lease.of(claim, rt.owner))
 
 
 async def _recovered_outcome(
@@ -141,6 +152,7 @@ async def _apply_finished_claims(rt: Runtime, *, skip: set[str]) -> list[Continu
                 async def outcome(run: Run, done: Outcome = done) -> Outcome:
                     return done
 
-                found.append(continuation(rt, record.version, state, pending, outcome))
+                held = Lease.of(claim, claim.owner)  # completed already: its own fence
+                found.append(continuation(rt, record.version, state, pending, outcome, held))
                 break
     return found

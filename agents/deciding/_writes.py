@@ -5,20 +5,26 @@ they wait in the ``Outbox`` and go to storage together with the change of state 
 to: the snapshot written on suspension, the completion of a decided call, the end of the run.
 So one approval cycle costs one transaction to suspend, one to decide (``agents.deciding._claims``),
 one to complete, and one to finish. A tool that ran has an outcome that must not be lost: its
-completion is retried through a storage outage until storage answers again.
+completion is retried through a storage outage (every fraction of a lease, so it lands inside
+the grace recovery grants, and for at most ``_OUTCOME_RETRY_SECONDS``). The completion carries
+the lease it was run under: when storage refuses it (another instance took the claim over) the
+change writes nothing and ``LeaseLost`` abandons the run.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from agents._ids import new_id
 from agents._messages import Message
 from agents._runtime import Runtime
+from agents.deciding._lease import Lease
 from agents.deciding._state import PendingCallState, RunState
+from agents.errors import LeaseLost
 from agents.running._outcome import Outcome
 from storage import (
     AuditEvent,
@@ -26,6 +32,7 @@ from storage import (
     Completion,
     MessageRecord,
     SnapshotRecord,
+    StaleLease,
     StateChange,
     StorageUnavailable,
     ThreadRecord,
@@ -34,8 +41,14 @@ from storage import (
 
 logger = logging.getLogger(__name__)
 
+T = TypeVar("T")
+
 _MAX_RETRY_DELAY = 5.0
-"""The longest wait between two attempts to store an outcome during an outage."""
+"""The longest wait between two attempts to store an outcome during an outage (and at most a
+tenth of the lease, so the owner's write lands as soon as storage is back, inside the grace)."""
+_OUTCOME_RETRY_SECONDS = 600.0
+"""How long an outcome is retried through an outage at most (or ten leases, when longer); then
+the run fails, and the claim is left to recovery (which reports the call ``interrupted``)."""
 
 
 @dataclass
@@ -67,13 +80,21 @@ class RunWriter:
         return self.rt.memory is not None and bool(state.thread_id)
 
     async def remember(self, state: RunState, messages: list[Message]) -> None:
-        """Memory messages of the thread (the thread record too, the first time)."""
+        """Memory messages of the thread (the thread record too, the first time).
+
+        Once a tool ran (its completion waits in the outbox), reading the thread waits out a
+        storage outage like the completion does: the outcome must not be lost to that read.
+        """
         memory = self.rt.memory
         if memory is None or not state.thread_id or not messages:
             return
         now = utcnow()
         if not self._thread_written and memory.storage is not None:
-            known = await memory.storage.get_thread(state.thread_id)
+            thread_id, store = state.thread_id, memory.storage
+            if self.outbox.completions:
+                known = await _patiently(self.rt, state.run_id, lambda: store.get_thread(thread_id))
+            else:
+                known = await store.get_thread(thread_id)
             self.outbox.thread = ThreadRecord(
                 thread_id=state.thread_id,
                 resource_id=state.resource_id,
@@ -119,10 +140,19 @@ class RunWriter:
                 },
             )
 
-    def complete(self, state: RunState, pending: PendingCallState, outcome: Outcome) -> None:
-        """What a decided call produced: its claim is completed with the next change."""
+    def complete(
+        self, state: RunState, pending: PendingCallState, outcome: Outcome, lease: Lease
+    ) -> None:
+        """What a decided call produced under ``lease``: its claim is completed with the next
+        change, fenced by the lease (refused, with the whole change, once taken over)."""
         self.outbox.completions.append(
-            Completion(run_id=state.run_id, key=pending.claim_key, outcome=outcome.to_document())
+            Completion(
+                run_id=state.run_id,
+                key=pending.claim_key,
+                outcome=outcome.to_document(),
+                owner=lease.owner,
+                epoch=lease.epoch,
+            )
         )
         if outcome.terminal:
             self.audit(
@@ -171,34 +201,46 @@ class RunWriter:
             messages=list(box.messages),
             audit=list(box.audit),
         )
-        if box.completions:  # a tool ran: its outcome must not be lost to an outage
-            await _until_stored(self.rt, change)
-        else:
-            await self.rt.storage.commit(change)
+        try:
+            if box.completions:  # a tool ran: its outcome must not be lost to an outage
+                run_id = box.completions[0].run_id
+                await _patiently(self.rt, run_id, lambda: self.rt.storage.commit(change))
+            else:
+                await self.rt.storage.commit(change)
+        except StaleLease as exc:  # taken over: nothing was written, the run is not ours
+            self.outbox = Outbox()
+            raise LeaseLost(exc.run_id, exc.key, owner=exc.owner, epoch=exc.epoch) from None
         self.outbox = Outbox()
 
 
-async def _until_stored(rt: Runtime, change: StateChange) -> None:
-    """Commit ``change``, waiting out a storage outage (the outcome is kept meanwhile)."""
-    delay = 0.1
+async def _patiently(rt: Runtime, run_id: str, attempt: Callable[[], Awaitable[T]]) -> T:
+    """``attempt()``, waiting out a storage outage (the outcome of ``run_id`` is kept meanwhile).
+
+    Tried again every fraction of a lease (``_MAX_RETRY_DELAY`` at most), so the write lands
+    soon after storage is back, inside the grace recovery grants; logged once per outage; given
+    up (``StorageUnavailable``) after ``_OUTCOME_RETRY_SECONDS`` or ten leases.
+    """
+    longest = min(_MAX_RETRY_DELAY, rt.claim_lease_seconds / 10)
+    delay = min(0.1, longest)
+    loop = asyncio.get_running_loop()
+    give_up = loop.time() + max(_OUTCOME_RETRY_SECONDS, 10 * rt.claim_lease_seconds)
     reported = False
     while True:
         try:
-            await rt.storage.commit(change)
+            done = await attempt()
         except StorageUnavailable as exc:
+            if loop.time() + delay > give_up:
+                raise
             if not reported:
                 logger.warning(
                     "%s; the outcome of run %s is kept and written as soon as storage answers",
                     exc,
-                    change.completions[0].run_id,
+                    run_id,
                 )
                 reported = True
             await asyncio.sleep(delay)
-            delay = min(delay * 2, _MAX_RETRY_DELAY)
+            delay = min(delay * 2, longest)
             continue
         if reported:
-            logger.info(
-                "storage answers again: the outcome of run %s is stored",
-                change.completions[0].run_id,
-            )
-        return
+            logger.info("storage answers again: the outcome of run %s is stored", run_id)
+        return done

@@ -18,7 +18,7 @@ from agents._messages import ToolCallPart
 from agents._runtime import Runtime
 from agents.deciding._state import DelegateRef, PendingCallState, RunState
 from agents.decisions import CallRules
-from agents.errors import AgentError
+from agents.errors import AgentError, LeaseLost
 from agents.observing._logcontext import LoggingIds
 from agents.observing._observe import ToolExecuted, ToolOutcome, notify
 from agents.observing._tracing import span
@@ -245,6 +245,9 @@ def _info(
 async def outcome_of_sub_run(stream: AgentStream) -> Outcome:
     """Turn a sub-agent's finished (or suspended) run into the delegation call's outcome."""
     result = await stream.result()
+    if result.finish_reason == "abandoned":  # the sub-run's claim was taken over: so is ours
+        assert isinstance(result.error, LeaseLost)
+        raise result.error
     if result.finish_reason == "suspended":
         return Outcome(
             status="delegated", inner_run_id=result.run_id, inner_pending=list(result.pending)

@@ -1,9 +1,9 @@
 """The run loop: model turn → gate → execute → suspend or continue, until the model answers.
 
-One ``Run`` drives one stretch of a run, from a new message or a decision until the run
-finishes or suspends again; everything needed to go on later is in the ``RunState`` snapshot.
-A call to a sub-agent runs the sub-agent's own ``Run`` inside this one's task (no second slot
-of the runner is needed, so a bounded runner cannot deadlock on delegation).
+One ``Run`` drives one stretch of a run, from a new message or a decision until it finishes,
+suspends, or is abandoned (``LeaseLost``: taken over; no further chunk); what goes on later is
+in the ``RunState`` snapshot. A sub-agent's ``Run`` runs inside this one's task (a bounded
+runner cannot deadlock on delegation).
 """
 
 from __future__ import annotations
@@ -16,11 +16,11 @@ from agents._config import strict_json_args
 from agents._messages import Message, ToolCallPart
 from agents._results import FinishReason, RunResult, ToolResultRecord
 from agents._runtime import Runtime
-from agents.deciding._lease import held
+from agents.deciding._lease import Lease, held
 from agents.deciding._state import PendingCallState, RunState
 from agents.deciding._writes import RunWriter
 from agents.decisions import CallRules
-from agents.errors import ModelError
+from agents.errors import LeaseLost, ModelError
 from agents.models._base import ModelRequest, ObjectOutput, TextDelta, ToolCallRequest, Usage
 from agents.observing._logcontext import LoggingIds
 from agents.observing._tracing import current_carrier, record_wait, run_span, span
@@ -84,11 +84,13 @@ class Run:
         await self.writer.remember(self.state, [user])
         await self._loop()
 
-    async def finish_decided(self, pending: PendingCallState, outcome_of: OutcomeFn) -> None:
-        """After a decision: get the call's outcome, store it, and go on if the step is done."""
-        await self._guarded(self._finish_decided(pending, outcome_of), "agent.resume")
+    async def finish_decided(self, pending: PendingCallState, of: OutcomeFn, lease: Lease) -> None:
+        """After a decision: the call's outcome under ``lease``, stored; go on if the step is."""
+        await self._guarded(self._finish_decided(pending, of, lease), "agent.resume")
 
-    async def _finish_decided(self, pending: PendingCallState, outcome_of: OutcomeFn) -> None:
+    async def _finish_decided(
+        self, pending: PendingCallState, outcome_of: OutcomeFn, lease: Lease
+    ) -> None:
         self.stream.emit(StartChunk(run_id=self.state.run_id))
         record_wait(
             tool_name=pending.tool_name,
@@ -104,8 +106,8 @@ class Run:
                 kind=pending.kind,
             )
         )
-        outcome = await held(self.rt, self.state.run_id, pending.claim_key, outcome_of(self))
-        self.writer.complete(self.state, pending, outcome)
+        outcome = await held(self.rt, lease, outcome_of(self))
+        self.writer.complete(self.state, pending, outcome, lease)
         fresh = await self._apply_outcome(pending, outcome)
         if self.state.pending:
             await self._suspend(fresh)
@@ -134,6 +136,9 @@ class Run:
         ):
             try:
                 await body
+            except LeaseLost as exc:  # taken over: the new owner tells all, this one nobody
+                logger.warning("run %s abandoned: %s", state.run_id, exc)
+                self.stream.close(self._result("abandoned", error=exc))
             except Exception as exc:
                 if isinstance(exc, ModelError | StorageUnavailable):  # expected: one line
                     logger.warning("run %s of agent %s failed: %s", state.run_id, self.rt.id, exc)

@@ -241,7 +241,7 @@ class DecisionOut(_Wire):
     tool_call_id: str
     status: Literal["accepted"] = "accepted"
     text: str | None = None
-    finish_reason: Literal["stop", "suspended", "length", "error"] | None = None
+    finish_reason: Literal["stop", "suspended", "length", "error", "abandoned"] | None = None
     pending: list[PendingToolCallOut] | None = None
     error: str | None = None
 

@@ -4,6 +4,13 @@ of claimed calls whose owner is gone, and flushing the Slack outbox.
 ``Background(services)`` runs them on the served agent's runner while the app is up.
 """
 
-from bot.background._periodic import Background, sweep_expired, sweep_interval
+from bot.background._periodic import (
+    SWEEP_EVERY,
+    Background,
+    Sweep,
+    sweep,
+    sweep_delay,
+    sweep_expired,
+)
 
-__all__ = ["Background", "sweep_expired", "sweep_interval"]
+__all__ = ["SWEEP_EVERY", "Background", "Sweep", "sweep", "sweep_delay", "sweep_expired"]

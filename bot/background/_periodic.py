@@ -1,62 +1,104 @@
-"""Expiry tidying and crash recovery, the server's periodic work.
+"""Expiry, reminders and crash recovery, the server's periodic work.
 
 A decision after a call's stored ``expires_at`` is refused by the runtime itself
-(``ApprovalExpired``), whether or not a sweep ran. The sweep only tidies: a call past its
-``expires_at`` is expired (``Expire``: the model is told the action did not run), its card
-shows "Expired" and an ``expired`` audit event is written; at 80% of the call's own window
-(``suspended_at`` → ``expires_at``) a reminder is posted in the thread, once.
+(``ApprovalExpired``), whether or not a sweep ran, and a click that comes too late flips its
+card at once (``expire_call``). The sweep makes the outcome reach every card on time (SPEC 12:
+within 10 s of the event, whatever set the TTL: the environment or a policy rule): a call past
+its ``expires_at`` is expired (``Expire``: the model is told the action did not run), its card
+shows "⌛ Expired" and an ``expired`` audit event is written; at 80% of the call's own window
+(``suspended_at`` → ``expires_at``) a reminder is posted in the thread, once, and it is updated
+when the card is decided.
 
-``sweep_expired(services, now=...)`` is one pass (tests call it with an injected clock);
-``Background`` runs it periodically through the runner, and ``recover_interrupted_runs`` every
-half ``CLAIM_LEASE_SECONDS`` on every instance. Several instances may sweep at once: the expiry
-is the same atomic claim as a click, so only one of them expires a call, and the reminder mark
-is ``add_if_absent``; each lapsed claim is taken over by one instance.
+``sweep(services, now=...)`` is one pass (tests call it with an injected clock); it says when
+the next reminder or expiry is due. ``Background`` runs it on the runner at most
+``SWEEP_EVERY`` seconds apart, sooner when something is due sooner (``sweep_delay``), and
+``recover_interrupted_runs`` every half ``CLAIM_LEASE_SECONDS`` on every instance. Several
+instances may sweep at once: the expiry is the same atomic claim as a click, so only one of
+them expires a call, and the reminder mark is ``add_if_absent``; each lapsed claim is taken
+over by one instance.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import functools
 import logging
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from datetime import datetime
 
-import bot.slack.deciding._audit as _audit
-from agents import Expire, PendingToolCall, RunnerClosed, SuspendedRun
-from agents.errors import AlreadyDecided, SnapshotNotFound, ToolCallNotSuspended
+from agents import PendingToolCall, RunnerClosed, SuspendedRun
 from bot.ops._outage import unavailable
 from bot.slack._services import Services
 from bot.slack.blocks._blocks import slack_date
 from bot.slack.blocks._reminders import reminder_key, reminder_text
+from bot.slack.deciding._expiry import expire_call
 from bot.slack.delivery._outbox import flush_outbox
 from bot.slack.delivery._publish import post_recovered
-from bot.slack.delivery._shown import show_decided
+from bot.slack.delivery._render import make_kept_card
 from storage import utcnow
 
 logger = logging.getLogger(__name__)
 
 REMINDER_AT = 0.8
 """Fraction of a call's window (``suspended_at`` → ``expires_at``) after which it is reminded."""
+SWEEP_EVERY = 5.0
+"""Longest pause between two sweeps, whatever the TTLs (SPEC 12: at least every 5 s)."""
+SWEEP_SOONEST = 0.25
+"""Shortest pause: something due a moment away is swept then, not polled in a loop."""
 _PAGE = 100
 
 
-def sweep_interval(ttl_seconds: float) -> float:
-    """Seconds between two sweeps: a tenth of the TTL, between 1 s and 60 s."""
-    return max(1.0, min(60.0, ttl_seconds / 10))
+@dataclass(frozen=True, kw_only=True)
+class Sweep:
+    """What one pass did, and when the next one has something to do."""
+
+    expired: int
+    """Calls this pass expired."""
+    next_due: datetime | None
+    """The earliest reminder or expiry still ahead among the calls left pending (None: none)."""
 
 
-async def sweep_expired(services: Services, *, now: datetime | None = None) -> int:
-    """Expire what is due and remind what is close; returns how many calls this pass expired."""
+def sweep_delay(next_due: datetime | None, now: datetime, longest: float = SWEEP_EVERY) -> float:
+    """Seconds until the next sweep: ``longest``, or less when ``next_due`` comes sooner."""
+    if next_due is None:
+        return longest
+    return min(longest, max(SWEEP_SOONEST, (next_due - now).total_seconds()))
+
+
+async def sweep(services: Services, *, now: datetime | None = None) -> Sweep:
+    """Expire what is due and remind what is close (one pass)."""
     now = now or utcnow()
     expired = 0
+    due: list[datetime] = []
     for run, call in await _pending_approvals(services):
         if call.expires_at is None:
             continue  # stored without a TTL: never expires
         since = call.suspended_at or run.suspended_at
+        remind_at = since + (call.expires_at - since) * REMINDER_AT
         if now >= call.expires_at:
-            expired += await _expire(services, run, call, since, now)
-        elif now >= since + (call.expires_at - since) * REMINDER_AT:
+            expired += await expire_call(
+                services,
+                run_id=run.run_id,
+                tool_call_id=call.tool_call_id,
+                thread_id=run.thread_id,
+                now=now,
+                call=call,
+                since=since,
+            )
+            continue
+        if now >= remind_at:
             await _remind(services, run, call, call.expires_at)
-    return expired
+            due.append(call.expires_at)
+        else:
+            due.append(remind_at)
+    return Sweep(expired=expired, next_due=min(due, default=None))
+
+
+async def sweep_expired(services: Services, *, now: datetime | None = None) -> int:
+    """One pass of ``sweep``; returns how many calls it expired."""
+    return (await sweep(services, now=now)).expired
 
 
 async def _pending_approvals(services: Services) -> list[tuple[SuspendedRun, PendingToolCall]]:
@@ -69,54 +111,6 @@ async def _pending_approvals(services: Services) -> list[tuple[SuspendedRun, Pen
         page += 1
         if not batch.runs or page * _PAGE >= batch.total:
             return found
-
-
-async def _expire(
-    services: Services, run: SuspendedRun, call: PendingToolCall, since: datetime, now: datetime
-) -> int:
-    try:
-        stream = await services.agent.decide(
-            Expire(),
-            run_id=run.run_id,
-            tool_call_id=call.tool_call_id,
-            decided_by=_audit.SYSTEM,
-            source="expiry",
-        )
-    except (AlreadyDecided, SnapshotNotFound, ToolCallNotSuspended):
-        return 0  # decided meanwhile, here or by another instance
-    card = await services.cards.find(run.run_id, call.tool_call_id)
-    await _audit.record(
-        services.storage,
-        _audit.EXPIRED,
-        run_id=run.run_id,
-        tool_call_id=call.tool_call_id,
-        actor=_audit.SYSTEM,
-        source="expiry",
-        thread_id=run.thread_id,
-        agent_id=services.agent.id,
-        data={
-            "pending_since": since.isoformat(),
-            "expires_at": call.expires_at.isoformat() if call.expires_at else None,
-            "ttl_seconds": (call.expires_at - since).total_seconds() if call.expires_at else None,
-            "channel": card.channel if card else None,
-            "message_ts": card.ts if card else None,
-        },
-    )
-    logger.info("expired tool call %s of run %s", call.tool_call_id, run.run_id)
-    if card is None:
-        await stream.result()  # not shown in Slack: let the run finish
-        return 1
-    await show_decided(
-        services,
-        Expire(),
-        run_id=run.run_id,
-        tool_call_id=call.tool_call_id,
-        by=None,
-        at=now,
-        stream=stream,
-        card=card,
-    )
-    return 1
 
 
 async def _remind(
@@ -142,9 +136,10 @@ async def _remind(
 class Background:
     """The server's periodic work, on every instance: crash recovery every half
     ``CLAIM_LEASE_SECONDS`` (a claim whose owner died is taken over within about one lease) and
-    an expiry sweep every ``sweep_interval`` seconds. Each piece of work is a runner job
-    (tracked, drained on shutdown); only the timers live outside the runner, so
-    ``runner.drain()`` still returns. A slow pass is never doubled up.
+    the expiry sweep, at most ``sweep_every`` seconds apart and sooner when a reminder or an
+    expiry is due sooner. Each piece of work is a runner job (tracked, drained on shutdown);
+    only the timers live outside the runner, so ``runner.drain()`` still returns. A slow pass
+    is never doubled up.
     """
 
     def __init__(
@@ -155,10 +150,16 @@ class Background:
         recovery_interval: float | None = None,
     ) -> None:
         self._services = services
-        self._interval = interval or sweep_interval(services.settings.approval_ttl_seconds)
+        self._sweep_every = min(interval or SWEEP_EVERY, SWEEP_EVERY)
+        self._delay = self._sweep_every
         self._recovery_interval = recovery_interval or services.settings.claim_lease_seconds / 2
         self._timers: list[asyncio.Task[None]] = []
         self._busy: set[str] = set()
+
+    @property
+    def sweep_every(self) -> float:
+        """The longest pause between two sweeps (at most ``SWEEP_EVERY``, whatever the TTL)."""
+        return self._sweep_every
 
     def start(self) -> Background:
         """Submit a first recovery; start the timers (the first sweep follows at once)."""
@@ -169,10 +170,7 @@ class Background:
                 self._every(self._recovery_interval, "recover-interrupted-runs", self._recover),
                 name="recovery-timer",
             ),
-            loop.create_task(
-                self._every(self._interval, "expiry-sweep", self._sweep, first=True),
-                name="expiry-timer",
-            ),
+            loop.create_task(self._sweeping(), name="expiry-timer"),
         ]
         return self
 
@@ -197,6 +195,16 @@ class Background:
             if not self._submit(name, work):
                 return
             await asyncio.sleep(interval)
+
+    async def _sweeping(self) -> None:
+        """Sweep, wait for the pass (at most ``sweep_every``), then pause as it said."""
+        while True:
+            swept = asyncio.Event()
+            if not self._submit("expiry-sweep", functools.partial(self._sweep, swept)):
+                return
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(swept.wait(), self._sweep_every)
+            await asyncio.sleep(self._delay)
 
     def _submit(self, name: str, work: Callable[[], Awaitable[None]]) -> bool:
         """Submit ``work`` unless its last pass is still running; False once the runner closed."""
@@ -223,13 +231,18 @@ class Background:
             self._busy.discard(name)
 
     async def _recover(self) -> None:
-        await flush_outbox(self._services)  # Slack writes kept while Slack was unreachable
+        # Slack writes (answers, card updates, cards) kept while Slack was unreachable
+        await flush_outbox(self._services, make_kept_card)
         for stream in await self._services.agent.recover_interrupted_runs():
             self._services.runner.submit(
                 post_recovered(self._services, stream), name=f"recovered-{stream.run_id}"
             )
 
-    async def _sweep(self) -> None:
-        expired = await sweep_expired(self._services)
-        if expired:
-            logger.info("expired %d pending approvals", expired)
+    async def _sweep(self, swept: asyncio.Event) -> None:
+        try:
+            done = await sweep(self._services)
+            self._delay = sweep_delay(done.next_due, utcnow(), self._sweep_every)
+        finally:
+            swept.set()
+        if done.expired:
+            logger.info("expired %d pending approvals", done.expired)

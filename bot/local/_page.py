@@ -3,7 +3,8 @@
 ``GET /`` the page; ``GET /_local/static/{file}``; ``GET /_local/state?user=&since=``;
 ``POST /_local/messages`` (post or reply), ``/_local/actions`` (click a button),
 ``/_local/views/{id}/submit`` and ``/_local/views/{id}/close`` (a modal), ``/_local/home`` (open
-the Home tab) and ``/_local/home/actions`` (click a button on it). Every action goes
+the Home tab) and ``/_local/home/actions`` (click a button on it); ``GET /archives/{channel}/p<ts>``
+(a message link) opens the page on that thread. Every action goes
 through ``Delivery``, i.e. through Slack's signed delivery to ``/slack/events``.
 """
 
@@ -51,6 +52,7 @@ class Page:
         app.router.add_get("/", self.index)
         app.router.add_get("/favicon.ico", self.no_icon)
         app.router.add_get("/_local/static/{name}", self.static)
+        app.router.add_get("/archives/{channel}/{message}", self.archive)
         app.router.add_get("/_local/state", self.state)
         app.router.add_post("/_local/messages", self.post_message)
         app.router.add_post("/_local/actions", self.click)
@@ -70,6 +72,14 @@ class Page:
         if name not in _STATIC:
             raise web.HTTPNotFound()
         return _file(name)
+
+    async def archive(self, request: web.Request) -> web.Response:
+        """A message link as Slack builds them (``/archives/C…/p<ts>?thread_ts=``, the workspace
+        URL being this page's): the page, opened on that thread."""
+        thread = request.query.get("thread_ts") or _ts(request.match_info["message"])
+        if thread is None or request.match_info["channel"] != CHANNEL_ID:
+            raise web.HTTPNotFound(text="no such message")
+        raise web.HTTPFound(f"/#thread={thread}")
 
     async def state(self, request: web.Request) -> web.Response:
         user = self._user(request.query.get("user"))
@@ -108,18 +118,20 @@ class Page:
         return web.json_response({"ok": True, "ts": message.ts, "delivered": statuses})
 
     async def click(self, request: web.Request) -> web.Response:
+        """A button of a message. The page sends the button as it shows it (``block_id``,
+        ``action_id``, ``value``): when the message changed since (another tab or person decided
+        first), the click is delivered as the page showed it, as Slack delivers a click on a
+        message its client has not refreshed yet, so the bot answers who decided first."""
         body = await _json(request)
         user = self._user(body.get("user"))
         message = self.workspace.messages.get(str(body.get("ts")))
         if message is None or message.ephemeral_for not in (None, user):
             raise web.HTTPNotFound(text="no such message")
-        for block in message.blocks:
-            for element in block.get("elements") or []:
-                if isinstance(element, dict) and element.get("action_id") == body.get("action_id"):
-                    block_id = block.get("block_id")
-                    status = await self.delivery.click(user, message, element, block_id)
-                    return web.json_response({"ok": status == 200, "status": status})
-        raise web.HTTPNotFound(text="no such button")
+        found = _button(message.blocks, body) or (_shown(body) if message.edited else None)
+        if found is None:
+            raise web.HTTPNotFound(text="no such button")
+        status = await self.delivery.click(user, message, *found)
+        return web.json_response({"ok": status == 200, "status": status})
 
     async def open_home(self, request: web.Request) -> web.Response:
         """The person opened the Home tab: Slack sends ``app_home_opened``."""
@@ -129,20 +141,18 @@ class Page:
 
     async def click_home(self, request: web.Request) -> web.Response:
         """A button of the person's Home tab (``block_id`` + ``action_id``: a Home view repeats
-        the card's action ids, one block per approval)."""
+        the card's action ids, one block per approval); on a Home tab published again since,
+        delivered as the page showed it (see ``click``)."""
         body = await _json(request)
         user = self._user(body.get("user"))
         home = self.workspace.homes.get(user)
         if home is None:
             raise web.HTTPNotFound(text="no Home tab")
-        for block in home.view.get("blocks") or []:
-            if block.get("block_id") != body.get("block_id"):
-                continue
-            for element in block.get("elements") or []:
-                if isinstance(element, dict) and element.get("action_id") == body.get("action_id"):
-                    status = await self.delivery.click_view(user, home, element, block["block_id"])
-                    return web.json_response({"ok": status == 200, "status": status})
-        raise web.HTTPNotFound(text="no such button")
+        found = _button(home.view.get("blocks") or [], body) or _shown(body)
+        if found is None:
+            raise web.HTTPNotFound(text="no such button")
+        status = await self.delivery.click_view(user, home, *found)
+        return web.json_response({"ok": status == 200, "status": status})
 
     async def submit(self, request: web.Request) -> web.Response:
         body = await _json(request)
@@ -190,6 +200,40 @@ def slack_text(text: str, *, top_level: bool) -> str:
     if top_level and f"<@{BOT_USER_ID}>" not in escaped:
         escaped = f"<@{BOT_USER_ID}> {escaped}"
     return escaped
+
+
+def _button(
+    blocks: list[dict[str, Any]], body: dict[str, Any]
+) -> tuple[dict[str, Any], str | None] | None:
+    """The button ``body`` names (its ``action_id``, and its ``block_id`` and ``value`` when
+    given: a batch card has one Approve per call) and its block's id; None when it is gone."""
+    for block in blocks:
+        if body.get("block_id") is not None and block.get("block_id") != body["block_id"]:
+            continue
+        for element in block.get("elements") or []:
+            if not isinstance(element, dict) or element.get("action_id") != body.get("action_id"):
+                continue
+            if body.get("value") is None or element.get("value") == body["value"]:
+                return element, block.get("block_id")
+    return None
+
+
+def _shown(body: dict[str, Any]) -> tuple[dict[str, Any], str | None] | None:
+    """The button as the page showed it, when it sent one (``action_id`` and ``value``)."""
+    action, value, block = body.get("action_id"), body.get("value"), body.get("block_id")
+    if not isinstance(action, str) or not isinstance(value, str):
+        return None
+    return {"type": "button", "action_id": action, "value": value}, (
+        block if isinstance(block, str) else None
+    )
+
+
+def _ts(message: str) -> str | None:
+    """``p1700000000000100`` (a link's last part) as the ts ``1700000000.000100``."""
+    digits = message.removeprefix("p")
+    if not digits.isdigit() or len(digits) <= 6:
+        return None
+    return f"{digits[:-6]}.{digits[-6:]}"
 
 
 def _file(name: str) -> web.Response:

@@ -59,6 +59,7 @@ class WebAPI:
             "users.info": self.users_info,
             "conversations.info": self.conversation_info,
             "conversations.members": self.members,
+            "conversations.replies": self.replies,
         }
 
     def install(self, app: web.Application) -> None:
@@ -75,11 +76,13 @@ class WebAPI:
         if body.get("delete_original"):
             self.workspace.messages.pop(clicked.ts, None)
             self.workspace.changed()
+            self.workspace.drop_decided_views()
         elif body.get("replace_original") and (clicked.ephemeral_for or clicked.bot_id):
             clicked.text = str(body.get("text") or clicked.text)
             clicked.blocks = list(body.get("blocks") or [])
             clicked.edited += 1
             self.workspace.changed()
+            self.workspace.drop_decided_views()
         else:
             ephemeral = body.get("response_type") != "in_channel"
             self.workspace.add(
@@ -111,7 +114,7 @@ class WebAPI:
     def auth_test(self, args: Args) -> Args:
         return {
             "ok": True,
-            "url": "http://localhost/",
+            "url": self._page_url + "/",
             "team": "Local workspace",
             "user": BOT_NAME,
             "team_id": TEAM_ID,
@@ -136,9 +139,23 @@ class WebAPI:
                 blocks=list(args.get("blocks") or []),
                 thread_ts=thread_ts,
                 bot_id=BOT_ID,
+                metadata=_metadata(args.get("metadata")),
             )
         )
         return {"ok": True, "channel": CHANNEL_ID, "ts": message.ts, "message": message.to_json()}
+
+    def replies(self, args: Args) -> Args:
+        """A thread's messages, oldest first (with their metadata when asked for)."""
+        root = str(args.get("ts") or "")
+        if root not in self.workspace.messages:
+            return _error("thread_not_found")
+        with_metadata = str(args.get("include_all_metadata")).lower() in ("1", "true")
+        found = [
+            {**m.to_json(), **({"metadata": m.metadata} if with_metadata and m.metadata else {})}
+            for m in sorted(self.workspace.messages.values(), key=lambda m: float(m.ts))
+            if (m.ts == root or m.thread_ts == root) and m.ephemeral_for is None
+        ]
+        return {"ok": True, "messages": found, "has_more": False}
 
     def update(self, args: Args) -> Args:
         message = self.workspace.messages.get(str(args.get("ts")))
@@ -152,6 +169,7 @@ class WebAPI:
             message.blocks = list(args["blocks"] or [])
         message.edited += 1
         self.workspace.changed()
+        self.workspace.drop_decided_views()
         return {"ok": True, "channel": CHANNEL_ID, "ts": message.ts, "text": message.text}
 
     def post_ephemeral(self, args: Args) -> Args:
@@ -275,3 +293,13 @@ async def _read_args(request: web.Request) -> Args:
             except ValueError:
                 args[key] = None
     return args
+
+
+def _metadata(value: Any) -> dict[str, Any] | None:
+    """``metadata`` as sent: a JSON object, or its text (a form post)."""
+    if isinstance(value, str) and value:
+        try:
+            value = json.loads(value)
+        except ValueError:
+            return None
+    return value if isinstance(value, dict) else None

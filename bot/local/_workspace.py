@@ -1,8 +1,10 @@
-"""``Workspace``: the state of the local Slack workspace (one channel, two people, the bot).
+"""``Workspace``: the state of the local Slack workspace (one channel, three people, the bot).
 
 Messages (with their Block Kit JSON exactly as the bot posted it), ephemeral notes, open
-modals, and each person's App Home tab as the bot last published it. Every change bumps
-``version`` and wakes the page's long polls.
+modals (each person's own), and each person's App Home tab as the bot last published it. Every
+change bumps ``version`` and wakes the page's long polls. A modal that decides a call (its
+``private_metadata`` names it) is dropped once no card offers that call's buttons any more:
+the call was decided, by someone else or elsewhere.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
+import json
 import secrets
 import time
 from dataclasses import dataclass, field
@@ -35,9 +38,14 @@ class Person:
     name: str
 
 
-PEOPLE = (Person("U0ALEX", "alex"), Person("U0SAM", "sam"))
-"""The people the page can act as (the first is the default)."""
+PEOPLE = (Person("U0ALEX", "alex"), Person("U0SAM", "sam"), Person("U0ROBIN", "robin"))
+"""The people the page can act as (the first is the default): three, so that a two-person rule
+(the demo's refunds over 1,000) completes without anyone approving their own request."""
 GROUPS = {APPROVERS_GROUP: ["U0SAM"]}
+DECIDING_ACTIONS = frozenset(
+    {"approval:approve", "approval:decline", "approval:edit", "suspension:provide"}
+)
+"""The action ids of a card's buttons that decide its call (``bot.slack``'s ids)."""
 
 
 @dataclass
@@ -53,6 +61,8 @@ class Message:
     edited: int = 0
     ephemeral_for: str | None = None
     """Set on ephemeral notes: the only person who sees it."""
+    metadata: dict[str, Any] | None = None
+    """Message metadata the poster attached (``conversations.replies`` returns it)."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -144,6 +154,28 @@ class Workspace:
                 del self.views[key]
         self.changed()
 
+    def drop_decided_views(self) -> None:
+        """Close every modal about a call that no card offers to decide any more."""
+        live = {
+            ref
+            for message in self.messages.values()
+            for block in message.blocks
+            for element in block.get("elements") or []
+            if isinstance(element, dict) and element.get("action_id") in DECIDING_ACTIONS
+            for ref in [_call_of(element.get("value"))]
+            if ref is not None
+        }
+        decided = [
+            key
+            for key, view in self.views.items()
+            if (ref := _call_of(_modal_call(view.view.get("private_metadata")))) is not None
+            and ref not in live
+        ]
+        for key in decided:
+            del self.views[key]
+        if decided:
+            self.changed()
+
     def changed(self) -> None:
         """Bump the version and wake every waiting poll."""
         self.version += 1
@@ -178,6 +210,27 @@ class Workspace:
             "views": views,
             "home": home.to_json() if home else None,
         }
+
+
+def _modal_call(metadata: Any) -> Any:
+    """The call a modal decides: the ``a`` of the bot's ``private_metadata`` (``ModalRef``)."""
+    try:
+        meta = json.loads(metadata) if isinstance(metadata, str) and metadata else None
+    except ValueError:
+        return None
+    return meta.get("a") if isinstance(meta, dict) else None
+
+
+def _call_of(value: Any) -> tuple[str, str] | None:
+    """``(run id, tool call id)`` of a button value (``ApprovalRef``: JSON with ``r`` and ``c``)."""
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except ValueError:
+            return None
+    if isinstance(value, dict) and isinstance(value.get("r"), str) and value.get("c"):
+        return value["r"], str(value["c"])
+    return None
 
 
 WORKSPACE = web.AppKey("countersign.local_workspace", Workspace)

@@ -15,6 +15,7 @@ from bot.policy import Policy
 from bot.slack.blocks._home_view import HomeViewers
 from bot.slack.deciding._workspace import EdgePolicy, SettingsPolicy
 from bot.slack.delivery._card_index import CardStore
+from bot.slack.delivery._team_urls import TeamURLs
 from storage import Storage
 
 
@@ -48,6 +49,8 @@ class Services:
     """Which dependencies are down now (each outage logged once, and its recovery)."""
     home_viewers: HomeViewers = field(default_factory=HomeViewers)
     """Who opened the App Home tab here: republished after each decision."""
+    team_urls: TeamURLs = field(default_factory=TeamURLs)
+    """Each workspace's URL (``auth.test``, read once): links to cards cost no Slack call."""
 
     @property
     def runner(self) -> Runner:

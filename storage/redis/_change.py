@@ -14,7 +14,8 @@ from datetime import datetime
 from typing import Any
 
 from storage import _codec as codec
-from storage._change import StateChange
+from storage._change import Completion, StateChange
+from storage._errors import SnapshotVersionConflict, StaleLease
 from storage._records import AuditEvent, ClaimRecord, SnapshotRecord, utcnow
 
 
@@ -90,6 +91,7 @@ def payload(prefix: str, change: StateChange, befores: list[str | None] | None =
                 "outcome": json.dumps(dict(done.outcome), separators=(",", ":")),
                 "at": at,
                 "member": member(done.run_id, done.key),
+                **_fence(done),
             }
             for done in change.completions
         ]
@@ -101,6 +103,7 @@ def payload(prefix: str, change: StateChange, befores: list[str | None] | None =
                 "before": before or "",
                 "after": "" if before is None else completed(before, done.outcome),
                 "member": member(done.run_id, done.key),
+                **_fence(done),
             }
             for done, before in zip(change.completions, befores, strict=True)
         ]
@@ -138,3 +141,28 @@ def payload(prefix: str, change: StateChange, befores: list[str | None] | None =
             "doc": codec.dumps(change.thread),
         }
     return json.dumps(doc, separators=(",", ":"))
+
+
+def _fence(done: Completion) -> dict[str, Any]:
+    """The owner and epoch a fenced completion is checked against (nothing when unfenced)."""
+    return {} if done.owner is None else {"owner": done.owner, "epoch": done.epoch}
+
+
+def refusal(change: StateChange, kind: str, reply: list[Any]) -> Exception:
+    """The error for ``COMMIT``'s answer ``kind`` (``conflict``, ``missing`` or ``fenced``)."""
+    if kind == "conflict":
+        assert change.snapshot is not None
+        return SnapshotVersionConflict(change.snapshot.run_id, change.snapshot.version - 1)
+    done = change.completions[int(reply[1]) - 1]
+    if kind == "fenced":
+        held = codec.loads(ClaimRecord, reply[2])
+        return StaleLease(
+            done.run_id,
+            done.key,
+            owner=done.owner,
+            epoch=done.epoch,
+            held=f"{held.owner!r} at epoch {held.epoch}",
+        )
+    return KeyError(
+        f"no claim {done.key!r} on run {done.run_id!r} to complete: claim() it before completing it"
+    )

@@ -105,15 +105,17 @@ class RedisClaims:
         return [c for c in found if c.status == "claimed"]
 
     # -- leases ----------------------------------------------------------------------------
-    async def renew_lease(self, run_id: str, key: str, owner: str, lease_until: datetime) -> bool:
-        while True:
+    async def renew_lease(
+        self, run_id: str, key: str, owner: str, lease_until: datetime, *, epoch: int = 0
+    ) -> bool:
+        while True:  # compare-and-set: the swap writes only over the very JSON checked here
             stored = await self._r.hget(f"{self._p}claims:{run_id}", key)
             if stored is None:
                 return False
             before = _text(stored)
             held = codec.loads(ClaimRecord, before)
-            if held.status != "claimed" or held.owner != owner:  # not (or no longer) theirs
-                return False
+            if held.status != "claimed" or (held.owner, held.epoch) != (owner, epoch):
+                return False  # not (or no longer) theirs: taken over
             renewed = dataclasses.replace(held, lease_until=lease_until)
             if await self._swap([(held, before, renewed)]) == [True]:
                 return True
@@ -129,7 +131,9 @@ class RedisClaims:
             swaps = []
             for doc in map(_text, found[1::2]):
                 held = codec.loads(ClaimRecord, doc)
-                mine = dataclasses.replace(held, owner=owner, lease_until=lease_until)
+                mine = dataclasses.replace(
+                    held, owner=owner, lease_until=lease_until, epoch=held.epoch + 1
+                )
                 swaps.append((held, doc, mine))
             for (_, _, mine), won in zip(swaps, await self._swap(swaps), strict=True):
                 if won:

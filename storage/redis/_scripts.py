@@ -195,13 +195,14 @@ COMMIT = (
 -- ARGV: prefix, change JSON (built by storage.redis._change.payload; scores as strings).
 -- Every check runs before the first write, so a refused change writes nothing.
 -- Returns {'ok'}, {'claimed', claim JSON}, {'changed'} (a completed claim is not as this
--- change expects it: read it and send it again), {'missing', index} or {'conflict'}.
+-- change expects it: read it and send it again), {'missing', index}, {'fenced', index, claim
+-- JSON} (a completion's owner or epoch is no longer the claim's) or {'conflict'}.
 local CLAIMED_TAIL = ',"status":"claimed","outcome":null,"completed_at":null,"owner":'
 
 -- The claim JSON ``cur`` completed with ``outcome`` and ``at`` (JSON texts), as
--- storage._codec would write it: the fields after ``detail`` are always
--- status, outcome, completed_at, owner, lease_until, and no JSON string can hold an unescaped
--- quote, so the last match of CLAIMED_TAIL is those fields. nil when the claim is not claimed.
+-- storage._codec would write it: the fields after ``detail`` are always status, outcome,
+-- completed_at, owner, lease_until, epoch, and no JSON string can hold an unescaped quote,
+-- so the last match of CLAIMED_TAIL is those fields. nil when the claim is not claimed.
 local function completed_in_place(cur, outcome, at)
   local found, from = nil, 1
   while true do
@@ -227,21 +228,24 @@ end
 local afters = {}
 for i, done in ipairs(c.completions) do
   local cur = redis.call('HGET', done.hash, done.key)
-  if done.before then  -- the caller read the claim and completed it itself
-    if not cur then
-      if done.before == '' then
-        return {'missing', tostring(i)}
-      end
+  if not cur then
+    if done.before and done.before ~= '' then
       return {'changed'}
     end
+    return {'missing', tostring(i)}
+  end
+  if done.owner then  -- fenced: only the claim's current owner at its current epoch
+    local held = cjson.decode(cur)
+    if held.owner ~= done.owner or (tonumber(held.epoch) or 0) ~= tonumber(done.epoch) then
+      return {'fenced', tostring(i), cur}
+    end
+  end
+  if done.before then  -- the caller read the claim and completed it itself
     if cur ~= done.before then
       return {'changed'}
     end
     afters[i] = done.after
   else
-    if not cur then
-      return {'missing', tostring(i)}
-    end
     afters[i] = completed_in_place(cur, done.outcome, done.at)
     if not afters[i] then
       return {'changed'}

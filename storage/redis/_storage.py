@@ -176,15 +176,8 @@ class RedisStorage(RedisClaims, RedisPrune, RedisEdge):
                 return None
             if kind == "claimed":
                 return codec.loads(ClaimRecord, reply[1])
-            if kind == "conflict":
-                assert change.snapshot is not None
-                raise SnapshotVersionConflict(change.snapshot.run_id, change.snapshot.version - 1)
-            if kind == "missing":
-                done = change.completions[int(reply[1]) - 1]
-                raise KeyError(
-                    f"no claim {done.key!r} on run {done.run_id!r} to complete: "
-                    "claim() it before completing it"
-                )
+            if kind in ("conflict", "missing", "fenced"):
+                raise change_args.refusal(change, kind, reply)
             # "changed": a claim to complete is not as the script expects: read, then send
             # the completed claims computed here
             async with self._r.pipeline(transaction=False) as pipe:

@@ -103,6 +103,7 @@ claims = sa.Table(
     sa.Column("completed_at", UTCDateTime(), nullable=True),
     sa.Column("owner", _ID, nullable=True),
     sa.Column("lease_until", UTCDateTime(), nullable=True),
+    sa.Column("epoch", sa.Integer(), nullable=False, server_default="0"),  # 0008
     sa.Index(None, "status", "lease_until"),  # take_over_expired_claims
     sa.Index(None, "status", "completed_at"),  # prune
 )
@@ -261,7 +262,8 @@ def approvals_query(run_ids: list[str], key: str | None = None) -> sa.Select[Any
 
 
 def take_over_query(owner: str, *, now: datetime, lease_until: datetime, limit: int) -> sa.Update:
-    """``UPDATE claims ... RETURNING`` giving ``owner`` up to ``limit`` expired claims.
+    """``UPDATE claims ... RETURNING`` giving ``owner`` up to ``limit`` expired claims, each
+    at the next lease epoch (the fencing token that makes the takeover final).
 
     PostgreSQL picks the rows ``FOR UPDATE SKIP LOCKED`` (a concurrent taker skips them, and the
     outer ``WHERE`` re-checks the lease on rows it waited for); SQLite has one writer at a time.
@@ -282,6 +284,6 @@ def take_over_query(owner: str, *, now: datetime, lease_until: datetime, limit: 
     return (
         claims.update()
         .where(claims.c.run_id == pick.c.run_id, claims.c.key == pick.c.key, expired)
-        .values(owner=owner, lease_until=lease_until)
+        .values(owner=owner, lease_until=lease_until, epoch=claims.c.epoch + 1)
         .returning(*claims.c)
     )

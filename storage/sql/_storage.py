@@ -211,11 +211,14 @@ class SQLStorage(SQLEdgeRecords):
         )
         return await self._db.read(lambda conn: self._claims(conn, stmt))
 
-    async def renew_lease(self, run_id: str, key: str, owner: str, lease_until: datetime) -> bool:
-        stmt = (
+    async def renew_lease(
+        self, run_id: str, key: str, owner: str, lease_until: datetime, *, epoch: int = 0
+    ) -> bool:
+        stmt = (  # the fence is in the statement that writes
             claims.update()
             .where(claims.c.run_id == run_id, claims.c.key == key)
-            .where(claims.c.owner == owner, claims.c.status == "claimed")
+            .where(claims.c.owner == owner, claims.c.epoch == epoch)
+            .where(claims.c.status == "claimed")
             .values(lease_until=lease_until)
         )
 

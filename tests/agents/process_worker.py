@@ -2,11 +2,13 @@
 
 Each invocation builds a NEW agent over the storage URL (as a restarted bot would), does one
 thing, prints one JSON line, and exits. Tool executions are appended to ``$EXEC_LOG`` so the
-parent test can count them across processes.
+parent test can count them across processes, and so are the model's answers after a decided
+call (``model``), to count how often the model was told an outcome.
 
     start URL [supervisor]          run until the approval; prints run_id and pending
     list URL                        list_suspended_runs
-    approve URL RUN_ID CALL_ID WHO  approve (waits for ``$GO_FILE`` first when set)
+    approve URL RUN_ID CALL_ID WHO  approve (waits for ``$GO_FILE`` first when set; the tool
+                                    logs ``started`` and waits for ``$BLOCK_UNTIL`` when set)
     decline URL RUN_ID CALL_ID      decline with a reason
     hang URL RUN_ID                 approve a call whose tool hangs after it started (to be killed)
     recover URL                     recover_interrupted_runs(), retried until it finds a run
@@ -22,6 +24,7 @@ import asyncio
 import json
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -45,8 +48,23 @@ def _log(event: str, **fields: Any) -> None:
 
 
 async def _delete(input: DeleteInput, ctx: ToolContext) -> dict[str, Any]:
+    block = os.environ.get("BLOCK_UNTIL")
+    if block:  # started, then wait for the parent (which may SIGSTOP this process meanwhile)
+        _log("started", id=input.id, key=ctx.idempotency_key)
+        while not await asyncio.to_thread(Path(block).exists):  # noqa: ASYNC110
+            await asyncio.sleep(0.02)
     _log("executed", id=input.id, key=ctx.idempotency_key)
     return {"deleted": input.id}
+
+
+def _told(item: Any) -> Callable[[Any], Any]:
+    """A script item that logs each time the model is asked for it (after a tool's outcome)."""
+
+    def answer(request: Any) -> Any:
+        _log("model")
+        return item
+
+    return answer
 
 
 async def _hanging_delete(input: DeleteInput, ctx: ToolContext) -> dict[str, Any]:
@@ -129,7 +147,7 @@ async def main(argv: list[str]) -> dict[str, Any]:
         run_id, call_id = argv[2], argv[3]
         agent = build(
             url,
-            [reply("Deleted 42.")],
+            [_told(reply("Deleted 42."))],
             [reply("inner done")] if supervisor else None,
             idempotent=idempotent,
         )
@@ -153,7 +171,7 @@ async def main(argv: list[str]) -> dict[str, Any]:
         await agent.approve_tool_call_generate(run_id=argv[2])
         return {"error": "not killed"}
     if command == "recover":
-        agent = build(url, [reply("Recovered.")], idempotent=idempotent)
+        agent = build(url, [_told(reply("Recovered."))], idempotent=idempotent)
         streams = await agent.recover_interrupted_runs()
         async with asyncio.timeout(60):  # a running bot calls it every half lease
             while not streams and os.environ.get("WAIT"):

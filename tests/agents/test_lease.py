@@ -26,11 +26,13 @@ class FlakyRenewals(InMemoryStorage):
         super().__init__()
         self.refused = 0
 
-    async def renew_lease(self, run_id: str, key: str, owner: str, lease_until: datetime) -> bool:
+    async def renew_lease(
+        self, run_id: str, key: str, owner: str, lease_until: datetime, *, epoch: int = 0
+    ) -> bool:
         if not self.refused:
             self.refused += 1
             raise StorageUnavailable("fake://", ConnectionError("down"))
-        return await super().renew_lease(run_id, key, owner, lease_until)
+        return await super().renew_lease(run_id, key, owner, lease_until, epoch=epoch)
 
 
 async def _run_slow_tool(store: InMemoryStorage) -> list[datetime | None]:

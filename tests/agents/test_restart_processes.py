@@ -126,7 +126,7 @@ async def test_a_process_killed_mid_execution_never_silently_runs_the_tool_twice
     proc.send_signal(signal.SIGKILL)
     await proc.wait()
 
-    # Restarted at once: the claim is taken over as soon as its 1 s lease lapses.
+    # Restarted at once: the claim is taken over once its 1 s lease lapsed by one more lease.
     recovered = await worker.run("recover", IDEMPOTENT=idempotent, LEASE="1", WAIT="1")
     [result] = recovered["results"]
     assert result["text"] == "Recovered."

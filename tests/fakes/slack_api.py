@@ -50,6 +50,7 @@ class PostedMessage:
     text: str
     blocks: list[dict[str, Any]]
     updates: int = 0
+    metadata: dict[str, Any] | None = None
 
 
 @dataclass
@@ -223,8 +224,24 @@ class FakeSlackAPI:
                 thread_ts=args.get("thread_ts"),
                 text=args.get("text") or "",
                 blocks=list(args.get("blocks") or []),
+                metadata=args.get("metadata") or None,
             )
             return {"ok": True, "channel": args.get("channel"), "ts": ts, "message": message}
+        if method == "conversations.replies":
+            root = str(args.get("ts"))
+            with_metadata = str(args.get("include_all_metadata")).lower() in ("1", "true")
+            replies = [
+                {
+                    "type": "message",
+                    "ts": m.ts,
+                    "thread_ts": m.thread_ts,
+                    "text": m.text,
+                    **({"metadata": m.metadata} if with_metadata and m.metadata else {}),
+                }
+                for m in self.messages.values()
+                if m.channel == str(args.get("channel")) and root in (m.ts, m.thread_ts)
+            ]
+            return {"ok": True, "messages": replies, "has_more": False}
         if method == "chat.update":
             old = self.messages.get(str(args.get("ts")))
             if old is None:
@@ -236,6 +253,7 @@ class FakeSlackAPI:
                 text=args.get("text") or old.text,
                 blocks=list(args["blocks"]) if "blocks" in args else old.blocks,
                 updates=old.updates + 1,
+                metadata=old.metadata,
             )
             return {"ok": True, "channel": args.get("channel"), "ts": args.get("ts")}
         if method == "chat.postEphemeral":

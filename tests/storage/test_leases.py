@@ -50,10 +50,10 @@ async def test_expired_and_leaseless_claims_are_taken_over_once(storage: Storage
         ("run-1", "expired#0", "B", at(80)),
         ("run-2", "old#0", "B", at(80)),
     ]
-    assert taken[0] == claim("run-1", "expired#0", second=1, owner="B", lease_until=at(80))
+    assert taken[0] == claim("run-1", "expired#0", second=1, owner="B", lease_until=at(80), epoch=1)
     assert await storage.take_over_expired_claims("C", now=at(50), lease_until=at(90)) == []
     assert await storage.renew_lease("run-1", "expired#0", "A", at(200)) is False
-    assert await storage.renew_lease("run-1", "expired#0", "B", at(200)) is True
+    assert await storage.renew_lease("run-1", "expired#0", "B", at(200), epoch=1) is True
     assert {c.key: c.owner for c in await storage.list_claims("run-1")} == {
         "expired#0": "B",
         "live#0": "A",

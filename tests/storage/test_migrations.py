@@ -17,11 +17,11 @@ from alembic.script import ScriptDirectory
 from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import create_async_engine
 
-from storage import SQLStorage, create_storage, utcnow
+from storage import Completion, SQLStorage, StaleLease, StateChange, create_storage, utcnow
 from storage.sql._migrate import alembic_config
 from storage.sql._schema import VERSION_TABLE, metadata
 from tests.backends import POSTGRES_ENV, unique_url
-from tests.storage.records import T0
+from tests.storage.records import T0, at
 
 TABLES = {
     "snapshots",
@@ -325,3 +325,85 @@ async def test_upgrade_to_0007_gives_a_card_without_workspace_its_threads_team(
         await store.close()
 
     assert card is not None and (card.team, card.thread_ts) == ("T9", "0.5")
+
+
+async def test_upgrade_to_0008_reads_old_claims_at_epoch_zero_and_fences_them(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "v7.db"
+    engine = create_async_engine(f"sqlite+aiosqlite:///{path}")
+    async with engine.begin() as conn:
+        await conn.run_sync(lambda c: command.upgrade(alembic_config(c), "0007"))
+        await conn.exec_driver_sql(
+            "INSERT INTO claims VALUES ('run-1', 'k#0', 'k', 'approved', 'U1', "
+            "'2026-01-01 12:00:00.000000', '{}', 'claimed', NULL, NULL, 'A', "
+            "'2026-01-01 12:00:00.000000')"
+        )
+    await engine.dispose()
+
+    store = SQLStorage(f"sqlite+aiosqlite:///{path}")
+    try:
+        [old] = await store.list_claims("run-1")
+        [taken] = await store.take_over_expired_claims("B", now=at(1), lease_until=at(60))
+        stale = Completion(run_id="run-1", key="k#0", outcome={}, owner="A", epoch=0)
+        with pytest.raises(StaleLease):
+            await store.commit(StateChange(completions=[stale]))
+        renewed = await store.renew_lease("run-1", "k#0", "A", at(90), epoch=0)
+    finally:
+        await store.close()
+
+    assert (old.owner, old.epoch) == ("A", 0)
+    assert (taken.owner, taken.epoch) == ("B", 1)
+    assert renewed is False
+
+
+async def test_0008_downgrades_and_upgrades_again(tmp_path: Path) -> None:
+    path = tmp_path / "cycle.db"
+    engine = create_async_engine(f"sqlite+aiosqlite:///{path}")
+    async with engine.begin() as conn:
+        await conn.run_sync(lambda c: command.upgrade(alembic_config(c), "head"))
+        await conn.run_sync(lambda c: command.downgrade(alembic_config(c), "0007"))
+        columns = await conn.exec_driver_sql("SELECT name FROM pragma_table_info('claims')")
+        assert "epoch" not in {row[0] for row in columns}
+        await conn.run_sync(lambda c: command.upgrade(alembic_config(c), "head"))
+    await engine.dispose()
+    assert _sqlite_state(path)[1] == [HEAD]
+
+
+@pytest.mark.skipif(not os.environ.get(POSTGRES_ENV), reason=f"{POSTGRES_ENV} unset")
+async def test_0008_on_postgres_fences_in_countersign_commit_and_downgrades_to_0005s(
+    tmp_path: Path,
+) -> None:
+    from sqlalchemy import text
+
+    from storage.sql._engine import create_engine
+
+    def commit_function(schema: str) -> str:
+        return (
+            "SELECT prosrc FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace"
+            f" WHERE proname = 'countersign_commit' AND nspname = '{schema}'"
+        )
+
+    async with unique_url("postgres", tmp_path) as url:
+        engine, schema = create_engine(url)
+        assert schema is not None
+        try:
+            async with engine.begin() as conn:
+                await conn.exec_driver_sql(f'CREATE SCHEMA IF NOT EXISTS "{schema}"')
+                await conn.run_sync(lambda c: command.upgrade(alembic_config(c), "head"))
+                fenced = (await conn.execute(text(commit_function(schema)))).scalar_one()
+                await conn.run_sync(lambda c: command.downgrade(alembic_config(c), "0007"))
+                before = (await conn.execute(text(commit_function(schema)))).scalar_one()
+                columns = await conn.execute(
+                    text(
+                        "SELECT column_name FROM information_schema.columns"
+                        f" WHERE table_schema = '{schema}' AND table_name = 'claims'"
+                    )
+                )
+                assert "epoch" not in set(columns.scalars())
+                await conn.run_sync(lambda c: command.upgrade(alembic_config(c), "head"))
+        finally:
+            await engine.dispose()
+
+    assert "CS423" in fenced and "epoch" in fenced
+    assert "CS423" not in before

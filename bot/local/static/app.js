@@ -11,6 +11,8 @@ const state = {
   pane: "channel", // or "home"
   viewKey: "",
   homeKey: "",
+  seen: new Set(), // ts of the ephemeral notes already seen
+  seenUser: null,
 };
 
 const TEXT = {
@@ -41,7 +43,7 @@ function messageNode(message, replies) {
     (bot ? '<span class="app">APP</span> ' : "") + esc(clock(message.ts))));
   if (message.ephemeral) body.appendChild(el("div", "only-you", "Only visible to you"));
   if (message.blocks.length) {
-    body.appendChild(renderBlocks(message.blocks, (element, b) => click(message, element, b)));
+    body.appendChild(renderBlocks(message.blocks, (element, b, block) => click(message, element, b, block)));
     const hint = selfApprovalHint(message);
     if (hint) body.appendChild(el("div", "self-hint", esc(hint)));
   } else {
@@ -56,13 +58,15 @@ function messageNode(message, replies) {
   return node;
 }
 
-// The bot refuses self-approval by default: on the requester's own pending card, say who can
-// decide it here (a hint of this page only; the bot's rules decide).
+// Where the policy in force forbids self-approval the card says so (its context block
+// "approval-context-not-self"): on the requester's own pending card, say who can decide it
+// here (a hint of this page only; the bot's rules decide).
 function selfApprovalHint(message) {
   const data = state.data;
   const approve = message.blocks.some((b) => (b.elements || []).some((e) => e.action_id === data.approve_action));
+  const notSelf = message.blocks.some((b) => b.block_id === "approval-context-not-self");
   const root = data.messages.find((m) => m.ts === message.thread_ts);
-  if (!approve || !root || root.bot_id || root.user !== state.user) return "";
+  if (!approve || !notSelf || !root || root.bot_id || root.user !== state.user) return "";
   const others = data.people.filter((p) => p.id !== state.user).map((p) => p.name);
   return others.length ? TEXT.selfApproval(others.join(" or ")) : "";
 }
@@ -96,6 +100,20 @@ function render() {
   }
   renderHome(data.home);
   renderView(data.views[data.views.length - 1]);
+  noticeEphemerals(data);
+}
+
+// A new ephemeral note for this person (e.g. "already approved by @alex" after losing a race)
+// is also shown in the banner: it may land in a thread that is not open.
+function noticeEphemerals(data) {
+  const fresh = data.messages.filter((m) => m.ephemeral && !state.seen.has(m.ts));
+  fresh.forEach((m) => state.seen.add(m.ts));
+  if (state.seenUser !== data.user) {
+    state.seenUser = data.user; // notes from before this page (or this person) are old news
+    return;
+  }
+  const last = fresh[fresh.length - 1];
+  if (last) showNotice(el("div", "", mrkdwn(last.text)).textContent);
 }
 
 function showPane(pane) {
@@ -134,7 +152,7 @@ function renderHome(home) {
 async function clickHome(element, b, block) {
   if (element.confirm && !(await confirmDialog(element.confirm))) return;
   b.disabled = true;
-  await send("/_local/home/actions", { block_id: block.block_id, action_id: element.action_id });
+  await send("/_local/home/actions", { block_id: block.block_id, action_id: element.action_id, value: element.value });
 }
 
 // A permalink (from chat.getPermalink) points at this page: #thread=<ts> opens that thread.
@@ -142,6 +160,16 @@ function followLink(hash) {
   const match = /^#thread=([0-9.]+)/.exec(hash || "");
   if (match) openThread(match[1]);
   return Boolean(match);
+}
+
+// A message link as Slack builds them (/archives/<channel>/p<ts>?thread_ts=<ts>) on this page's
+// workspace URL: the thread opens in place (the server redirects a link opened elsewhere).
+function followArchiveLink(link) {
+  const match = /^\/archives\/[A-Z0-9]+\/p(\d+)$/.exec(link.pathname);
+  if (!match) return false;
+  const digits = match[1];
+  openThread(link.searchParams.get("thread_ts") || `${digits.slice(0, -6)}.${digits.slice(-6)}`);
+  return true;
 }
 
 // -- talking to the emulator ---------------------------------------------------------------
@@ -178,11 +206,17 @@ function showNotice(text) {
   showNotice.timer = setTimeout(() => notice.classList.add("hidden"), 8000);
 }
 
-async function click(message, element, b) {
+// The button is sent as this page shows it: if someone decided first (another tab, another
+// person), the bot gets the click anyway, as from a Slack client not refreshed yet, and its
+// ephemeral answer says who won.
+async function click(message, element, b, block) {
   if (element.confirm && !(await confirmDialog(element.confirm))) return;
   b.disabled = true;
   try {
-    await send("/_local/actions", { ts: message.ts, action_id: element.action_id });
+    await send("/_local/actions", {
+      ts: message.ts, action_id: element.action_id, value: element.value,
+      block_id: block ? block.block_id : undefined,
+    });
   } finally {
     setTimeout(() => { b.disabled = false; }, 300);
   }
@@ -303,14 +337,16 @@ $("home-link").addEventListener("click", openHome);
 $("channel-link").addEventListener("click", () => showPane("channel"));
 $("home").addEventListener("click", (event) => {
   const link = event.target.closest("a[href]");
-  if (link && link.origin === location.origin && followLink(link.hash)) event.preventDefault();
+  if (!link || link.origin !== location.origin) return;
+  if (followArchiveLink(new URL(link.href)) || followLink(link.hash)) event.preventDefault();
 });
 window.addEventListener("hashchange", () => followLink(location.hash));
 $("user-select").addEventListener("change", (event) => {
   state.user = event.target.value;
   localStorage.setItem("countersign.user", state.user);
   state.since = -1;
-  state.viewKey = "";
+  state.viewKey = null; // whatever is open is the other person's: never keep it on screen
+  renderView(undefined);
   state.homeKey = "";
   $("home-blocks").textContent = "";
   if (state.pane === "home") openHome();

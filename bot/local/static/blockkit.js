@@ -2,14 +2,20 @@
 // modals (state values shaped as Slack sends them in view_submission).
 "use strict";
 
+// Slack emoji shortcodes the bot's messages use (bot/slack/_messages.py and the like), and a
+// few common ones; an unknown shortcode stays as text, as Slack shows a missing custom emoji.
 const EMOJI = {
-  lock: "🔒", white_check_mark: "✅", no_entry_sign: "🚫", question: "❓", warning: "⚠️",
-  hourglass: "⌛", hourglass_flowing_sand: "⏳", x: "❌", eyes: "👀", memo: "📝",
-  pencil: "✏️", pencil2: "✏️", robot_face: "🤖", heavy_check_mark: "✔️", lock_with_ink_pen: "🔏",
-  alarm_clock: "⏰", information_source: "ℹ️", bust_in_silhouette: "👤", tada: "🎉",
-  stopwatch: "⏱️", clock3: "🕒", calendar: "📆", mag: "🔍", money_with_wings: "💸",
-  ticket: "🎫", wastebasket: "🗑️", speech_balloon: "💬", key: "🔑", arrow_right: "➡️",
+  alarm_clock: "⏰", arrow_down: "⬇️", arrow_left: "⬅️", arrow_right: "➡️", arrow_up: "⬆️",
+  arrows_counterclockwise: "🔄", bell: "🔔", bust_in_silhouette: "👤", calendar: "📆", clock3: "🕒",
+  eyes: "👀", gear: "⚙️", hand: "✋", heavy_check_mark: "✔️", hourglass: "⌛",
+  hourglass_flowing_sand: "⏳", information_source: "ℹ️", key: "🔑", leftwards_arrow_with_hook: "↩️",
+  link: "🔗", lock: "🔒", lock_with_ink_pen: "🔏", mag: "🔍", memo: "📝", money_with_wings: "💸",
+  no_entry: "⛔", no_entry_sign: "🚫", pencil: "✏️", pencil2: "✏️", point_right: "👉", point_up: "☝️",
+  question: "❓", repeat: "🔁", robot_face: "🤖", rotating_light: "🚨", scissors: "✂️", sparkles: "✨",
+  speech_balloon: "💬", stopwatch: "⏱️", tada: "🎉", thumbsup: "👍", ticket: "🎫", warning: "⚠️",
+  wastebasket: "🗑️", white_check_mark: "✅", x: "❌", zap: "⚡",
 };
+const emoji = (html) => html.replace(/:([a-z0-9_+-]+):/g, (m, n) => EMOJI[n] || m);
 
 const $ = (id) => document.getElementById(id);
 const el = (tag, cls, html) => {
@@ -63,12 +69,14 @@ function mrkdwn(raw) {
   s = s.replace(/(^|[^\w*])\*([^*\n]+)\*(?![\w*])/g, "$1<b>$2</b>");
   s = s.replace(/(^|[^\w_])_([^_\n]+)_(?![\w_])/g, "$1<i>$2</i>");
   s = s.replace(/(^|[^\w~])~([^~\n]+)~(?![\w~])/g, "$1<s>$2</s>");
-  s = s.replace(/:([a-z0-9_+-]+):/g, (m, n) => EMOJI[n] || m);
+  s = emoji(s);
   s = s.replace(/\n/g, "<br>");
   return s.replace(/\u0000(\d+)\u0000/g, (_, i) => slots[Number(i)]);
 }
 
-const textObject = (t) => (!t ? "" : t.type === "mrkdwn" ? mrkdwn(t.text) : esc(t.text));
+// plain_text shows shortcodes as emoji too (its "emoji" flag defaults to true), unless turned off.
+const textObject = (t) => (!t ? "" : t.type === "mrkdwn" ? mrkdwn(t.text)
+  : t.emoji === false ? esc(t.text) : emoji(esc(t.text)));
 
 // -- Block Kit -----------------------------------------------------------------------------
 function button(element, onClick) {

@@ -23,6 +23,8 @@ FIELDS_LIMIT = 10
 """Slack's limit on a section's fields."""
 SHORT_VALUE = 200
 """Longest value (as JSON) shown as a field; longer arguments go in a code block."""
+KEY_LIMIT = 60
+"""Longest argument name shown as a field's label."""
 CODE_LIMIT = 2900
 """The code block of a card's arguments (room left for its label)."""
 MODAL_BLOCKS = 95
@@ -66,13 +68,29 @@ class ArgsView:
 
 
 def field_value(value: Any) -> str | None:
-    """The inline-code text of a flat short value, or None when it does not fit a field."""
+    """The inline-code text of a flat short value, or None when it does not fit a field.
+
+    A string is shown as it is (an empty or blank one as its JSON, ``""``, so it is seen)."""
     if isinstance(value, (dict, list)):
         return None
-    text = reveal(value) if isinstance(value, str) else json.dumps(value, default=str)
-    if len(text) > SHORT_VALUE or "`" in text or "\n" in text or not text.strip():
+    if isinstance(value, str):
+        text = reveal(value) if value.strip() else json.dumps(value)
+    else:
+        text = json.dumps(value, default=str)
+    if len(text) > SHORT_VALUE or "`" in text or "\n" in text:
         return None
     return f"`{escape(text)}`"
+
+
+def field_key(key: Any) -> str | None:
+    """An argument's name as a field's label: bold, or inline code when it holds mrkdwn's
+    formatting characters (``record_id`` stays ``record_id``); None when it cannot be a label."""
+    name = reveal(str(key))
+    if not name.strip() or len(name) > KEY_LIMIT or "`" in name or "\n" in name:
+        return None
+    if any(c in name for c in "*_~"):
+        return f"`{escape(name)}`"
+    return f"*{escape(name)}*"
 
 
 def _fields(args: dict[str, Any]) -> list[MarkdownTextObject] | None:
@@ -80,11 +98,10 @@ def _fields(args: dict[str, Any]) -> list[MarkdownTextObject] | None:
         return None
     fields = []
     for key, value in args.items():
-        shown = field_value(value)
-        name = reveal(str(key))
-        if shown is None or len(name) > 60 or any(c in name for c in "*_~`\n"):
+        shown, name = field_value(value), field_key(key)
+        if shown is None or name is None:
             return None
-        fields.append(MarkdownTextObject(text=f"*{escape(name)}*\n{shown}"))
+        fields.append(MarkdownTextObject(text=f"{name}\n{shown}"))
     return fields
 
 

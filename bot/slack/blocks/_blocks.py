@@ -22,7 +22,7 @@ from slack_sdk.models.blocks import (
 
 import bot.slack._messages as msg
 from bot.slack._ids import PROVIDE_ACTION, SUSPENSION_BLOCK
-from bot.slack.blocks._args import as_json, reveal
+from bot.slack.blocks._args import args_view, as_json, reveal
 from bot.slack.blocks._card import (
     FALLBACK_LIMIT,
     CardView,
@@ -31,11 +31,11 @@ from bot.slack.blocks._card import (
     approval_fallback,
     decided_card,
     decided_fallback,
-    replaced_card,
     slack_date,
 )
 from bot.slack.blocks._mrkdwn import code_block, escape, escape_truncated, mention
 from bot.slack.blocks._refs import ApprovalRef
+from bot.slack.blocks._replaced import replaced_card
 
 __all__ = [
     "FALLBACK_LIMIT",
@@ -53,12 +53,15 @@ __all__ = [
     "question_fallback",
     "replaced_card",
     "slack_date",
+    "superseded_question",
 ]
 
 SECTION_LIMIT = 3000
 """Slack's limit on a section's text."""
 TEXT_LIMIT = 39000
 """Stay under Slack's 40,000-character message ``text``."""
+REPLY_LIMIT = 1000
+"""The thread reply shown under an answered question (cut beyond it)."""
 _NAME_LIMIT = 80
 
 
@@ -102,21 +105,37 @@ def answered_question(
     by: str,
     at: datetime,
     answer: Any = None,
+    *,
+    reply: str | None = None,
 ) -> list[Block]:
-    """A question after someone answered: no button, the answer, who answered and when."""
+    """A question after someone answered: no button; the answer the tool received (its
+    ``resume_data``, fields like arguments), the thread ``reply`` it came from, who and when."""
     line = msg.ANSWERED_BY.format(who=mention(by), when=slack_date(at))
     blocks = question_blocks(tool_name, suspend_payload)[:-1]  # without the reply hint
     if answer is not None:
-        blocks.append(_answer_section(answer))
+        blocks.extend(_answer_blocks(answer))
+    if reply and reply.strip():
+        quoted = escape_truncated(reveal(reply.strip()), REPLY_LIMIT)
+        blocks.append(
+            SectionBlock(text=MarkdownTextObject(text=msg.FROM_REPLY.format(reply=quoted)))
+        )
     return [*blocks, ContextBlock(elements=[MarkdownTextObject(text=line)])]
 
 
-def _answer_section(answer: Any) -> SectionBlock:
+def superseded_question(tool_name: str, suspend_payload: dict[str, Any] | None) -> list[Block]:
+    """A question asked again further down the thread: no button here (the new one has it)."""
+    blocks = question_blocks(tool_name, suspend_payload)[:-1]  # without the reply hint
+    return [*blocks, ContextBlock(elements=[MarkdownTextObject(text=msg.ASKED_AGAIN_BELOW)])]
+
+
+def _answer_blocks(answer: Any) -> list[Block]:
+    if isinstance(answer, dict):
+        return list(args_view(msg.ANSWER_LABEL, answer).blocks)
     if isinstance(answer, str):
         body = escape_truncated(reveal(answer), SECTION_LIMIT - 20)
     else:
         body = code_block(as_json(answer), SECTION_LIMIT - 20)
-    return SectionBlock(text=MarkdownTextObject(text=msg.ANSWER_LABEL + "\n" + body))
+    return [SectionBlock(text=MarkdownTextObject(text=msg.ANSWER_LABEL + "\n" + body))]
 
 
 def question_fallback(tool_name: str, suspend_payload: dict[str, Any] | None) -> str:

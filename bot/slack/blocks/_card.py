@@ -37,8 +37,8 @@ from bot.slack._ids import (
     SHOW_ALL_ACTION,
     WITHDRAW_ACTION,
 )
-from bot.slack.blocks._args import args_view, changed_keys, field_value, reveal
-from bot.slack.blocks._mrkdwn import escape, escape_truncated, mention
+from bot.slack.blocks._args import args_view, changed_keys, field_key, field_value, reveal
+from bot.slack.blocks._mrkdwn import escape_truncated, mention
 from bot.slack.blocks._refs import ApprovalRef
 
 HEADER_LIMIT = 150
@@ -47,6 +47,10 @@ FALLBACK_LIMIT = 300
 """Notification text is short."""
 SHOW_ALL_BLOCK = "approval-args"
 """``block_id`` of the "Show all" button."""
+NOT_SELF_BLOCK = "approval-context-not-self"
+"""``block_id`` of a pending card's context line when the policy in force forbids its requester
+to approve it (absent where self-approval is allowed): what a client such as the local
+workspace reads to hint "you asked for this", instead of assuming the default."""
 _NAME_LIMIT = 80
 
 
@@ -65,7 +69,7 @@ class CardView:
     agent_path: tuple[str, ...] = field(default_factory=tuple)
     """The chain of agents, when a sub-agent asks."""
     title: str | None = None
-    """The tool's human title (else its description); None: the header names ``tool_name``."""
+    """The tool's human title, else its id (SPEC 2); None: the header names ``tool_name``."""
     server: str | None = None
     """For an MCP tool: its server (``github``), shown as ``github · create_issue``."""
     remote_name: str | None = None
@@ -91,6 +95,14 @@ class Decided:
     """Slack user id of who decided (None: the system, e.g. expiry)."""
     at: datetime
     """When (timezone-aware)."""
+    approvers: tuple[str, ...] = ()
+    """A quorum call's approvers, in the order they approved (``by`` is the last); empty:
+    ``by`` alone decided."""
+
+    @property
+    def deciders(self) -> tuple[str | None, ...]:
+        """Who the card names as having decided, in order."""
+        return self.approvers or (self.by,)
 
 
 def slack_date(at: datetime) -> str:
@@ -99,7 +111,7 @@ def slack_date(at: datetime) -> str:
 
 
 def card_title(card: CardView) -> str:
-    """The tool's name for people: its title, else its description, else its id."""
+    """The tool's name for people: its title, else its id (the description is never a name)."""
     title = (card.title or "").strip().splitlines()
     return reveal(title[0] if title else card.tool_name)
 
@@ -137,14 +149,29 @@ def approver_mention(approver: str) -> str:
     return mention(approver)
 
 
-def _who_may_approve(rules: CardRules) -> str:
+def _who_may_approve(card: CardView) -> str:
+    """Who may approve, as the policy in force says (``CardRules``): the requester is named as
+    excluded only when self-approval is off for this call."""
+    rules = card.rules
     if rules.approvers:
         text = msg.APPROVERS_LIST.format(
             who=", ".join(approver_mention(a) for a in rules.approvers[:20])
         )
     else:
         text = msg.APPROVERS_ANYONE
-    return text if rules.allow_self_approval else text + msg.APPROVERS_NOT_SELF
+    if rules.allow_self_approval:
+        return text
+    if card.requester and mention(card.requester).startswith("<@"):
+        return text + msg.APPROVERS_NOT_SELF_NAMED.format(user=card.requester)
+    return text + msg.APPROVERS_NOT_SELF
+
+
+def names(users: tuple[str | None, ...]) -> str:
+    """``<@U1>``, ``<@U1> and <@U2>``, ``<@U1>, <@U2> and <@U3>``: people in order."""
+    shown = [mention(u) for u in users[:20]]
+    if len(shown) <= 1:
+        return shown[0] if shown else mention(None)
+    return msg.AND.format(rest=", ".join(shown[:-1]), last=shown[-1])
 
 
 def quorum_progress(card: CardView) -> str | None:
@@ -170,13 +197,17 @@ def _context(card: CardView, *, pending: bool) -> ContextBlock:
     if len(card.agent_path) > 1:
         parts.append(msg.ASKED_VIA.format(path=_code_name(" → ".join(card.agent_path))))
     if pending:
-        parts.append(_who_may_approve(card.rules))
+        parts.append(_who_may_approve(card))
         progress = quorum_progress(card)
         if progress:
             parts.append(progress)
         if card.expires_at is not None:
             parts.append(msg.EXPIRES.format(when=slack_date(card.expires_at)))
-    return ContextBlock(elements=[MarkdownTextObject(text=p[:3000]) for p in parts])
+    not_self = pending and not card.rules.allow_self_approval
+    return ContextBlock(
+        block_id=NOT_SELF_BLOCK if not_self else None,
+        elements=[MarkdownTextObject(text=p[:3000]) for p in parts],
+    )
 
 
 def _show_all(card: CardView) -> ActionsBlock:
@@ -215,11 +246,11 @@ def _changes(original: dict[str, Any], edited: dict[str, Any]) -> SectionBlock |
     fields = []
     for key in keys:
         was, now = field_value(original.get(key)), field_value(edited.get(key))
-        name = reveal(key)
-        if was is None or now is None or len(name) > 60 or any(c in name for c in "*_~`\n"):
+        name = field_key(key)
+        if was is None or now is None or name is None:
             return None
-        fields.append(MarkdownTextObject(text=msg.CHANGED_WAS.format(key=escape(name), value=was)))
-        fields.append(MarkdownTextObject(text=msg.CHANGED_NOW.format(key=escape(name), value=now)))
+        fields.append(MarkdownTextObject(text=msg.CHANGED_WAS.format(key=name, value=was)))
+        fields.append(MarkdownTextObject(text=msg.CHANGED_NOW.format(key=name, value=now)))
     return SectionBlock(text=MarkdownTextObject(text=msg.CHANGED_LABEL), fields=fields)
 
 
@@ -325,8 +356,12 @@ def decided_card(card: CardView, decided: Decided) -> list[Block]:
     kind = _shown_kind(decision)
     header = _HEADERS.get(kind, msg.HEADER_INTERRUPTED)
     line = _LINES.get(kind, msg.INTERRUPTED_CARD).format(
-        who=mention(decided.by), when=slack_date(decided.at)
+        who=names(decided.deciders), when=slack_date(decided.at)
     )
+    if kind == "approve" and len(decided.approvers) > 1:
+        count = len(decided.approvers)
+        needed = max(card.rules.approvals_required, count)
+        line += " · " + msg.QUORUM.format(count=count, needed=needed)
     if decision is not None and decision.kind == "decline" and decision.reason:
         line += "\n" + msg.DECIDED_REASON.format(reason=escape_truncated(decision.reason, 1000))
     edited = decision.args if decision is not None and decision.kind == "approve" else None
@@ -346,21 +381,10 @@ def decided_fallback(card: CardView, decided: Decided) -> str:
     kind = _shown_kind(decided.decision)
     if kind == "expire":
         return escape_truncated(msg.EXPIRED_FALLBACK.format(tool=_named(card)), FALLBACK_LIMIT)
+    who = [u for u in decided.deciders if u] or ["someone"]
     text = msg.DECIDED_FALLBACK.format(
         decision=_DECIDED_WORD.get(kind, kind).capitalize(),
-        who=decided.by or "someone",
+        who=msg.AND.format(rest=", ".join(who[:-1]), last=who[-1]) if who[1:] else who[0],
         tool=_named(card),
     )
     return escape_truncated(text, FALLBACK_LIMIT)
-
-
-def replaced_card(card: CardView, line: str) -> list[Block]:
-    """A card whose call was presented again on a new card (an edit that needs more approval,
-    or a tool that changed): the header says so, ``line`` why; no buttons."""
-    return [
-        _header(msg.HEADER_REPLACED, card),
-        _tool_section(card),
-        *_args(card, None),
-        SectionBlock(text=MarkdownTextObject(text=line)),
-        _context(card, pending=False),
-    ]

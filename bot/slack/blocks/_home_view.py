@@ -1,14 +1,16 @@
 """The App Home tab, "Waiting for you": a pure ``View`` builder and who has it open.
 
-Each pending approval is a section (its title, tool, requester and a link to its thread), the
+Each pending approval is a section (its title, tool, requester, a link to its thread and its
+arguments as on the card: fields when flat and short, else a code block, cut to fit), the
 context line of its card (who may approve, quorum, expiry) and the card's own buttons: the same
 action ids and opaque values, so the listeners and the single-use claim treat a click here like
-one on the card.
+one on the card. Four blocks per approval: ``HOME_ITEMS`` of them fit Slack's 100.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from slack_sdk.models.blocks import (
     Block,
@@ -22,6 +24,7 @@ from slack_sdk.models.blocks import (
 from slack_sdk.models.views import View
 
 import bot.slack._messages as msg
+from bot.slack.blocks._args import as_json, field_value, reveal
 from bot.slack.blocks._card import (
     CardView,
     card_title,
@@ -30,7 +33,7 @@ from bot.slack.blocks._card import (
     slack_date,
     tool_label,
 )
-from bot.slack.blocks._mrkdwn import escape, escape_truncated, mention
+from bot.slack.blocks._mrkdwn import code_block, escape, escape_truncated, mention
 
 HOME_BLOCK_LIMIT = 100
 """Slack's limit on blocks in a Home view."""
@@ -38,6 +41,10 @@ HOME_ITEMS = 24
 """Approvals listed at most (4 blocks each, under ``HOME_BLOCK_LIMIT``); the rest are counted."""
 HOME_BLOCK_PREFIX = "home-approval-"
 """``block_id`` prefix of each approval's buttons (block ids are unique within a view)."""
+HOME_ARGS_LIMIT = 600
+"""Characters of an approval's arguments shown as a code block (the card shows them all)."""
+HOME_FIELDS_LIMIT = 10
+"""Slack's limit on a section's fields: more arguments than this go in a code block."""
 _VIEWERS = 500
 
 
@@ -70,8 +77,9 @@ class HomeViewers:
         return tuple(self._users)
 
 
-def home_view(waiting: list[Waiting]) -> View:
-    """The "Waiting for you" Home view for ``waiting`` (newest first)."""
+def home_view(waiting: list[Waiting], *, more: bool = False) -> View:
+    """The "Waiting for you" Home view for ``waiting`` (newest first); ``more``: older ones
+    wait too, not listed (uncounted)."""
     blocks: list[Block] = [
         HeaderBlock(text=PlainTextObject(text=msg.HOME_HEADER)),
         ContextBlock(elements=[MarkdownTextObject(text=msg.HOME_INTRO)]),
@@ -81,25 +89,32 @@ def home_view(waiting: list[Waiting]) -> View:
     for n, item in enumerate(waiting[:HOME_ITEMS]):
         blocks += [DividerBlock(), *_item(item, n)]
     if len(waiting) > HOME_ITEMS:
-        more = msg.HOME_MORE.format(count=len(waiting) - HOME_ITEMS)
-        blocks.append(ContextBlock(elements=[MarkdownTextObject(text=more)]))
+        counted = msg.HOME_MORE.format(count=len(waiting) - HOME_ITEMS)
+        blocks.append(ContextBlock(elements=[MarkdownTextObject(text=counted)]))
+    elif more:
+        blocks.append(ContextBlock(elements=[MarkdownTextObject(text=msg.HOME_MORE_OLDER)]))
     return View(type="home", blocks=blocks)
 
 
 def _item(item: Waiting, n: int) -> list[Block]:
     card = item.card
-    fields = {
+    parts = {
         "title": escape_truncated(card_title(card), 150).replace("*", "∗"),
         "tool": "`" + escape_truncated(tool_label(card), 80).replace("`", "'") + "`",
         "who": mention(card.requester) if card.requester else escape("someone"),
     }
     text = (
-        msg.HOME_ITEM.format(link=item.link, **fields)
+        msg.HOME_ITEM.format(link=item.link, **parts)
         if item.link
-        else msg.HOME_ITEM_NO_LINK.format(**fields)
+        else msg.HOME_ITEM_NO_LINK.format(**parts)
     )
+    fields = _arg_fields(card.args)
+    if fields is None:
+        text += "\n" + _arg_code(card.args)
     context = [p for p in (quorum_progress(card), _expiry(card)) if p]
-    blocks: list[Block] = [SectionBlock(text=MarkdownTextObject(text=text[:3000]))]
+    blocks: list[Block] = [
+        SectionBlock(text=MarkdownTextObject(text=text[:3000]), fields=fields or None)
+    ]
     if context:
         blocks.append(ContextBlock(elements=[MarkdownTextObject(text=p[:3000]) for p in context]))
     blocks.append(decision_buttons(card, block_id=f"{HOME_BLOCK_PREFIX}{n}"))
@@ -108,3 +123,26 @@ def _item(item: Waiting, n: int) -> list[Block]:
 
 def _expiry(card: CardView) -> str | None:
     return None if card.expires_at is None else msg.EXPIRES.format(when=slack_date(card.expires_at))
+
+
+def _arg_fields(args: dict[str, Any]) -> list[MarkdownTextObject] | None:
+    """Flat short arguments as section fields (as on the card); None when they do not fit."""
+    if not args or len(args) > HOME_FIELDS_LIMIT:
+        return None if args else []
+    fields = []
+    for key, value in args.items():
+        shown = field_value(value)
+        name = reveal(str(key))
+        if shown is None or len(name) > 60 or any(c in name for c in "*_~`\n"):
+            return None
+        fields.append(MarkdownTextObject(text=f"*{escape(name)}*\n{shown}"))
+    return fields
+
+
+def _arg_code(args: dict[str, Any]) -> str:
+    """The arguments as a code block of at most ``HOME_ARGS_LIMIT`` characters, marked when cut."""
+    text = as_json(args)
+    block = code_block(text, HOME_ARGS_LIMIT)
+    if len(escape(text.replace("```", "`\u200b``"))) > HOME_ARGS_LIMIT - 6:
+        block += "\n" + msg.HOME_ARGS_CUT
+    return block

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import bot.slack._messages as msg
-from bot.slack.blocks._card import CardView, Decided, slack_date, tool_label
-from bot.slack.blocks._mrkdwn import escape_truncated, mention
+from bot.slack.blocks._card import CardView, Decided, names, slack_date, tool_label
+from bot.slack.blocks._mrkdwn import escape_truncated
 
 
 def reminder_key(run_id: str, tool_call_id: str) -> str:
@@ -29,4 +29,6 @@ def reminder_done(view: CardView, decided: Decided) -> str:
         "decline": msg.REMINDER_DECLINED,
         "expire": msg.REMINDER_EXPIRED,
     }.get(kind, msg.REMINDER_INTERRUPTED)
-    return template.format(tool=_tool(view), who=mention(decided.by), when=slack_date(decided.at))
+    return template.format(
+        tool=_tool(view), who=names(decided.deciders), when=slack_date(decided.at)
+    )

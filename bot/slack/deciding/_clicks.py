@@ -45,6 +45,7 @@ from bot.slack._ids import thread_id
 from bot.slack._services import Services
 from bot.slack.blocks._blocks import CardView, already_decided_text
 from bot.slack.blocks._refs import ApprovalRef
+from bot.slack.deciding._expiry import expire_call
 from bot.slack.deciding._workspace import Choice, choice_of
 from bot.slack.delivery._card_index import PostedCard
 from bot.slack.delivery._home import refresh_homes
@@ -179,6 +180,18 @@ async def _decide_recorded(services: Services, attempt: Attempt) -> None:
         if isinstance(outcome, ToolChanged):
             await _present_changed(services, attempt, outcome, card, thread)
             return
+        if isinstance(outcome, _TooLate):  # refused; the card flips to "Expired" now
+            await tell(services, attempt, msg.EXPIRED, thread_ts)
+            await expire_call(
+                services,
+                run_id=ref.run_id,
+                tool_call_id=ref.tool_call_id,
+                thread_id=thread.thread_id,
+                now=utcnow(),
+                card=card,
+                lock_held=True,
+            )
+            return
         await show_decided(  # reports its own failures in the thread
             services,
             attempt.decision,
@@ -190,6 +203,11 @@ async def _decide_recorded(services: Services, attempt: Attempt) -> None:
             card=card or _unrecorded_card(attempt, thread),
             lock_held=True,
         )
+
+
+@dataclass(frozen=True)
+class _TooLate:
+    """The call's ``expires_at`` passed before this decision (``ApprovalExpired``)."""
 
 
 @dataclass
@@ -278,9 +296,10 @@ async def tell(services: Services, attempt: Attempt, text: str, thread_ts: str |
 
 async def _decide(
     services: Services, attempt: Attempt, thread_ts: str
-) -> AgentStream | ToolChanged | str:
-    """The continuation stream, the call presented again (its tool changed), or the ephemeral
-    text explaining why nothing happened."""
+) -> AgentStream | ToolChanged | str | _TooLate:
+    """The continuation stream, the call presented again (its tool changed), the ephemeral
+    text explaining why nothing happened, or ``_TooLate``: the call expired (its card is to be
+    shown expired)."""
     try:
         return await _claim(services, attempt)
     except ToolChanged as exc:
@@ -294,7 +313,7 @@ async def _decide(
     except DuplicateApproval:
         return msg.DUPLICATE_APPROVAL
     except ApprovalExpired:
-        return msg.EXPIRED
+        return _TooLate()
     except AlreadyDecided as exc:
         return already_decided_text(exc.decision, exc.decided_by, exc.decided_at)
     except FingerprintMismatch:

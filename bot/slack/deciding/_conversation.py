@@ -106,8 +106,10 @@ async def answer(
             requested_by=event.user,
             suspended_runs=waiting,
         )
-        await post_run(services, stream, thread, answered_by=event.user, answer=text)
-        await ask_again_if_unanswered(services, thread, questions, answered_run=stream.run_id)
+        posted = await post_run(services, stream, thread, answered_by=event.user, answer=text)
+        await ask_again_if_unanswered(
+            services, thread, questions, answered_run=stream.run_id, posted=posted
+        )
 
 
 def _approval_waits(waiting: SuspendedRunsPage) -> bool:

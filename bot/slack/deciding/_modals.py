@@ -16,7 +16,7 @@ from slack_sdk.errors import SlackApiError
 
 import bot.slack._messages as msg
 from agents import Approve, Decision, Decline, PendingToolCall, Resume
-from bot.slack._ids import REASON_BLOCK
+from bot.slack._ids import REASON_BLOCK, thread_id
 from bot.slack._services import Services
 from bot.slack.blocks._args import changed_keys
 from bot.slack.blocks._card import tool_label
@@ -45,8 +45,10 @@ from bot.slack.deciding._clicks import (
     refusal_text,
     tell,
 )
+from bot.slack.deciding._expiry import expire_call
 from bot.slack.deciding._workspace import Choice
 from bot.slack.receiving._payloads import BlockActions, ViewSubmission
+from storage import utcnow
 
 logger = logging.getLogger(__name__)
 
@@ -84,6 +86,19 @@ async def open_modal(services: Services, click: BlockActions, choice: Choice) ->
         thread_ts=thread_ts,
     )
     pending = await services.agent.pending_call(run_id=ref.run_id, tool_call_id=ref.tool_call_id)
+    now = utcnow()
+    if pending is not None and pending.expires_at is not None and now >= pending.expires_at:
+        await tell(services, attempt, msg.EXPIRED, thread_ts)  # no form for a dead call,
+        await expire_call(  # and its card flips to "Expired" now, not at the next sweep
+            services,
+            run_id=ref.run_id,
+            tool_call_id=ref.tool_call_id,
+            thread_id=thread_id(attempt.team, attempt.channel, thread_ts),
+            now=now,
+            call=pending,
+            card=card,
+        )
+        return
     if await _refused_early(services, attempt, meta, pending):
         return
     view = _view(services, meta, choice, pending, card.view.tool_name if card else None)

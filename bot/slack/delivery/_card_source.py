@@ -18,9 +18,7 @@ def described(services: Services, view: CardView, call: PendingToolCall | None) 
     if call is None:
         return view
     tool = services.agent.tool_for(call)
-    title = None
-    if tool is not None:
-        title = tool.title or tool.description or None
+    title = (tool.title or tool.id) if tool is not None else None  # SPEC 2: default the id
     mcp = tool if isinstance(tool, MCPTool) else None
     rules = services.policy.card(call, tool)
     return replace(

@@ -1,39 +1,85 @@
 """The App Home tab at work: publish "Waiting for you" for a user, again for every viewer after
 a decision, and turn a click on its buttons into a click on the card in its thread.
 
-What is listed: every call of the served agent waiting for approval (``list_suspended_runs``,
-newest first) that has a card, has not expired, is not already approved by the viewer (quorum),
-and that the decision policy lets the viewer approve
-(``services.policy.refusal(call, user, "approve")``, the same rules the runtime checks inside the
-claim).
+What is listed: calls of the served agent waiting for approval (``list_suspended_runs``, newest
+first) that have a card, have not expired, are not already approved by the viewer (quorum), and
+that the decision policy lets the viewer approve (``services.policy.refusal(call, user,
+"approve")``, the same rules the runtime checks inside the claim).
+
+What it costs is bounded by what the view can show, not by how much waits: runs are listed a
+page at a time, newest first, until ``HOME_ITEMS`` approvals are found (at most ``SCAN_RUNS``
+runs are looked at); a card is read from storage only for a row shown; links are built from the
+workspace's URL (read once, ``TeamURLs``), never asked of Slack per row. After a decision, every
+viewer's view is built from the same pages and cards (``Pending``): one ``views.publish`` per
+viewer is the only Slack call.
 """
 
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 from datetime import datetime
 
 from slack_sdk.errors import SlackApiError
 
-from agents import PendingToolCall
+from agents import PendingToolCall, SuspendedRunsPage
 from bot.slack._services import Services
-from bot.slack.blocks._home_view import Waiting, home_view
+from bot.slack.blocks._home_view import HOME_ITEMS, Waiting, home_view
 from bot.slack.blocks._refs import ApprovalRef
+from bot.slack.delivery._card_index import PostedCard
 from bot.slack.delivery._card_source import described
+from bot.slack.delivery._team_urls import message_link
 from bot.slack.receiving._payloads import BlockActions
 from storage import utcnow
 
 logger = logging.getLogger(__name__)
 
-_PAGES = 5
-_PER_PAGE = 100
+SCAN_PAGE = 50
+"""Runs listed per storage query."""
+SCAN_RUNS = 500
+"""Runs looked at, at most, for one view (newest first); older ones are said to exist."""
 
 
-async def publish_home(services: Services, user: str) -> None:
+@dataclass(frozen=True, kw_only=True)
+class Listing:
+    """What one viewer's Home tab lists."""
+
+    waiting: list[Waiting]
+    """At most ``HOME_ITEMS`` approvals, newest first."""
+    more: bool
+    """Older ones may wait too (not looked at, or past ``HOME_ITEMS``)."""
+
+
+class Pending:
+    """The pending runs, newest first, read a page at a time as viewers need them, and the
+    cards of the calls shown: one ``Pending`` serves every viewer of one refresh."""
+
+    def __init__(self, services: Services) -> None:
+        self._services = services
+        self._pages: dict[int, SuspendedRunsPage] = {}
+        self._cards: dict[tuple[str, str], PostedCard | None] = {}
+
+    async def page(self, number: int) -> SuspendedRunsPage:
+        """Page ``number`` (from 0) of ``SCAN_PAGE`` runs."""
+        if number not in self._pages:
+            agent = self._services.agent
+            self._pages[number] = await agent.list_suspended_runs(page=number, per_page=SCAN_PAGE)
+        return self._pages[number]
+
+    async def card(self, run_id: str, tool_call_id: str) -> PostedCard | None:
+        """The call's card (one storage read, the first time)."""
+        key = (run_id, tool_call_id)
+        if key not in self._cards:
+            self._cards[key] = await self._services.cards.find(run_id, tool_call_id)
+        return self._cards[key]
+
+
+async def publish_home(services: Services, user: str, pending: Pending | None = None) -> None:
     """``views.publish`` the "Waiting for you" view for ``user``; failures are logged."""
     services.home_viewers.add(user)
     try:
-        view = home_view(await waiting_for(services, user))
+        listing = await waiting_for(services, user, pending)
+        view = home_view(listing.waiting, more=listing.more)
         await services.client.views_publish(user_id=user, view=view)
     except SlackApiError as exc:
         logger.warning("could not publish the Home tab: %s", exc.response.get("error"))
@@ -41,30 +87,31 @@ async def publish_home(services: Services, user: str) -> None:
 
 async def refresh_homes(services: Services) -> None:
     """Publish the Home tab again for everyone who opened it here (after a decision)."""
+    pending = Pending(services)
     for user in services.home_viewers.users():
-        await publish_home(services, user)
+        await publish_home(services, user, pending)
 
 
-async def waiting_for(services: Services, user: str) -> list[Waiting]:
+async def waiting_for(services: Services, user: str, pending: Pending | None = None) -> Listing:
     """The pending approvals ``user`` may decide, newest first, each with its card."""
+    pending = pending or Pending(services)
     now = utcnow()
-    found: list[tuple[datetime, Waiting]] = []
-    for page in range(_PAGES):  # pages count from 0
-        listed = await services.agent.list_suspended_runs(page=page, per_page=_PER_PAGE)
+    found: list[Waiting] = []
+    for number in range(SCAN_RUNS // SCAN_PAGE):
+        listed = await pending.page(number)
         for run in listed.runs:
-            for call in run.tool_calls:
+            for call in sorted(run.tool_calls, key=_newest, reverse=True):
                 if not await _may_approve(services, call, user, now):
                     continue
-                card = await services.cards.find(run.run_id, call.tool_call_id)
+                card = await pending.card(run.run_id, call.tool_call_id)
                 if card is None or card.question is not None:
                     continue
-                link = await _link(services, card.channel, card.ts)
-                waiting = Waiting(card=described(services, card.view, call), link=link)
-                found.append((call.suspended_at or run.suspended_at, waiting))
-        if (page + 1) * _PER_PAGE >= listed.total:
-            break
-    found.sort(key=lambda pair: pair[0], reverse=True)
-    return [w for _, w in found]
+                if len(found) == HOME_ITEMS:
+                    return Listing(waiting=found, more=True)
+                found.append(await _waiting(services, card, call))
+        if (number + 1) * SCAN_PAGE >= listed.total:
+            return Listing(waiting=found, more=False)
+    return Listing(waiting=found, more=True)
 
 
 async def card_click(services: Services, click: BlockActions) -> BlockActions | None:
@@ -77,28 +124,19 @@ async def card_click(services: Services, click: BlockActions) -> BlockActions | 
     return click.on_message(channel=card.channel, ts=card.ts, thread_ts=card.thread_ts)
 
 
+def _newest(call: PendingToolCall) -> datetime:
+    return call.suspended_at or datetime.min.replace(tzinfo=utcnow().tzinfo)
+
+
+async def _waiting(services: Services, card: PostedCard, call: PendingToolCall) -> Waiting:
+    base = await services.team_urls.url(services.client, card.team)
+    link = message_link(base, card.channel, card.ts, card.thread_ts)
+    return Waiting(card=described(services, card.view, call), link=link)
+
+
 async def _may_approve(services: Services, call: PendingToolCall, user: str, now: datetime) -> bool:
     if not call.requires_approval or user in call.approved_by:
         return False
     if call.expires_at is not None and call.expires_at <= now:
         return False
     return await services.policy.refusal(call, user, "approve") is None
-
-
-async def _link(services: Services, channel: str, ts: str) -> str | None:
-    """The card's permalink (``chat.getPermalink``, no scope needed), else Slack's archive link."""
-    try:
-        answer = await services.client.chat_getPermalink(channel=channel, message_ts=ts)
-        permalink = answer.get("permalink")
-        if isinstance(permalink, str) and permalink.startswith("http") and _plain(permalink):
-            return permalink
-    except SlackApiError as exc:
-        logger.info("no permalink for a card: %s", exc.response.get("error"))
-    if not channel.isalnum():
-        return None
-    return f"https://slack.com/archives/{channel}/p{ts.replace('.', '')}"
-
-
-def _plain(url: str) -> bool:
-    """Nothing in ``url`` that would end a mrkdwn link early."""
-    return not any(c in url for c in "<>| \n")

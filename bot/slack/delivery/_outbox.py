@@ -7,6 +7,12 @@ outbox: every instance sharing the storage sees it; never a memory thread, so me
 never touches it). ``flush_outbox`` (run by ``Background``) makes each due write: taking the
 entry (``take_outbox``) keeps two instances from making it at once for ``SENDING_SECONDS``,
 removing it once made (``remove_outbox``) keeps it from being made again.
+
+Each message it posts carries its write's id in Slack message ``metadata``: a write whose
+outcome is uncertain (an earlier attempt was taken and never removed: Slack may have taken the
+post, then storage failed while the entry was removed) is looked for in its thread first and
+not posted again when it is there. An approval card that could not be posted is kept too
+(``method="card"``) and posted, from the call as it then is, by ``make_card``.
 """
 
 from __future__ import annotations
@@ -14,6 +20,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import uuid
+from collections.abc import Awaitable, Callable
 from datetime import timedelta
 from typing import Any, Literal
 
@@ -27,6 +34,20 @@ logger = logging.getLogger(__name__)
 
 SENDING_SECONDS = 60.0
 """How long one instance owns a write it is making (then another may try)."""
+METADATA_EVENT = "countersign_outbox"
+"""``metadata.event_type`` of the messages the outbox posts (``event_payload.id``: the write)."""
+_THREAD_PAGE = 200
+
+
+class KeptCard(BaseModel):
+    """An approval card that could not be posted: which call, in which thread, for whom."""
+
+    model_config = ConfigDict(frozen=True)
+
+    team: str
+    requester: str | None
+    run_id: str
+    tool_call_id: str
 
 
 class SlackWrite(BaseModel):
@@ -36,8 +57,9 @@ class SlackWrite(BaseModel):
 
     id: str
     """Unique id of the write (the id of its outbox entry)."""
-    method: Literal["chat.update", "chat.postMessage"]
-    """``chat.update`` a card in place, or ``chat.postMessage`` an answer in a thread."""
+    method: Literal["chat.update", "chat.postMessage", "card"]
+    """``chat.update`` a card in place, ``chat.postMessage`` an answer in a thread, or ``card``:
+    post the approval card of ``card`` (built when it is made)."""
     channel: str
     """Where."""
     ts: str | None = None
@@ -48,6 +70,17 @@ class SlackWrite(BaseModel):
     """The text (fallback text of a card)."""
     blocks: list[dict[str, Any]] | None = None
     """The Block Kit blocks, when any."""
+    card: KeptCard | None = None
+    """For ``method="card"``: the call whose card to post."""
+
+    @property
+    def metadata(self) -> dict[str, Any]:
+        """What the posted message carries so a retry can find it."""
+        return {"event_type": METADATA_EVENT, "event_payload": {"id": self.id}}
+
+
+MakeCard = Callable[[Services, SlackWrite, str | None], Awaitable[None]]
+"""Posts a kept card (``None``: post it; a ts: it is already there, record it)."""
 
 
 async def enqueue(services: Services, write: SlackWrite) -> None:
@@ -65,9 +98,9 @@ def new_write(**fields: Any) -> SlackWrite:
     return SlackWrite(id=uuid.uuid4().hex, **fields)
 
 
-async def flush_outbox(services: Services) -> int:
+async def flush_outbox(services: Services, make_card: MakeCard | None = None) -> int:
     """Make every due write, oldest first; stops at the first Slack failure. Returns how
-    many writes this pass made."""
+    many writes this pass made. ``make_card`` makes kept approval cards."""
     storage = services.storage
     made = 0
     for entry in await storage.list_outbox(due_at=utcnow()):
@@ -79,7 +112,7 @@ async def flush_outbox(services: Services) -> int:
             continue  # another instance is making it, or made it
         write = SlackWrite.model_validate(taken.write)
         try:
-            await _make(services, write)
+            await _make(services, write, make_card, uncertain=taken.attempts > 1)
         except Exception as exc:
             # released: the next pass tries again at once
             await storage.put_outbox(dataclasses.replace(taken, next_try_at=utcnow()))
@@ -96,14 +129,42 @@ async def flush_outbox(services: Services) -> int:
     return made
 
 
-async def _make(services: Services, write: SlackWrite) -> None:
+async def _make(
+    services: Services, write: SlackWrite, make_card: MakeCard | None, *, uncertain: bool
+) -> None:
     client = services.client
-    if write.method == "chat.update":
+    if write.method == "chat.update":  # the same update twice shows the same card: no check
         assert write.ts is not None
         await client.chat_update(
             channel=write.channel, ts=write.ts, text=write.text, blocks=write.blocks
         )
-    else:
+        return
+    already = await posted_before(services, write) if uncertain else None
+    if write.method == "card":
+        if make_card is None:
+            raise RuntimeError("a kept card needs make_card to be posted")
+        await make_card(services, write, already)
+    elif already is None:
         await client.chat_postMessage(
-            channel=write.channel, thread_ts=write.thread_ts, text=write.text, blocks=write.blocks
+            channel=write.channel,
+            thread_ts=write.thread_ts,
+            text=write.text,
+            blocks=write.blocks,
+            metadata=write.metadata,
         )
+
+
+async def posted_before(services: Services, write: SlackWrite) -> str | None:
+    """The ts of the message ``write`` posted in its thread on an earlier attempt, if any."""
+    if write.thread_ts is None:
+        return None
+    replies = await services.client.conversations_replies(
+        channel=write.channel, ts=write.thread_ts, include_all_metadata=True, limit=_THREAD_PAGE
+    )
+    for message in replies.get("messages") or []:
+        meta = message.get("metadata") or {}
+        if meta.get("event_type") == METADATA_EVENT and (
+            (meta.get("event_payload") or {}).get("id") == write.id
+        ):
+            return str(message.get("ts"))
+    return None

@@ -6,11 +6,18 @@ import contextlib
 import logging
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from typing import Any
 
 from slack_sdk.errors import SlackApiError
 
 import bot.slack._messages as msg
-from agents import AgentStream, ToolCallApprovalChunk, ToolCallSuspendedChunk, fingerprint
+from agents import (
+    AgentStream,
+    PendingToolCall,
+    ToolCallApprovalChunk,
+    ToolCallSuspendedChunk,
+    fingerprint,
+)
 from agents.errors import AgentError, ModelError
 from bot.ops._outage import Service, unavailable
 from bot.slack._ids import resource_id, thread_id
@@ -27,6 +34,8 @@ from bot.slack.blocks._blocks import (
 from bot.slack.blocks._refs import ApprovalRef
 from bot.slack.delivery._card_index import PostedCard
 from bot.slack.delivery._card_source import described
+from bot.slack.delivery._claimed import claimed_detail
+from bot.slack.delivery._outbox import KeptCard, SlackWrite, enqueue, new_write
 from bot.slack.delivery._streamer import ReplyStreamer
 from storage import utcnow
 
@@ -54,6 +63,18 @@ class SlackThread:
         return resource_id(self.team, self.channel)
 
 
+@dataclass(frozen=True, kw_only=True)
+class Posted:
+    """What one turn posted in its thread."""
+
+    messages: int = 0
+    """How many messages it posted (text replies, cards, questions, failures)."""
+    last_reply: tuple[str, str] | None = None
+    """``(ts, text)`` of its plain text answer when that is the last message it posted."""
+    abandoned: bool = False
+    """Another instance took the run over: nothing more is posted for it here."""
+
+
 async def post_run(
     services: Services,
     stream: AgentStream,
@@ -61,11 +82,16 @@ async def post_run(
     *,
     answered_by: str | None = None,
     answer: str | None = None,
-) -> None:
-    """Consume a run's ``full_stream`` and show it in ``thread``.
+) -> Posted:
+    """Consume a run's ``full_stream`` and show it in ``thread``; returns what it posted.
+
+    A run abandoned by this process (``finish_reason "abandoned"``: another instance took its
+    call over) ends with no further chunk, and nothing more is posted for it: neither an answer
+    nor a failure (the new owner posts the call's one outcome).
 
     ``answered_by``: the user whose thread reply this run answers; a question it resumes loses
-    its "Provide details" button and says who answered and what (``answer``).
+    its "Provide details" button and shows the answer the tool received and the reply it came
+    from (``answer``).
     """
     client = services.client
     streamer = ReplyStreamer(
@@ -74,23 +100,41 @@ async def post_run(
         thread_ts=thread.thread_ts,
         min_interval=services.stream_interval,
     )
+    count, text = 0, ""
+    last: tuple[str, str] | None = None
+
+    async def finish_text() -> None:
+        nonlocal count, text, last
+        ts = await streamer.finish()
+        if ts is not None:
+            count, last = count + 1, (ts, text)
+        text = ""
+
     async for chunk in stream.full_stream:
         if chunk.type == "text-delta":
+            text += chunk.text
             await streamer.append(chunk.text)
         elif chunk.type == "tool-call-approval":
-            await streamer.finish()
-            await post_card(services, thread, chunk)
+            await finish_text()
+            await post_card_or_keep(services, thread, chunk.run_id, chunk.pending_call())
+            count, last = count + 1, None
         elif chunk.type == "tool-call-suspended":
-            await streamer.finish()
+            await finish_text()
             await _post_question(services, thread, chunk)
+            count, last = count + 1, None
         elif chunk.type == "tool-call-resumed" and chunk.kind == "suspension" and answered_by:
             await _mark_answered(services, chunk.run_id, chunk.tool_call_id, answered_by, answer)
-    await streamer.finish()
+    await finish_text()
     result = await stream.result()
+    if result.finish_reason == "abandoned":  # taken over: the new owner posts the one outcome
+        logger.info("run %s abandoned here: another instance took its call over", result.run_id)
+        return Posted(messages=count, last_reply=last, abandoned=True)
     if result.finish_reason == "error":
         await _report_failure(services, thread, result.error, f"run {result.run_id}")
+        count, last = count + 1, None
     elif result.finish_reason != "suspended":
         services.outages.up("model")
+    return Posted(messages=count, last_reply=last)
 
 
 async def _post_question(
@@ -133,19 +177,23 @@ async def _post_question(
 
 
 async def _mark_answered(
-    services: Services, run_id: str, tool_call_id: str, by: str, answer: str | None
+    services: Services, run_id: str, tool_call_id: str, by: str, reply: str | None
 ) -> None:
-    """The question a thread reply answered: no button, who answered and when."""
+    """The question a thread reply answered: no button, the answer the tool received (as its
+    claim recorded it), the reply it came from, who answered and when."""
     shown = await services.cards.find(run_id, tool_call_id)
     if shown is None or shown.question is None:
         return
+    data = await claimed_detail(services.storage, run_id, tool_call_id, "resumed", "resume_data")
     try:
         await services.client.chat_update(
             channel=shown.channel,
             ts=shown.ts,
             text=question_fallback(shown.view.tool_name, shown.question),
             blocks=as_dicts(
-                answered_question(shown.view.tool_name, shown.question, by, utcnow(), answer)
+                answered_question(
+                    shown.view.tool_name, shown.question, by, utcnow(), data, reply=reply
+                )
             ),
         )
     except SlackApiError as exc:
@@ -222,30 +270,98 @@ async def post_card(
 ) -> None:
     """Post an approval card in the thread and record where it is (built from the chunk
     alone: it carries every field of the pending call, so nothing is read again)."""
-    view = CardView(
-        ref=ApprovalRef(
-            run_id=approval.run_id,
-            tool_call_id=approval.tool_call_id,
-            fingerprint=approval.fingerprint,
-            definition_digest=approval.definition_digest,
-        ),
-        tool_name=approval.tool_name,
-        args=approval.args,
-        requester=thread.requester,
-        agent_path=tuple(approval.agent_path),
-    )
-    view = described(services, view, approval.pending_call())  # the chunk is the call
-    response = await services.client.chat_postMessage(
-        channel=thread.channel,
-        thread_ts=thread.thread_ts,
-        text=approval_fallback(view),
-        blocks=as_dicts(approval_card(view)),
-    )
+    await post_card_for(services, thread, approval.run_id, approval.pending_call())
+
+
+async def post_card_for(
+    services: Services,
+    thread: SlackThread,
+    run_id: str,
+    call: PendingToolCall,
+    *,
+    metadata: dict[str, Any] | None = None,
+    posted_ts: str | None = None,
+) -> None:
+    """Post the card of ``call`` (or, with ``posted_ts``, only record the one already posted
+    there) and record where it is. ``metadata`` marks the message (the outbox's write id)."""
+    view = card_view(services, thread, run_id, call)
+    ts = posted_ts
+    channel = thread.channel
+    if ts is None:
+        response = await services.client.chat_postMessage(
+            channel=thread.channel,
+            thread_ts=thread.thread_ts,
+            text=approval_fallback(view),
+            blocks=as_dicts(approval_card(view)),
+            metadata=metadata,
+        )
+        ts, channel = str(response["ts"]), str(response.get("channel") or thread.channel)
     posted = PostedCard(
-        view=view,
-        channel=str(response.get("channel") or thread.channel),
-        ts=str(response["ts"]),
-        thread_ts=thread.thread_ts,
-        team=thread.team,
+        view=view, channel=channel, ts=ts, thread_ts=thread.thread_ts, team=thread.team
     )
     await services.cards.record(posted, thread_id=thread.thread_id, agent_id=services.agent.id)
+
+
+def card_view(
+    services: Services, thread: SlackThread, run_id: str, call: PendingToolCall
+) -> CardView:
+    """What the card of a pending call shows."""
+    view = CardView(
+        ref=ApprovalRef(
+            run_id=run_id,
+            tool_call_id=call.tool_call_id,
+            fingerprint=call.fingerprint,
+            definition_digest=call.definition_digest,
+        ),
+        tool_name=call.tool_name,
+        args=call.args,
+        requester=thread.requester,
+        agent_path=tuple(call.agent_path),
+    )
+    return described(services, view, call)
+
+
+async def post_card_or_keep(
+    services: Services, thread: SlackThread, run_id: str, call: PendingToolCall
+) -> None:
+    """``post_card_for``; while Slack does not answer, the card is kept in the outbox and
+    posted once Slack answers again (a pending call never goes without its card)."""
+    try:
+        await post_card_for(services, thread, run_id, call)
+    except Exception as exc:
+        if unavailable(exc) != "slack":
+            raise
+        services.outages.down("slack", exc)
+        card = KeptCard(
+            team=thread.team,
+            requester=thread.requester,
+            run_id=run_id,
+            tool_call_id=call.tool_call_id,
+        )
+        await enqueue(
+            services,
+            new_write(
+                method="card",
+                channel=thread.channel,
+                thread_ts=thread.thread_ts,
+                text="",
+                card=card,
+            ),
+        )
+
+
+async def make_kept_card(services: Services, write: SlackWrite, posted_ts: str | None) -> None:
+    """The outbox's ``make_card``: the card of a call kept while Slack was down, posted from
+    the call as it is now (nothing when it was decided meanwhile: its outcome is posted when
+    it is shown), or only recorded when an earlier attempt did post it (``posted_ts``)."""
+    card = write.card
+    assert card is not None and write.thread_ts is not None
+    call = await services.agent.pending_call(run_id=card.run_id, tool_call_id=card.tool_call_id)
+    if call is None:
+        return
+    thread = SlackThread(
+        team=card.team, channel=write.channel, thread_ts=write.thread_ts, requester=card.requester
+    )
+    await post_card_for(
+        services, thread, card.run_id, call, metadata=write.metadata, posted_ts=posted_ts
+    )

@@ -35,6 +35,7 @@ from bot.slack.blocks._mrkdwn import mention
 from bot.slack.blocks._reminders import reminder_done, reminder_key
 from bot.slack.delivery._card_index import PostedCard
 from bot.slack.delivery._card_source import described
+from bot.slack.delivery._claimed import claimed_detail
 from bot.slack.delivery._outbox import enqueue, new_write
 from bot.slack.delivery._render import SlackThread, post_run, reporting_failures
 
@@ -87,8 +88,10 @@ async def show_decided(
             if waiting is not None:
                 await _show_progress(services, card, waiting)
                 return
-            await _update(services, card, Decided(decision=decision, by=by, at=at))
-            await _update_reminder(services, card, decision, by, at)
+            approvers = await _quorum(services, card) if decision.kind == "approve" else ()
+            decided = Decided(decision=decision, by=by, at=at, approvers=approvers)
+            await _update(services, card, decided)
+            await _update_reminder(services, card, decided)
         elif interrupted:
             await _update(services, card, Decided(decision=None, by=None, at=at))
         await _post_or_keep(services, stream, thread)
@@ -177,15 +180,27 @@ async def _show_progress(services: Services, card: PostedCard, call: PendingTool
         logger.warning("could not update card %s: %s", card.ts, exc.response.get("error"))
 
 
-async def _update_reminder(
-    services: Services, card: PostedCard, decision: Decision, by: str | None, at: datetime
-) -> None:
+async def _quorum(services: Services, card: PostedCard) -> tuple[str, ...]:
+    """Every approver of an approved quorum call, in order (as its claim recorded them);
+    empty for a call one approval decides."""
+    if card.view.rules.approvals_required <= 1:
+        return ()
+    ref = card.view.ref
+    approvers = await claimed_detail(
+        services.storage, ref.run_id, ref.tool_call_id, "approved", "approved_by"
+    )
+    return tuple(str(a) for a in approvers) if isinstance(approvers, list) else ()
+
+
+async def _update_reminder(services: Services, card: PostedCard, decided: Decided) -> None:
     """A reminder posted for this card says it was decided (no longer "still waiting")."""
     ref = card.view.ref
-    ts = await services.storage.get_value(reminder_key(ref.run_id, ref.tool_call_id))
-    if not ts or decision.kind == "resume":
+    if decided.decision is None or decided.decision.kind == "resume":
         return
-    text = reminder_done(card.view, Decided(decision=decision, by=by, at=at))
+    ts = await services.storage.get_value(reminder_key(ref.run_id, ref.tool_call_id))
+    if not ts:
+        return
+    text = reminder_done(card.view, decided)
     try:
         await services.client.chat_update(channel=card.channel, ts=ts, text=text)
     except SlackApiError as exc:

@@ -61,15 +61,18 @@ class ReplyStreamer:
             self._timer_waiting = True
             self._timer = asyncio.get_running_loop().create_task(self._write_later(wait))
 
-    async def finish(self) -> None:
-        """Write the text not sent yet; the next ``append`` starts a new message."""
+    async def finish(self) -> str | None:
+        """Write the text not sent yet; the next ``append`` starts a new message. Returns the
+        ``ts`` of the message just completed (None: there was no text to post)."""
         timer, self._timer = self._timer, None
         if timer is not None:
             if self._timer_waiting:
                 timer.cancel()
             await asyncio.gather(timer, return_exceptions=True)
         await self._write()
+        done = self._ts
         self._text, self._sent, self._ts = "", "", None
+        return done
 
     async def _write_later(self, wait: float) -> None:
         await self._sleep(wait)

@@ -1,8 +1,9 @@
 """The decision path on PostgreSQL: ``commit``, ``load_run`` and ``add_approval``, one
 statement (one round trip, its own transaction) each.
 
-Each call runs a function of migration ``0005`` (``countersign_commit``,
-``countersign_load_run``, ``countersign_add_approval``) with JSON arguments and gets one JSON
+Each call runs a function of migration ``0005`` (``countersign_commit`` as ``0008`` replaced
+it, with the lease fence of a completion; ``countersign_load_run``,
+``countersign_add_approval``) with JSON arguments and gets one JSON
 document back; the functions write and read the same columns as
 ``storage.sql.sqlite._decision_path`` and
 return rows as ``row_to_json`` objects, which are read into the records here. Values are
@@ -10,8 +11,8 @@ converted as the table types of ``storage.sql._schema`` convert them: timestamps
 with their offset (``timestamptz``, microseconds kept) and come back as aware UTC datetimes,
 JSON documents go as their own text (PostgreSQL stores it as it is, so key order and the stored
 text are those of a write through SQLAlchemy, ``\\u0000`` included). Errors the functions raise
-carry our own SQLSTATE codes and become ``SnapshotVersionConflict`` / ``KeyError`` with the
-usual messages.
+carry our own SQLSTATE codes and become ``SnapshotVersionConflict`` / ``KeyError`` /
+``StaleLease`` with the usual messages.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ import asyncpg
 
 from storage import _codec as codec
 from storage._change import ApprovalTally, StateChange
-from storage._errors import SnapshotVersionConflict
+from storage._errors import SnapshotVersionConflict, StaleLease
 from storage._records import (
     ApprovalRecord,
     AuditEvent,
@@ -50,6 +51,9 @@ MISSING_CLAIM = "CS404"
 """SQLSTATE of ``countersign_commit`` completing a claim that does not exist."""
 VERSION_CONFLICT = "CS409"
 """SQLSTATE of ``countersign_commit`` saving a snapshot that does not follow the stored one."""
+LEASE_LOST = "CS423"
+"""SQLSTATE of ``countersign_commit`` (migration ``0008``) refusing a fenced completion whose
+owner or epoch is no longer the claim's."""
 
 
 async def apply(calls: PostgresCalls, change: StateChange) -> ClaimRecord | None:
@@ -66,6 +70,10 @@ async def apply(calls: PostgresCalls, change: StateChange) -> ClaimRecord | None
             raise KeyError(
                 f"no claim {key!r} on run {run_id!r} to complete: claim() it before completing it"
             ) from None
+        if exc.sqlstate == LEASE_LOST:
+            run_id, key, owner, epoch, held_by, held_at = json.loads(exc.detail)
+            held = f"{held_by!r} at epoch {held_at}"
+            raise StaleLease(run_id, key, owner=owner, epoch=epoch, held=held) from None
         raise
     return None if found is None else codec.from_document(ClaimRecord, json.loads(found))
 
@@ -100,7 +108,10 @@ def _change_arguments(change: StateChange) -> tuple[object, ...]:
     completions, outcomes = None, None
     if change.completions:
         at = codec.stamp(utcnow()).isoformat()
-        completions = [{"run_id": c.run_id, "key": c.key, "at": at} for c in change.completions]
+        completions = [
+            {"run_id": c.run_id, "key": c.key, "at": at, "owner": c.owner, "epoch": c.epoch}
+            for c in change.completions
+        ]
         outcomes = [json.dumps(c.outcome) for c in change.completions]
     snapshot, thread = change.snapshot, change.thread
     return (

@@ -21,8 +21,8 @@ from typing import Any, Protocol
 
 import sqlalchemy as sa
 
-from storage._change import ApprovalTally, StateChange
-from storage._errors import SnapshotVersionConflict
+from storage._change import ApprovalTally, Completion, StateChange
+from storage._errors import SnapshotVersionConflict, StaleLease
 from storage._records import (
     ApprovalRecord,
     AuditEvent,
@@ -73,13 +73,14 @@ _SNAPSHOT_COLUMNS = (
 )
 _CLAIM_COLUMNS = (
     "run_id, key, tool_call_id, decision, decided_by, decided_at, detail, status, outcome,"
-    " completed_at, owner, lease_until"
+    " completed_at, owner, lease_until, epoch"
 )
 _APPROVAL_COLUMNS = "run_id, key, approver, approved_at"
 
 _INSERT_CLAIM = (
     f"INSERT INTO claims ({_CLAIM_COLUMNS}) VALUES (:run_id, :key, :tool_call_id, :decision,"
-    " :decided_by, :decided_at, :detail, :status, :outcome, :completed_at, :owner, :lease_until)"
+    " :decided_by, :decided_at, :detail, :status, :outcome, :completed_at, :owner, :lease_until,"
+    " :epoch)"
     " ON CONFLICT (run_id, key) DO NOTHING"
 )
 _CLAIM_OF_KEY = f"SELECT {_CLAIM_COLUMNS} FROM claims WHERE run_id = ? AND key = ?"
@@ -87,6 +88,8 @@ _COMPLETE = (
     "UPDATE claims SET status = 'completed', outcome = ?, completed_at = ?"
     " WHERE run_id = ? AND key = ?"
 )
+_COMPLETE_FENCED = _COMPLETE + " AND owner = ? AND epoch = ?"
+"""A completion on behalf of an owner: written only while it still holds the claim's epoch."""
 _INSERT_SNAPSHOT = (
     f"INSERT INTO snapshots ({_SNAPSHOT_COLUMNS}) VALUES (:run_id, :agent_id, :thread_id,"
     " :resource_id, :suspended_at, :version, :data, :decidable) ON CONFLICT (run_id) DO NOTHING"
@@ -140,13 +143,13 @@ def apply(conn: Connection, change: StateChange) -> ClaimRecord | None:
         if existing is not None:
             return existing
     for done in change.completions:
-        at = _timestamp(utcnow())
-        cursor = conn.execute(_COMPLETE, (_json(done.outcome), at, done.run_id, done.key))
+        values: tuple[Any, ...] = (_json(done.outcome), _timestamp(utcnow()), done.run_id, done.key)
+        if done.owner is None:
+            cursor = conn.execute(_COMPLETE, values)
+        else:
+            cursor = conn.execute(_COMPLETE_FENCED, (*values, done.owner, done.epoch))
         if cursor.rowcount != 1:
-            raise KeyError(
-                f"no claim {done.key!r} on run {done.run_id!r} to complete: "
-                "claim() it before completing it"
-            )
+            _refuse_completion(conn, done)
     if change.snapshot is not None:
         _save_snapshot(conn, change.snapshot)
     if change.delete_snapshot is not None:
@@ -157,6 +160,24 @@ def apply(conn: Connection, change: StateChange) -> ClaimRecord | None:
     _append_messages(conn, change.messages)
     _append_audit(conn, change.audit)
     return None
+
+
+def _refuse_completion(conn: Connection, done: Completion) -> None:
+    """Why ``done`` completed nothing: ``KeyError`` (no such claim) or ``StaleLease``."""
+    row = conn.execute(_CLAIM_OF_KEY, (done.run_id, done.key)).fetchone()
+    if row is None:
+        raise KeyError(
+            f"no claim {done.key!r} on run {done.run_id!r} to complete: "
+            "claim() it before completing it"
+        )
+    held = _claim_record(row)
+    raise StaleLease(
+        done.run_id,
+        done.key,
+        owner=done.owner,
+        epoch=done.epoch,
+        held=f"{held.owner!r} at epoch {held.epoch}",
+    )
 
 
 def load_run(conn: Connection, run_id: str) -> RunState:
@@ -197,6 +218,7 @@ def _claim(conn: Connection, record: ClaimRecord) -> ClaimRecord | None:
         "completed_at": _optional_timestamp(record.completed_at),
         "owner": record.owner,
         "lease_until": _optional_timestamp(record.lease_until),
+        "epoch": record.epoch,
     }
     if conn.execute(_INSERT_CLAIM, values).rowcount == 1:
         return None
@@ -312,6 +334,7 @@ def _claim_record(row: tuple[Any, ...]) -> ClaimRecord:
         completed_at=None if row[9] is None else _parse_time(row[9]),
         owner=row[10],
         lease_until=None if row[11] is None else _parse_time(row[11]),
+        epoch=row[12],
     )
 
 

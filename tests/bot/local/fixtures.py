@@ -16,6 +16,7 @@ from bot.local import WORKSPACE, Workspace
 
 ALEX = "U0ALEX"
 SAM = "U0SAM"
+ROBIN = "U0ROBIN"
 
 
 @dataclass
@@ -62,6 +63,22 @@ class Local:
             "/_local/actions", {"user": user, "ts": message["ts"], "action_id": action_id}
         )
         assert answer["ok"], answer
+
+    async def click_shown(
+        self, message: dict[str, Any], action_id: str, user: str = SAM
+    ) -> dict[str, Any]:
+        """Click a button of ``message`` as the page shows it (block id, action id, value),
+        however the message reads now (a page not refreshed yet)."""
+        block, button = next(
+            (b, e)
+            for b in message["blocks"]
+            for e in b.get("elements") or []
+            if e.get("action_id") == action_id
+        )
+        body = {"block_id": block.get("block_id"), "value": button.get("value")}
+        return await self.post(
+            "/_local/actions", {"user": user, "ts": message["ts"], "action_id": action_id, **body}
+        )
 
 
 def _has(message: dict[str, Any], block_type: str) -> bool:

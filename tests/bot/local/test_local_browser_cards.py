@@ -22,7 +22,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.asyncio(loop_scope="module")]
 __all__ = ["browser", "narrow", "opened"]  # fixtures
 
 BUTTONS = "button[data-action-id]"
-TITLE = "Delete a record by id (a person must approve)"
+TITLE = "Delete a record"  # the tool's title (SPEC 2), never its description
 """The delete tool's card title (its description: it has no ``title``)."""
 TITLE_PENDING = f"Approve {TITLE}?"
 

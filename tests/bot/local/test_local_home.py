@@ -33,7 +33,13 @@ async def test_opening_home_publishes_what_waits_for_that_person_with_a_link_to_
     ts = await local.say("delete record 42")
     sam = await _home(local, SAM)
     text = str(sam["blocks"])
-    assert "Waiting for you" in text and f"{local.url}/#thread={ts}|open the thread" in text
+    card = await local.card(ts)
+    link = f"{local.url}/archives/C0OPS/p{card['ts'].replace('.', '')}?thread_ts={ts}&cid=C0OPS"
+    assert "Waiting for you" in text and f"{link}|open the thread" in text
+    fields = [f["text"] for b in sam["blocks"] for f in b.get("fields") or []]
+    assert fields == ["*id*\n`42`"]  # the row's arguments, as on the card
+    async with local.http.get(link, allow_redirects=False) as opened:  # the page, on the thread
+        assert opened.status == 302 and opened.headers["Location"] == f"/#thread={ts}"
     alex = await _home(local, ALEX)  # the requester may not approve their own request
     assert "Nothing is waiting for you" in str(alex["blocks"])
 

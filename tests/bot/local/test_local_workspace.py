@@ -16,7 +16,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot import APPROVE_ACTION, DECLINE_ACTION
 from tests.bot.bot_process import serve_bot_process
-from tests.bot.local.fixtures import ALEX, SAM, Local, local_workspace, texts
+from tests.bot.local.fixtures import ALEX, ROBIN, SAM, Local, local_workspace, texts
 from tests.fakes.slack_signing import event_request
 
 
@@ -38,7 +38,7 @@ async def test_the_page_is_served_and_names_the_offline_model(local: Local) -> N
         assert response.status == 404
     state = await local.state()
     assert state["model"] == "offline demo model"
-    assert state["user"] == ALEX and [p["id"] for p in state["people"]] == [ALEX, SAM]
+    assert state["user"] == ALEX and [p["id"] for p in state["people"]] == [ALEX, SAM, ROBIN]
 
 
 async def test_the_header_names_the_openai_model_when_a_key_is_set() -> None:

@@ -3,7 +3,8 @@
 "delete record r1" → a gated ``delete_record`` call on ``r1``; once the result is in, the model
 answers ``Deleted r1.`` or ``Not done: <status>.``. With ``hold-<id>`` in ``$GATE_DIR`` the tool
 writes ``started-<id>`` and waits for ``release-<id>`` (the test holds a tool mid-run that way).
-Every finished execution appends ``<id>`` to ``$EXECUTIONS_FILE``.
+Every finished execution appends ``<id>`` to ``$EXECUTIONS_FILE``. ``FLEET_IDEMPOTENT=1`` makes
+the tool idempotent (a takeover retries it instead of reporting it interrupted).
 """
 
 from __future__ import annotations
@@ -57,6 +58,7 @@ agent = Agent(
             input_schema=RecordInput,
             execute=_delete,
             require_approval=True,
+            idempotent=os.environ.get("FLEET_IDEMPOTENT") == "1",
         )
     },
 )

@@ -14,6 +14,7 @@ from pydantic import BaseModel
 from agents import Agent
 from agents.models import ScriptedModel, call, reply
 from bot.slack._ids import APPROVE_ACTION, EDIT_ACTION, WITHDRAW_ACTION
+from bot.slack.blocks._refs import ApprovalRef
 from storage import Storage
 from tests.backends import storage, storage_url  # noqa: F401  (fixtures)
 from tests.bot.api.fixtures import tokens_file
@@ -90,6 +91,14 @@ async def _edit(bot: Bot, card: PostedMessage, amount: str, user: str = SAM) -> 
 
 def _text(message: PostedMessage) -> str:
     return str(message.blocks)
+
+
+def _digest(card: PostedMessage) -> str | None:
+    """The definition digest a card's Approve button carries."""
+    [actions] = [b for b in card.blocks if b["type"] == "actions"]
+    approve = next(e for e in actions["elements"] if e["action_id"] == APPROVE_ACTION)
+    ref = ApprovalRef.decode(approve["value"])
+    return None if ref is None else ref.definition_digest
 
 
 async def test_an_edit_over_1000_in_the_modal_runs_nothing_and_posts_a_two_person_card(
@@ -180,7 +189,8 @@ async def test_a_tool_its_mcp_server_redefines_under_an_open_card_runs_nothing_o
         assert [c for c in calls(log) if c.startswith("transfer")] == []
         old, new = bot.cards(ts)
         assert "Replaced" in _text(old) and "tool changed" in _text(old)
-        assert "destructive" not in _text(new) and "x 1000" in _text(new)
+        assert "destructive" not in _text(new)  # the new definition's annotations
+        assert _digest(new) == bot.agent.tools["ops_transfer"].definition_digest != shown
         [ephemeral] = slack.calls_to("chat.postEphemeral")
         assert ephemeral["user"] == SAM
         [pending] = (await bot.agent.list_suspended_runs()).runs[0].tool_calls
@@ -360,7 +370,8 @@ async def test_an_api_approval_of_a_redefined_tool_is_409_and_slack_shows_the_ne
 
         assert (status, answer["code"]) == (409, "APPROVAL_TOOL_CHANGED") and moved == []
         old, new = bot.cards(ts)
-        assert "Replaced" in _text(old) and "times 1000" in _text(new)
+        assert "Replaced" in _text(old) and "tool changed" in _text(old)
+        assert _digest(new) == tools.tool.definition_digest
         await bot.click(new, APPROVE_ACTION, user=SAM)
         await bot.settle()
         assert moved == [5000] and bot.texts(ts)[-1] == "Moved."

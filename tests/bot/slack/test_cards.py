@@ -15,13 +15,26 @@ from slack_sdk.models.blocks import Block
 from slack_sdk.models.views import View
 
 from agents import Approve, Decline, Expire, Resume
+from agents.models import call
 from bot.policy._card_rules import CardRules, is_destructive
 from bot.slack._ids import APPROVE_ACTION, SHOW_ALL_ACTION
-from bot.slack.blocks._blocks import answered_question, as_dicts, question_blocks
-from bot.slack.blocks._card import CardView, Decided, approval_card, decided_card
+from bot.slack.blocks._blocks import (
+    answered_question,
+    as_dicts,
+    question_blocks,
+    superseded_question,
+)
+from bot.slack.blocks._card import (
+    CardView,
+    Decided,
+    approval_card,
+    decided_card,
+    decided_fallback,
+)
 from bot.slack.blocks._forms import form_blocks, form_fields, read_edit
 from bot.slack.blocks._modal_views import arguments_modal, decline_modal, edit_modal
 from bot.slack.blocks._refs import ApprovalRef, ModalRef
+from tests.bot.conftest import BotFactory
 from tools import create_tool
 from tools.mcp import MCPArguments, MCPTool
 
@@ -142,14 +155,29 @@ def test_questions_pass_slack_sdks_models_with_hostile_payloads() -> None:
     payload = {"question": NASTY * 100, "nested": HOSTILE}
     _valid_message(question_blocks(NASTY, payload, REF))
     _valid_message(question_blocks(NASTY, {"nested": HOSTILE}, REF))
-    _valid_message(answered_question(NASTY, payload, "U1", AT, HOSTILE))
+    dicts = _valid_message(answered_question(NASTY, payload, "U1", AT, HOSTILE, reply=NASTY * 99))
+    _valid_message(answered_question(NASTY, payload, "U1", AT, {"p": NASTY}, reply=NASTY))
+    _valid_message(superseded_question(NASTY, payload))
+    for raw in ("<!channel>", "<@U999>"):
+        assert raw not in _mrkdwn(dicts)
 
 
-def test_header_asks_with_the_title_else_the_description_else_the_id() -> None:
+def test_header_asks_with_the_title_else_the_id() -> None:
     assert as_dicts(approval_card(_card(title="Delete a record")))[0]["text"]["text"] == (
         "Approve Delete a record?"
     )
     assert as_dicts(approval_card(_card()))[0]["text"]["text"] == "Approve delete_record?"
+
+
+async def test_a_posted_card_is_headed_by_the_tools_id_never_its_description(
+    bot_with: BotFactory,
+) -> None:
+    async with bot_with([call("delete_record", {"id": "7"})]) as (bot, _):
+        ts = await bot.mention("delete record 7")
+        await bot.settle()
+        [card] = bot.cards(ts)
+        assert card.blocks[0]["text"]["text"] == "Approve delete-record?"
+        assert "Delete a record by id" not in json.dumps(card.blocks)
 
 
 def test_flat_short_arguments_are_fields_and_long_ones_a_code_block() -> None:
@@ -162,6 +190,18 @@ def test_flat_short_arguments_are_fields_and_long_ones_a_code_block() -> None:
     ]
     nested = _mrkdwn(as_dicts(approval_card(_card(args={"q": {"a": 1}}))))
     assert "```" in nested
+
+
+def test_argument_names_with_underscores_and_empty_values_are_still_fields() -> None:
+    args = {"record_id": "rec_1", "note": "", "dry_run": False}
+    dicts = as_dicts(approval_card(_card(args=args)))
+    [section] = [b for b in dicts if b.get("fields")]
+    assert [f["text"] for f in section["fields"]] == [
+        "`record_id`\n`rec_1`",
+        '*note*\n`""`',
+        "`dry_run`\n`false`",
+    ]
+    assert "```" not in _mrkdwn(dicts)
 
 
 def test_cut_arguments_are_marked_and_show_all_opens_every_argument() -> None:
@@ -201,7 +241,7 @@ def test_context_says_who_asked_via_what_who_may_approve_progress_and_expiry() -
     text = " · ".join(e["text"] for e in context["elements"])
     assert "Requested by <@U1>" in text
     assert "ops → billing" in text
-    assert "<@U2>, <!subteam^S3>" in text and "not the requester" in text
+    assert "<@U2>, <!subteam^S3> (not <@U1>, who asked for it)" in text
     assert "1 of 2 approvals: <@U2>" in text
     assert (
         f"<!date^{int(AT.timestamp())}^{{date_short_pretty}} at {{time}}|{AT.isoformat()}>" in text
@@ -277,6 +317,26 @@ def test_decided_cards_say_the_outcome_in_the_header(decision: Any, header: str)
     )
     assert dicts[0]["text"]["text"] == header
     assert not any(b["type"] == "actions" for b in dicts)
+
+
+def test_an_approved_quorum_card_names_every_approver_in_order() -> None:
+    card = _card(rules=CardRules(approvals_required=2))
+    decided = Decided(decision=Approve(), by="U3", at=AT, approvers=("U2", "U3"))
+    dicts = as_dicts(decided_card(card, decided))
+    assert "Approved by <@U2> and <@U3>" in _mrkdwn(dicts) and "2 of 2 approvals" in _mrkdwn(dicts)
+    assert decided_fallback(card, decided).startswith("Approved by U2 and U3")
+    three = Decided(decision=Approve(), by="U4", at=AT, approvers=("U2", "U3", "U4"))
+    assert "Approved by <@U2>, <@U3> and <@U4>" in _mrkdwn(as_dicts(decided_card(card, three)))
+
+
+def test_the_self_approval_hint_follows_the_rules() -> None:
+    def context(rules: CardRules) -> str:
+        blocks = as_dicts(approval_card(_card(requester="U1", rules=rules)))
+        return _mrkdwn([b for b in blocks if b["type"] == "context"])
+
+    assert "not <@U1>, who asked for it" in context(CardRules(allow_self_approval=False))
+    allowed = context(CardRules(allow_self_approval=True))
+    assert "not <@U1>" not in allowed and "not the requester" not in allowed
 
 
 def test_a_declined_card_gives_the_reason_and_who() -> None:

@@ -122,10 +122,6 @@ async def test_a_click_and_an_api_decision_after_expires_at_are_expired_without_
         ts = await bot.mention("delete record abc-123", user="U1")
         await bot.settle()
         [card] = bot.cards(ts)
-        await bot.click(card, APPROVE_ACTION, user="U2")
-        await bot.settle()
-        [ephemeral] = slack.calls_to("chat.postEphemeral")
-        assert ephemeral["text"] == msg.EXPIRED
         [run] = (await bot.agent.list_suspended_runs()).runs
         response = await bot.http.post(
             "/api/agents/ops/approve-tool-call",
@@ -138,7 +134,15 @@ async def test_a_click_and_an_api_decision_after_expires_at_are_expired_without_
         )
         assert response.status == 409
         assert (await response.json())["code"] == "APPROVAL_EXPIRED"
+        await bot.click(card, APPROVE_ACTION, user="U2")
+        await bot.settle()
+        [ephemeral] = slack.calls_to("chat.postEphemeral")
+        assert ephemeral["text"] == msg.EXPIRED
         assert executions.of("delete_record") == []
+        # the refused click flips the card at once (no sweep ran): no live button is left
+        flipped = bot.slack.messages[card.ts].blocks
+        assert flipped[0]["text"]["text"].startswith("⌛ Expired")
+        assert not any(b["type"] == "actions" for b in flipped)
 
 
 async def test_a_lapsed_claim_of_a_dead_instance_is_reported_by_the_running_bot(

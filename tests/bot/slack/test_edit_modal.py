@@ -38,7 +38,8 @@ def _agent(runs: list[dict[str, Any]], sub_agent: bool = False) -> Agent:
 
     tool = create_tool(
         id="scale",
-        description="Scale a service",
+        description="Scale a service (by replicas and CPU)",
+        title="Scale a service",
         input_schema=ScaleInput,
         execute=scale,
         require_approval=True,
@@ -142,7 +143,18 @@ async def test_submitting_approves_with_the_edited_arguments_and_shows_both(
         assert runs == [edited]
         [updated] = bot.cards(ts)
         text = json.dumps(updated.blocks)
-        assert "Original arguments" in text and "Approved arguments" in text
+        assert "Original arguments" in text and "Changed by the approver" in text
+        changed = [f["text"] for b in updated.blocks for f in b.get("fields") or []][5:]
+        assert changed == [
+            "*replicas* (was)\n`3`",
+            "*replicas* (approved)\n`5`",
+            "*cpu* (was)\n`0.5`",
+            "*cpu* (approved)\n`1.5`",
+            "`dry_run` (was)\n`true`",
+            "`dry_run` (approved)\n`false`",
+            "*env* (was)\n`staging`",
+            "*env* (approved)\n`prod`",
+        ]
         assert "Approved by <@U2>" in text and not any(
             b["type"] == "actions" for b in updated.blocks
         )
@@ -213,6 +225,8 @@ async def test_a_card_is_posted_from_its_chunk_without_reading_the_call_again(
         ts = await bot.mention("scale api")
         await bot.settle()
         [card] = bot.cards(ts)
-        assert "Scale a service" in str(card.blocks)  # described: the tool's own words
+        # described: the tool's own title (never its description)
+        assert card.blocks[0]["text"]["text"] == "Approve Scale a service?"
+        assert "by replicas and CPU" not in str(card.blocks)
         assert counted.made("list_snapshots") == 1  # the message's own read of its thread
         assert counted.made("load_run") == 0

@@ -12,7 +12,7 @@ from slack_sdk.models.views import View
 
 from agents.models import ScriptItem, call, reply
 from bot.slack._ids import APPROVE_ACTION, CARD_ACTIONS, DECLINE_ACTION
-from bot.slack.blocks._home_view import HOME_BLOCK_PREFIX
+from bot.slack.blocks._home_view import HOME_BLOCK_PREFIX, HOME_ITEMS
 from storage import Storage
 from tests.bot.harness import CHANNEL, Bot, Executions, make_agent, start_bot
 from tests.fakes.slack_api import FakeSlackAPI
@@ -153,3 +153,81 @@ async def test_decline_from_home_opens_the_modal_and_declines_the_card_in_its_th
         assert executions.of("delete_record") == []
         assert card.channel == CHANNEL
         assert not _buttons(slack.homes["U2"])
+
+
+async def test_each_row_shows_its_arguments_so_two_calls_of_one_tool_can_be_told_apart(
+    slack: FakeSlackAPI, store: Storage, executions: Executions
+) -> None:
+    two = [call("delete_record", {"id": "abc-123"}), call("delete_record", {"id": "def-456"})]
+    async with served(slack, store, executions, two) as bot:
+        await bot.mention("delete abc-123", user="U1")
+        await bot.settle()
+        await bot.mention("delete def-456", user="U1")
+        await bot.settle()
+        view = _valid(await bot.open_home("U2"))
+        rows = [b for b in view["blocks"] if b["type"] == "section" and b.get("fields")]
+        shown = [[f["text"] for f in row["fields"]] for row in rows]
+        assert shown == [["*id*\n`def-456`"], ["*id*\n`abc-123`"]]  # newest first
+
+
+async def test_long_arguments_are_a_code_block_cut_to_fit_and_marked_as_cut(
+    slack: FakeSlackAPI, store: Storage, executions: Executions
+) -> None:
+    long = [call("delete_record", {"id": "x" * 5000}), reply("Deleted.")]
+    async with served(slack, store, executions, long) as bot:
+        await bot.mention("delete a long one", user="U1")
+        await bot.settle()
+        view = _valid(await bot.open_home("U2"))
+        [row] = [b for b in view["blocks"] if b["type"] == "section" and "```" in str(b)]
+        assert "xxxx" in row["text"]["text"] and len(row["text"]["text"]) < 1000
+        assert "cut to fit" in row["text"]["text"]
+
+
+async def test_publishing_makes_no_slack_call_per_row_and_links_are_built_from_the_team_url(
+    slack: FakeSlackAPI, store: Storage, executions: Executions
+) -> None:
+    many = [call("delete_record", {"id": f"r{n}"}) for n in range(5)]
+    async with served(slack, store, executions, many) as bot:
+        threads = []
+        for n in range(5):
+            threads.append(await bot.mention(f"delete r{n}", user="U1"))
+            await bot.settle()
+        await bot.open_home("U3")  # the workspace URL is read (at most) once, here
+        for viewer in ("U2", "U4"):
+            await bot.open_home(viewer)
+        before = len(slack.calls)
+        view = _valid(await bot.open_home("U2"))
+        during = [c.method for c in slack.calls[before:]]
+        assert during == ["views.publish"]  # five rows, one call
+        assert slack.calls_to("chat.getPermalink") == []
+        assert len(slack.calls_to("auth.test")) <= 2  # bolt's own, and the URL's
+        sections = [b["text"]["text"] for b in view["blocks"] if b["type"] == "section"]
+        [card] = bot.cards(threads[-1])
+        link = (
+            f"https://test.slack.com/archives/{CHANNEL}/p{card.ts.replace('.', '')}"
+            f"?thread_ts={threads[-1]}&cid={CHANNEL}|open the thread"
+        )
+        assert link in sections[0]
+
+        before = len(slack.calls)
+        await bot.click(card, APPROVE_ACTION, user="U2")
+        await bot.settle()
+        publishes = [c for c in slack.calls[before:] if c.method == "views.publish"]
+        assert sorted(c.args["user_id"] for c in publishes) == ["U2", "U3", "U4"]
+        assert slack.calls_to("chat.getPermalink") == []
+
+
+async def test_more_than_the_view_holds_lists_the_newest_and_says_older_ones_wait(
+    slack: FakeSlackAPI, store: Storage, executions: Executions
+) -> None:
+    many = [call("delete_record", {"id": f"r{n}"}) for n in range(HOME_ITEMS + 2)]
+    async with served(slack, store, executions, many) as bot:
+        for n in range(HOME_ITEMS + 2):
+            await bot.mention(f"delete r{n}", user="U1")
+            await bot.settle()
+        view = _valid(await bot.open_home("U2"))
+        rows = [b for b in view["blocks"] if b["type"] == "section" and b.get("fields")]
+        assert len(rows) == HOME_ITEMS
+        assert rows[0]["fields"][0]["text"] == f"*id*\n`r{HOME_ITEMS + 1}`"  # the newest
+        assert rows[-1]["fields"][0]["text"] == "*id*\n`r2`"  # the two oldest are left out
+        assert "Older requests are not listed here" in _text(view)

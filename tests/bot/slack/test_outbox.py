@@ -56,3 +56,55 @@ async def test_an_api_approval_while_slack_is_down_reaches_card_and_thread_once_
         assert not any(b["type"] == "actions" for b in card.blocks)
         assert "Approved by alice" in str(card.blocks)
         assert bot.texts(ts).count("Deleted 7.") == 1
+
+
+async def test_a_card_slack_refused_to_take_is_kept_and_posted_once_slack_answers(
+    slack: FakeSlackAPI, store: Storage, executions: Executions
+) -> None:
+    """Found by the chaos test: a card whose post met a Slack 5xx was lost (the call pended
+    with no card anywhere). It is kept, posted when Slack is back, recorded and decidable."""
+    from bot.slack.delivery._render import make_kept_card
+
+    agent, _ = make_agent([call("delete_record", {"id": "8"}), reply("Deleted 8.")], executions)
+    async with start_bot(slack, agent, store) as bot:
+        for _ in range(2):  # the client retries a 5xx once: both attempts fail
+            slack.fail_next("chat.postMessage", status=503, error="service_unavailable")
+        ts = await bot.mention("delete record 8", user="U1")
+        await bot.settle()
+        assert bot.cards(ts) == []
+        assert [e.write["method"] for e in await store.list_outbox()] == ["card"]
+        assert await flush_outbox(bot.services, make_kept_card) == 1
+        assert await flush_outbox(bot.services, make_kept_card) == 0  # posted once
+        [card] = bot.cards(ts)
+        assert await store.list_outbox() == []
+        response = await bot.click(card, "approval:approve", user="U2")  # recorded: decidable
+        assert response.status == 200
+        await bot.settle()
+        assert executions.of("delete_record") == [{"id": "8"}]
+        assert bot.texts(ts).count("Deleted 8.") == 1
+
+
+async def test_a_write_that_may_have_reached_slack_is_looked_for_before_it_is_posted_again(
+    slack: FakeSlackAPI, store: Storage, executions: Executions
+) -> None:
+    """Storage failed after Slack took a kept answer, before the entry was removed: the next
+    pass finds the answer in the thread by its metadata id and does not post it twice."""
+    from datetime import timedelta
+
+    from bot.slack.delivery._outbox import enqueue, new_write
+    from storage import utcnow
+
+    agent, _ = make_agent([reply("Hi.")], executions)
+    async with start_bot(slack, agent, store) as bot:
+        ts = await bot.mention("hello", user="U1")
+        await bot.settle()
+        write = new_write(method="chat.postMessage", channel="C1", thread_ts=ts, text="Kept.")
+        await enqueue(bot.services, write)
+        await bot.services.client.chat_postMessage(  # the earlier attempt that reached Slack
+            channel="C1", thread_ts=ts, text="Kept.", metadata=write.metadata
+        )
+        now = utcnow()  # ... was taken (one attempt counted) and never removed
+        assert await store.take_outbox(write.id, now=now, retry_at=now - timedelta(seconds=1))
+        assert await flush_outbox(bot.services) == 1
+        assert bot.texts(ts).count("Kept.") == 1
+        assert await store.list_outbox() == []

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agents.models import call, reply
+from agents.models import call, obj, reply
 from bot.slack._ids import PROVIDE_ACTION, PROVIDE_VIEW
 from tests.bot.conftest import BotFactory
 from tests.bot.harness import CHANNEL, Bot, Executions
@@ -59,6 +59,9 @@ async def test_submitting_resumes_the_call(bot_with: BotFactory, executions: Exe
         assert not any(b["type"] == "actions" for b in answered.blocks)
         assert "Details provided by <@U3>" in str(answered.blocks)
         assert "Which priority" in str(answered.blocks)
+        fields = [f["text"] for b in answered.blocks for f in b.get("fields") or []]
+        assert fields == ["*priority*\n`high`"]  # as arguments are shown, not raw JSON
+        assert "```" not in str(answered.blocks)
         [resumed] = [e for e in await bot.services.storage.query_audit() if e.kind == "decided"]
         assert (resumed.actor, resumed.source) == ("U3", "modal")
         assert resumed.data["decision"] == "resumed"
@@ -94,3 +97,22 @@ async def test_a_second_submit_after_the_call_resumed_gets_an_ephemeral(
         [ephemeral] = bot.slack.calls_to("chat.postEphemeral")
         assert ephemeral["user"] == "U3" and "no longer pending" in ephemeral["text"]
         assert bot.texts(ts) == ["Opened T-1."]
+
+
+async def test_details_given_on_a_question_asked_again_leave_no_live_button(
+    bot_with: BotFactory, executions: Executions
+) -> None:
+    script = [ASK, obj({"answered": False, "resume_data": None}), reply("Hm?"), reply("Opened.")]
+    async with bot_with(script) as (bot, _):
+        ts, _first = await _question(bot)
+        await bot.message("make it the most urgent one", thread_ts=ts)
+        await bot.settle()
+        [_, again] = bot.slack.thread(CHANNEL, ts)
+        view = await _open(bot, again, user="U3")
+        await bot.submit(view, _priority("high"), user="U3")
+        await bot.settle()
+        assert executions.of("open_ticket") == [{"title": "Printer on fire", "priority": "high"}]
+        thread = bot.slack.thread(CHANNEL, ts)
+        assert not any(b["type"] == "actions" for m in thread for b in m.blocks)
+        assert "Details provided by <@U3>" in str(bot.slack.messages[again.ts].blocks)
+        assert thread[-1].text == "Opened."

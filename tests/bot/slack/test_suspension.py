@@ -66,7 +66,9 @@ async def test_reply_that_does_not_answer_is_a_normal_turn(
         await bot.message("what day is it?", thread_ts=ts)
         await bot.settle()
         assert executions.of("open_ticket") == []
-        assert bot.texts(ts)[-1] == "It is Tuesday."
+        [_, answer] = bot.slack.thread(CHANNEL, ts)  # one bot reply to the one message
+        assert answer.text == "It is Tuesday."
+        assert "It is Tuesday." in str(answer.blocks) and "did not answer" in str(answer.blocks)
         pending = await bot.services.agent.list_suspended_runs(
             thread_id=f"slack:{TEAM}:{CHANNEL}:{ts}"
         )
@@ -90,15 +92,42 @@ async def test_a_reply_that_does_not_fit_the_schema_gets_the_question_asked_agai
         await bot.message("very urgent", thread_ts=ts)
         await bot.settle()
         assert executions.of("open_ticket") == []
-        asked = bot.slack.thread(CHANNEL, ts)[-1]
+        [first, asked] = bot.slack.thread(CHANNEL, ts)  # one bot reply to the one message
         again = str(asked.blocks)
+        assert "Noted." in again and asked.text == "Noted."
         assert "did not answer" in again and "`priority`" in again
         assert "Which priority: low, normal or high?" in again
         assert any(b["type"] == "actions" for b in asked.blocks)  # Provide details
+        assert not any(b["type"] == "actions" for b in first.blocks)  # asked again below
         await bot.message("low", thread_ts=ts)
         await bot.settle()
         assert executions.of("open_ticket") == [{"title": "Printer on fire", "priority": "low"}]
-        assert "did not answer" not in str(bot.slack.thread(CHANNEL, ts)[-1].blocks)
+        thread = bot.slack.thread(CHANNEL, ts)
+        assert "did not answer" not in str(thread[-1].blocks)
+        assert not any(b["type"] == "actions" for m in thread for b in m.blocks)
+        answered = str(bot.slack.messages[asked.ts].blocks)  # the card moved to the question
+        assert "`low`" in answered and "<@U1>" in answered
+
+
+async def test_an_answered_question_shows_what_the_tool_received_and_the_reply(
+    bot_with: BotFactory,
+) -> None:
+    script = [
+        ASK,
+        obj({"answered": True, "resume_data": {"priority": "high"}}),
+        reply("Opened."),
+    ]
+    async with bot_with(script) as (bot, _):
+        ts = await bot.mention("open a ticket: printer on fire")
+        await bot.settle()
+        [question] = bot.slack.thread(CHANNEL, ts)
+        await bot.message("make it the most urgent one", thread_ts=ts, user="U7")
+        await bot.settle()
+        [update] = bot.updates_of(question.ts)
+        fields = [f["text"] for b in update["blocks"] for f in b.get("fields") or []]
+        assert fields == ["*priority*\n`high`"]  # the resume_data, as arguments are shown
+        text = str(update["blocks"])
+        assert "From the reply:_ “make it the most urgent one”" in text and "<@U7>" in text
 
 
 async def test_a_reply_that_answers_is_not_asked_again(
@@ -152,3 +181,21 @@ async def test_a_thread_reply_reads_its_threads_pending_calls_once(
         await bot.settle()
         assert counted.made("list_snapshots", thread_id=f"slack:{TEAM}:{CHANNEL}:{ts}") == 1
         assert counted.made("load_run") == claims  # only a decision's own read of its run
+
+
+async def test_when_the_answer_cannot_take_the_question_it_is_asked_in_a_message_of_its_own(
+    bot_with: BotFactory,
+) -> None:
+    script = [ASK, obj({"answered": False, "resume_data": None}), reply("Tuesday.")]
+    async with bot_with(script) as (bot, _):
+        ts = await bot.mention("open a ticket: printer on fire")
+        await bot.settle()
+        bot.slack.fail_next("chat.update", error="msg_too_long")
+        await bot.message("what day is it?", thread_ts=ts)
+        await bot.settle()
+        [first, answer, again] = bot.slack.thread(CHANNEL, ts)
+        assert answer.text == "Tuesday." and not answer.blocks
+        assert "did not answer" in str(again.blocks) and "Tuesday." not in str(again.blocks)
+        assert any(b["type"] == "actions" for b in again.blocks)
+        assert not any(b["type"] == "actions" for b in first.blocks)
+        assert "Sorry" not in str([m.text for m in bot.slack.thread(CHANNEL, ts)])

@@ -1,0 +1,24 @@
+"""What the runtime's claim of a decided call recorded, for the card that shows it: the
+approvers of a quorum call, in order, and the data a question was answered with (the claim is
+written with the decision, so every surface that decided, here or elsewhere, left it)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from storage import Storage
+
+
+async def claimed_detail(
+    storage: Storage, run_id: str, tool_call_id: str, decision: str, key: str
+) -> Any:
+    """``detail[key]`` of the latest ``decision`` claim (``approved``, ``resumed``) of the call;
+    None when there is none."""
+    claims = [
+        c
+        for c in await storage.list_claims(run_id)
+        if c.tool_call_id == tool_call_id and c.decision == decision
+    ]
+    if not claims:
+        return None
+    return max(claims, key=lambda c: c.decided_at).detail.get(key)
