@@ -34,9 +34,9 @@ from bot.slack._services import Services
 from bot.slack.blocks._blocks import slack_date
 from bot.slack.blocks._reminders import reminder_key, reminder_text
 from bot.slack.deciding._expiry import expire_call
+from bot.slack.delivery._card_posts import make_kept_card, recover_lost_card
 from bot.slack.delivery._outbox import flush_outbox
 from bot.slack.delivery._publish import post_recovered
-from bot.slack.delivery._render import make_kept_card
 from storage import utcnow
 
 logger = logging.getLogger(__name__)
@@ -68,14 +68,18 @@ def sweep_delay(next_due: datetime | None, now: datetime, longest: float = SWEEP
 
 
 async def sweep(services: Services, *, now: datetime | None = None) -> Sweep:
-    """Expire what is due and remind what is close (one pass)."""
+    """Expire what is due, remind what is close, and give a call that pends without any card
+    its card (one pass)."""
     now = now or utcnow()
     expired = 0
     due: list[datetime] = []
     for run, call in await _pending_approvals(services):
+        since = call.suspended_at or run.suspended_at
+        await recover_lost_card(
+            services, run_id=run.run_id, thread_id=run.thread_id, call=call, since=since, now=now
+        )
         if call.expires_at is None:
             continue  # stored without a TTL: never expires
-        since = call.suspended_at or run.suspended_at
         remind_at = since + (call.expires_at - since) * REMINDER_AT
         if now >= call.expires_at:
             expired += await expire_call(

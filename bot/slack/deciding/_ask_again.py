@@ -32,7 +32,8 @@ from bot.slack.blocks._blocks import (
 from bot.slack.blocks._mrkdwn import escape_truncated
 from bot.slack.blocks._refs import ApprovalRef
 from bot.slack.delivery._card_index import PostedCard
-from bot.slack.delivery._render import Posted, SlackThread
+from bot.slack.delivery._render import Posted
+from bot.slack.delivery._thread import SlackThread
 
 logger = logging.getLogger(__name__)
 

@@ -49,8 +49,9 @@ from bot.slack.deciding._expiry import expire_call
 from bot.slack.deciding._workspace import Choice, choice_of
 from bot.slack.delivery._card_index import PostedCard
 from bot.slack.delivery._home import refresh_homes
-from bot.slack.delivery._render import SlackThread, post_run
+from bot.slack.delivery._render import post_run
 from bot.slack.delivery._shown import show_decided, show_replaced
+from bot.slack.delivery._thread import SlackThread
 from bot.slack.receiving._payloads import BlockActions
 from storage import utcnow
 

@@ -10,7 +10,8 @@ from agents import SuspendedRunsPage
 from bot.slack._services import Services
 from bot.slack.deciding._ask_again import ask_again_if_unanswered, waiting_questions
 from bot.slack.deciding._decision_words import looks_like_decision
-from bot.slack.delivery._render import SlackThread, post_run, reporting_failures
+from bot.slack.delivery._render import post_run, reporting_failures
+from bot.slack.delivery._thread import SlackThread
 from bot.slack.receiving._payloads import MessageEvent
 
 logger = logging.getLogger(__name__)

@@ -6,61 +6,34 @@ import contextlib
 import logging
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from typing import Any
 
 from slack_sdk.errors import SlackApiError
 
 import bot.slack._messages as msg
 from agents import (
     AgentStream,
-    PendingToolCall,
-    ToolCallApprovalChunk,
     ToolCallSuspendedChunk,
     fingerprint,
 )
 from agents.errors import AgentError, ModelError
 from bot.ops._outage import Service, unavailable
-from bot.slack._ids import resource_id, thread_id
 from bot.slack._services import Services
 from bot.slack.blocks._blocks import (
     CardView,
     answered_question,
-    approval_card,
-    approval_fallback,
     as_dicts,
     question_blocks,
     question_fallback,
 )
 from bot.slack.blocks._refs import ApprovalRef
 from bot.slack.delivery._card_index import PostedCard
-from bot.slack.delivery._card_source import described
+from bot.slack.delivery._card_posts import post_card_or_keep
 from bot.slack.delivery._claimed import claimed_detail
-from bot.slack.delivery._outbox import KeptCard, SlackWrite, enqueue, new_write
 from bot.slack.delivery._streamer import ReplyStreamer
+from bot.slack.delivery._thread import SlackThread
 from storage import utcnow
 
 logger = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True, kw_only=True)
-class SlackThread:
-    """A Slack thread the agent talks in, and who is talking."""
-
-    team: str
-    channel: str
-    thread_ts: str
-    requester: str | None
-    """The Slack user whose message or click led to this run."""
-
-    @property
-    def thread_id(self) -> str:
-        """SPEC 6 memory thread id."""
-        return thread_id(self.team, self.channel, self.thread_ts)
-
-    @property
-    def resource_id(self) -> str:
-        """SPEC 6 memory resource id."""
-        return resource_id(self.team, self.channel)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -262,106 +235,4 @@ async def _post_failure(
 async def _post_text(services: Services, thread: SlackThread, text: str) -> None:
     await services.client.chat_postMessage(
         channel=thread.channel, thread_ts=thread.thread_ts, text=text
-    )
-
-
-async def post_card(
-    services: Services, thread: SlackThread, approval: ToolCallApprovalChunk
-) -> None:
-    """Post an approval card in the thread and record where it is (built from the chunk
-    alone: it carries every field of the pending call, so nothing is read again)."""
-    await post_card_for(services, thread, approval.run_id, approval.pending_call())
-
-
-async def post_card_for(
-    services: Services,
-    thread: SlackThread,
-    run_id: str,
-    call: PendingToolCall,
-    *,
-    metadata: dict[str, Any] | None = None,
-    posted_ts: str | None = None,
-) -> None:
-    """Post the card of ``call`` (or, with ``posted_ts``, only record the one already posted
-    there) and record where it is. ``metadata`` marks the message (the outbox's write id)."""
-    view = card_view(services, thread, run_id, call)
-    ts = posted_ts
-    channel = thread.channel
-    if ts is None:
-        response = await services.client.chat_postMessage(
-            channel=thread.channel,
-            thread_ts=thread.thread_ts,
-            text=approval_fallback(view),
-            blocks=as_dicts(approval_card(view)),
-            metadata=metadata,
-        )
-        ts, channel = str(response["ts"]), str(response.get("channel") or thread.channel)
-    posted = PostedCard(
-        view=view, channel=channel, ts=ts, thread_ts=thread.thread_ts, team=thread.team
-    )
-    await services.cards.record(posted, thread_id=thread.thread_id, agent_id=services.agent.id)
-
-
-def card_view(
-    services: Services, thread: SlackThread, run_id: str, call: PendingToolCall
-) -> CardView:
-    """What the card of a pending call shows."""
-    view = CardView(
-        ref=ApprovalRef(
-            run_id=run_id,
-            tool_call_id=call.tool_call_id,
-            fingerprint=call.fingerprint,
-            definition_digest=call.definition_digest,
-        ),
-        tool_name=call.tool_name,
-        args=call.args,
-        requester=thread.requester,
-        agent_path=tuple(call.agent_path),
-    )
-    return described(services, view, call)
-
-
-async def post_card_or_keep(
-    services: Services, thread: SlackThread, run_id: str, call: PendingToolCall
-) -> None:
-    """``post_card_for``; while Slack does not answer, the card is kept in the outbox and
-    posted once Slack answers again (a pending call never goes without its card)."""
-    try:
-        await post_card_for(services, thread, run_id, call)
-    except Exception as exc:
-        if unavailable(exc) != "slack":
-            raise
-        services.outages.down("slack", exc)
-        card = KeptCard(
-            team=thread.team,
-            requester=thread.requester,
-            run_id=run_id,
-            tool_call_id=call.tool_call_id,
-        )
-        await enqueue(
-            services,
-            new_write(
-                method="card",
-                channel=thread.channel,
-                thread_ts=thread.thread_ts,
-                text="",
-                card=card,
-            ),
-        )
-
-
-async def make_kept_card(services: Services, write: SlackWrite, posted_ts: str | None) -> None:
-    """The outbox's ``make_card``: the card of a call kept while Slack was down, posted from
-    the call as it is now (nothing when it was decided meanwhile: its outcome is posted when
-    it is shown), or only recorded when an earlier attempt did post it (``posted_ts``)."""
-    card = write.card
-    assert card is not None and write.thread_ts is not None
-    call = await services.agent.pending_call(run_id=card.run_id, tool_call_id=card.tool_call_id)
-    if call is None:
-        return
-    thread = SlackThread(
-        team=card.team, channel=write.channel, thread_ts=write.thread_ts, requester=card.requester
-    )
-    await post_card_for(
-        services, thread, card.run_id, call, metadata=write.metadata, posted_ts=posted_ts
     )

@@ -37,7 +37,8 @@ from bot.slack.delivery._card_index import PostedCard
 from bot.slack.delivery._card_source import described
 from bot.slack.delivery._claimed import claimed_detail
 from bot.slack.delivery._outbox import enqueue, new_write
-from bot.slack.delivery._render import SlackThread, post_run, reporting_failures
+from bot.slack.delivery._render import post_run, reporting_failures
+from bot.slack.delivery._thread import SlackThread
 
 logger = logging.getLogger(__name__)
 

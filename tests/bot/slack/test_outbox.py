@@ -63,7 +63,7 @@ async def test_a_card_slack_refused_to_take_is_kept_and_posted_once_slack_answer
 ) -> None:
     """Found by the chaos test: a card whose post met a Slack 5xx was lost (the call pended
     with no card anywhere). It is kept, posted when Slack is back, recorded and decidable."""
-    from bot.slack.delivery._render import make_kept_card
+    from bot.slack.delivery._card_posts import make_kept_card
 
     agent, _ = make_agent([call("delete_record", {"id": "8"}), reply("Deleted 8.")], executions)
     async with start_bot(slack, agent, store) as bot:
@@ -108,3 +108,68 @@ async def test_a_write_that_may_have_reached_slack_is_looked_for_before_it_is_po
         assert await flush_outbox(bot.services) == 1
         assert bot.texts(ts).count("Kept.") == 1
         assert await store.list_outbox() == []
+
+
+async def test_a_call_that_pends_without_any_card_is_given_one_once(
+    slack: FakeSlackAPI, store: Storage, executions: Executions
+) -> None:
+    """Found by the chaos test: an instance killed after storing a call and before posting its
+    card left the call pending with no card. The sweep gives it one, once across instances."""
+    from datetime import timedelta
+
+    from bot.background import sweep
+    from bot.slack.delivery._card_posts import LOST_AFTER_SECONDS, make_kept_card
+    from storage import utcnow
+
+    agent, _ = make_agent([call("delete_record", {"id": "9"}), reply("Deleted 9.")], executions)
+    async with start_bot(slack, agent, store) as bot:
+        ts = "1690000000.900000"
+        run = await bot.agent.generate(  # as if the card's process died right after storing
+            "delete record 9", thread_id=f"slack:T1:C1:{ts}", requested_by="U1"
+        )
+        assert run.finish_reason == "suspended" and bot.cards(ts) == []
+        now = utcnow()
+        await sweep(bot.services, now=now)  # too early: its card may be on its way
+        assert await store.list_outbox() == []
+        later = now + timedelta(seconds=LOST_AFTER_SECONDS + 1)
+        await sweep(bot.services, now=later)
+        await sweep(bot.services, now=later)  # another instance's pass: nothing more
+        assert [e.write["method"] for e in await store.list_outbox()] == ["card"]
+        assert await flush_outbox(bot.services, make_kept_card) == 1
+        [card] = bot.cards(ts)
+        assert (await bot.click(card, "approval:approve", user="U2")).status == 200
+        await bot.settle()
+        assert executions.of("delete_record") == [{"id": "9"}]
+
+
+async def test_a_kept_card_already_in_its_thread_is_recorded_not_posted_again(
+    slack: FakeSlackAPI, store: Storage, executions: Executions
+) -> None:
+    from bot.slack.delivery._card_posts import card_metadata, make_kept_card
+    from bot.slack.delivery._outbox import KeptCard, enqueue, new_write
+
+    agent, _ = make_agent([call("delete_record", {"id": "6"}), reply("Deleted 6.")], executions)
+    async with start_bot(slack, agent, store) as bot:
+        ts = "1690000000.600000"
+        run = await bot.agent.generate(
+            "delete record 6", thread_id=f"slack:T1:C1:{ts}", requested_by="U1"
+        )
+        [pending] = run.pending
+        posted = await bot.services.client.chat_postMessage(  # it reached Slack, unrecorded
+            channel="C1",
+            thread_ts=ts,
+            text="card",
+            blocks=[{"type": "header", "text": {"type": "plain_text", "text": "Approve?"}}],
+            metadata=card_metadata(run.run_id, pending.tool_call_id),
+        )
+        kept = KeptCard(
+            team="T1", requester="U1", run_id=run.run_id, tool_call_id=pending.tool_call_id
+        )
+        await enqueue(
+            bot.services,
+            new_write(method="card", channel="C1", thread_ts=ts, text="", card=kept),
+        )
+        assert await flush_outbox(bot.services, make_kept_card) == 1
+        assert len(slack.thread("C1", ts)) == 1  # not posted twice
+        found = await bot.services.cards.find(run.run_id, pending.tool_call_id)
+        assert found is not None and found.ts == posted["ts"]
