@@ -32,7 +32,7 @@ from typing import Literal
 import aiohttp
 import pytest
 
-from storage import create_storage
+from storage import Storage, create_storage
 from tests.bot.harness import CHANNEL, TEAM, click_payload
 from tests.bot.ops.chaos_fleet import Fleet, Instance, SlackDelivery, bot_env
 from tests.fakes.slack_api import FakeSlackAPI, PostedMessage
@@ -49,6 +49,8 @@ pytestmark = [
 LEASE_SECONDS = 2
 STEPS = 26
 """Operations per seed (mentions, clicks, faults), about half a second apart."""
+ASK_AGAIN_AFTER = 15.0
+"""Seconds a person waits for any answer before asking again."""
 DEFAULT_SEEDS = ""
 """The short set run by default (CI); empty while the fencing work lands."""
 Intent = Literal["approve", "decline", "leave"]
@@ -72,7 +74,10 @@ class Thread:
     record: str
     word: str
     intent: Intent
-    decided_by: list[str] = field(default_factory=list)
+    asked: int = 1
+    """How many times the person asked (again when nothing at all came back)."""
+    cardless_since: float | None = None
+    """When the settling phase first saw it without a card (``time.monotonic``)."""
 
 
 @dataclass
@@ -131,16 +136,21 @@ async def _mention(world: World, n: int) -> None:
     ts = f"{int(time.time())}.{n:06d}"
     thread = Thread(ts=ts, record=f"r{n}", word=word, intent=intent)
     world.threads.append(thread)
+    await _ask(world, thread, ts=ts, event_id=f"Ev{n}")
+
+
+async def _ask(world: World, thread: Thread, *, ts: str, event_id: str) -> None:
     event = {
         "type": "app_mention",
         "user": "U1",
-        "text": f"<@UBOT> {word} r{n}",
+        "text": f"<@UBOT> {thread.word} {thread.record}",
         "ts": ts,
         "channel": CHANNEL,
         "team": TEAM,
         "event_ts": ts,
+        **({"thread_ts": thread.ts} if ts != thread.ts else {}),
     }
-    envelope = {"type": "event_callback", "team_id": TEAM, "event_id": f"Ev{n}", "event": event}
+    envelope = {"type": "event_callback", "team_id": TEAM, "event_id": event_id, "event": event}
     await world.delivery.event(envelope)
 
 
@@ -298,13 +308,20 @@ async def _heal_and_settle(world: World) -> None:
         if instance.process is None or instance.process.returncode is not None:
             await world.fleet.start(instance, world.http)
     deadline = time.monotonic() + 150
-    while time.monotonic() < deadline:
-        waiting = [t for t in world.threads if _still_waiting(world, t)]
-        if not waiting:
-            return
-        for thread in waiting:
-            await _decide(world, thread)
-        await asyncio.sleep(2 * LEASE_SECONDS)
+    store = create_storage(world.postgres.url)
+    try:
+        while time.monotonic() < deadline:
+            waiting = [t for t in world.threads if _still_waiting(world, t)]
+            if not waiting:
+                return
+            for thread in waiting:
+                if world.card(thread) is None:
+                    await _ask_again_if_nothing_came(world, thread, store)
+                else:
+                    await _decide(world, thread)
+            await asyncio.sleep(2 * LEASE_SECONDS)
+    finally:
+        await store.close()
     pytest.fail(
         "not settled: "
         + "; ".join(
@@ -315,6 +332,24 @@ async def _heal_and_settle(world: World) -> None:
         )
         + f"; faults {world.faults}; logs in {world.fleet.logs}"
     )
+
+
+async def _ask_again_if_nothing_came(world: World, thread: Thread, store: Storage) -> None:
+    """A person whose request got no card asks again, once the bot holds no call for it: a
+    mention acknowledged and then lost with its process (or told "storage is down") leaves
+    nothing to decide; a call that pends without a card gets its card from the sweep."""
+    now = time.monotonic()
+    if thread.cardless_since is None:
+        thread.cardless_since = now
+    if now - thread.cardless_since < ASK_AGAIN_AFTER:
+        return  # its run may still be on its way
+    runs, _ = await store.list_snapshots(thread_id=f"slack:{TEAM}:{CHANNEL}:{thread.ts}")
+    if runs:
+        return
+    thread.cardless_since = None
+    thread.asked += 1
+    ts = f"{int(time.time())}.{900000 + thread.asked * 1000 + int(thread.record[1:]):06d}"
+    await _ask(world, thread, ts=ts, event_id=f"Ev{thread.record}-again-{thread.asked}")
 
 
 def _still_waiting(world: World, thread: Thread) -> bool:
@@ -412,8 +447,10 @@ async def test_chaos_keeps_one_outcome_per_call(
             violations = _violations(world, recorded)
             with capsys.disabled():
                 intents = Counter(t.intent for t in world.threads)
+                again = sum(t.asked - 1 for t in world.threads)
                 print(
                     f"chaos seed {seed}: {len(world.threads)} requests {dict(intents)}, "
+                    f"{again} asked again, "
                     f"{sum(line.startswith('start ') for line in recorded)} tool starts, "
                     f"faults {world.faults}, undelivered events {world.delivery.undelivered}"
                 )
