@@ -81,6 +81,8 @@ class RedisThreadLocks:
                 await lock.release()
             except LockError:
                 logger.warning("the lock of %s expired while held (work took too long)", thread_id)
+            except (RedisError, OSError) as exc:  # it lapses by its lease: nothing is lost
+                logger.info("could not release the lock of %s (%s)", thread_id, exc)
 
     async def _renew(self, lock: Lock) -> None:
         while True:

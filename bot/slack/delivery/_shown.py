@@ -8,8 +8,11 @@ expiry sweep (``_expiry``).
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
+import time
+from collections.abc import AsyncIterator
 from dataclasses import replace
 from datetime import datetime
 
@@ -74,7 +77,7 @@ async def show_decided(
         thread_ts=card.thread_ts,
         requester=card.view.requester,
     )
-    lock = contextlib.nullcontext() if lock_held else services.locks.hold(thread.thread_id)
+    lock = contextlib.nullcontext() if lock_held else _thread_lock(services, thread.thread_id)
     async with lock, reporting_failures(services, thread):
         again = await _presented_again(stream, card) if decision is not None else None
         if again is not None:
@@ -96,6 +99,30 @@ async def show_decided(
         elif interrupted:
             await _update(services, card, Decided(decision=None, by=None, at=at))
         await _post_or_keep(services, stream, thread)
+
+
+LOCK_WAIT_SECONDS = 600.0
+"""How long showing a decided call waits for the thread lock through a Redis outage."""
+
+
+@contextlib.asynccontextmanager
+async def _thread_lock(services: Services, thread_id: str) -> AsyncIterator[None]:
+    """The thread's lock, waited for through an outage of what keeps it (Redis): the decided
+    call's outcome is shown once Redis answers again, never dropped with a traceback."""
+    delay, deadline = 0.2, time.monotonic() + LOCK_WAIT_SECONDS
+    async with contextlib.AsyncExitStack() as stack:
+        while True:
+            try:
+                await stack.enter_async_context(services.locks.hold(thread_id))
+                break
+            except Exception as exc:
+                service = unavailable(exc)
+                if service is None or time.monotonic() > deadline:
+                    raise
+                services.outages.down(service, exc)
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, 5.0)
+        yield
 
 
 async def _post_or_keep(services: Services, stream: AgentStream, thread: SlackThread) -> None:

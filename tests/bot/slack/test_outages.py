@@ -304,3 +304,55 @@ async def test_started_with_the_database_unreachable_it_serves_and_says_what_to_
     assert "hunter2" not in str(body)
     assert len(_outage_lines(caplog, "storage")) == 1
     assert not [r for r in caplog.records if r.exc_info is not None]
+
+
+async def test_a_decision_shown_while_redis_is_down_reaches_the_thread_once_redis_is_back(
+    slack: FakeSlackAPI, redis: OwnRedis, tmp_path: Path
+) -> None:
+    """Found by the chaos test (and issue 25): a decided call's outcome was dropped with a
+    traceback when the thread lock (Redis) could not be taken; it now waits for Redis."""
+    import dataclasses
+
+    import redis.asyncio as aioredis
+
+    from agents import Approve
+    from bot.coordination import RedisThreadLocks
+    from bot.slack.delivery._shown import show_decided
+    from storage import InMemoryStorage, utcnow
+    from tests.bot.harness import Executions, make_agent, start_bot
+
+    executions = Executions()
+    agent, _ = make_agent([call("delete_record", {"id": "5"}), reply("Deleted 5.")], executions)
+    await redis.start()
+    client = aioredis.Redis.from_url(redis.url)
+    try:
+        async with start_bot(slack, agent, InMemoryStorage()) as bot:
+            services = dataclasses.replace(bot.services, locks=RedisThreadLocks(client))
+            ts = await bot.mention("delete record 5", user="U1")
+            await bot.settle()
+            assert len(bot.cards(ts)) == 1
+            [run] = (await bot.agent.list_suspended_runs()).runs
+            [pending] = run.tool_calls
+            redis.stop()
+            stream = await bot.agent.approve_tool_call(
+                run_id=run.run_id, tool_call_id=pending.tool_call_id, decided_by="U2"
+            )
+            shown = asyncio.create_task(
+                show_decided(
+                    services,
+                    Approve(),
+                    run_id=run.run_id,
+                    tool_call_id=pending.tool_call_id,
+                    by="U2",
+                    at=utcnow(),
+                    stream=stream,
+                )
+            )
+            await asyncio.sleep(1.0)  # Redis down: it waits rather than dropping the outcome
+            assert not shown.done() and bot.texts(ts) == []
+            await redis.start()
+            await asyncio.wait_for(shown, 30)
+            assert bot.texts(ts).count("Deleted 5.") == 1
+            assert executions.of("delete_record") == [{"id": "5"}]
+    finally:
+        await client.aclose()
