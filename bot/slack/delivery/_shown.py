@@ -38,10 +38,11 @@ from bot.slack.blocks._mrkdwn import mention
 from bot.slack.blocks._reminders import reminder_done, reminder_key
 from bot.slack.delivery._card_index import PostedCard
 from bot.slack.delivery._card_source import described
-from bot.slack.delivery._claimed import claimed_detail
+from bot.slack.delivery._claimed import claimed_detail, taken_over, takeover_status
 from bot.slack.delivery._outbox import enqueue, new_write
 from bot.slack.delivery._render import post_run, reporting_failures
 from bot.slack.delivery._thread import SlackThread
+from storage import utcnow
 
 logger = logging.getLogger(__name__)
 
@@ -94,8 +95,13 @@ async def show_decided(
                 return
             approvers = await _quorum(services, card) if decision.kind == "approve" else ()
             decided = Decided(decision=decision, by=by, at=at, approvers=approvers)
-            await _update(services, card, decided)
-            await _update_reminder(services, card, decided)
+            if decision.kind != "approve" or not await taken_over(
+                services.storage, run_id, tool_call_id
+            ):  # a takeover's outcome ("interrupted") is final: a late "approved" keeps off
+                await _update(services, card, decided)
+                await _update_reminder(services, card, decided)
+                if decision.kind == "approve":
+                    await _keep_takeover_shown(services, card, run_id, tool_call_id)
         elif interrupted:
             await _update(services, card, Decided(decision=None, by=None, at=at))
         await _post_or_keep(services, stream, thread)
@@ -123,6 +129,16 @@ async def _thread_lock(services: Services, thread_id: str) -> AsyncIterator[None
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, 5.0)
         yield
+
+
+async def _keep_takeover_shown(
+    services: Services, card: PostedCard, run_id: str, tool_call_id: str
+) -> None:
+    """Paused between the check and the update, this process may have just overwritten a
+    takeover's "interrupted" card with "approved": show the takeover's outcome again (the same
+    card the new owner shows; nothing new is said)."""
+    if await takeover_status(services.storage, run_id, tool_call_id) == "interrupted":
+        await _update(services, card, Decided(decision=None, by=None, at=utcnow()))
 
 
 async def _post_or_keep(services: Services, stream: AgentStream, thread: SlackThread) -> None:

@@ -105,7 +105,7 @@ async def test_a_paused_instance_that_wakes_up_adds_nothing_to_the_thread(
                 [card] = cards()
                 assert not any(b["type"] == "actions" for b in card.blocks)
                 interrupted = "Interrupted" in str(card.blocks)
-                assert interrupted == (idempotent == "0")
+                assert interrupted == (idempotent == "0"), card.blocks
                 ran = (await asyncio.to_thread(executions.read_text)).split()
                 assert ran == (["r1", "r1"] if idempotent == "1" else ["r1"])
         finally:
