@@ -16,12 +16,12 @@ from typing import Any
 
 from agents._results import RunResult
 from agents._runtime import Runtime
-from agents.deciding._claims import Found, _already_decided
+from agents.deciding._claims import Found, _already_decided, decided_claim, decided_event
 from agents.deciding._state import PendingCallState, RunState
 from agents.errors import ToolChanged
 from agents.running._chunks import FinishChunk, StartChunk
 from agents.running._stream import AgentStream
-from storage import ClaimRecord, SnapshotRecord, StateChange, utcnow
+from storage import SnapshotRecord, StateChange, utcnow
 
 REPLACED = {"status": "replaced"}
 """The outcome stored with the claim of a round that was presented again (nothing ran)."""
@@ -62,11 +62,10 @@ async def present_again(
             "pending": [proposal if p.claim_key == shown.claim_key else p for p in state.pending]
         }
     )
-    claim = ClaimRecord(
-        run_id=state.run_id,
-        key=shown.claim_key,
-        tool_call_id=shown.tool_call_id,
-        decision=claimed_as,
+    claim = decided_claim(
+        state,
+        shown,
+        claimed_as,
         decided_by=decided_by,
         decided_at=now,
         detail={"source": source, **detail},
@@ -85,20 +84,7 @@ async def present_again(
         decidable=True,
     )
     audit = [
-        rt.audit_event(
-            "decided",
-            state,
-            tool_call_id=shown.tool_call_id,
-            actor=decided_by,
-            source=source,
-            data={
-                "decision": claimed_as,
-                "tool_name": shown.tool_name,
-                "fingerprint": shown.fingerprint,
-                "agent_path": shown.agent_path,
-                **detail,
-            },
-        ),
+        decided_event(rt, state, shown, claimed_as, decided_by, source, detail),
         rt.audit_event(
             "approval-requested",
             state,
