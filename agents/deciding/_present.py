@@ -18,6 +18,7 @@ from agents._results import RunResult
 from agents._runtime import Runtime
 from agents.deciding._claims import Found, _already_decided, decided_claim, decided_event
 from agents.deciding._state import PendingCallState, RunState
+from agents.deciding._writes import requested_data
 from agents.errors import ToolChanged
 from agents.running._chunks import FinishChunk, StartChunk
 from agents.running._stream import AgentStream
@@ -91,13 +92,7 @@ async def present_again(
             tool_call_id=proposal.tool_call_id,
             actor=proposal.requested_by,
             data={
-                "tool_name": proposal.tool_name,
-                "args": proposal.args,
-                "fingerprint": proposal.fingerprint,
-                "agent_path": proposal.agent_path,
-                "requested_by": proposal.requested_by,
-                "expires_at": proposal.expires_at.isoformat() if proposal.expires_at else None,
-                "approvals_required": proposal.approvals_required,
+                **requested_data(proposal),
                 "approved_by": proposal.counted(),
                 "edited_from": proposal.edited_from,
                 "definition_digest": proposal.definition_digest,
