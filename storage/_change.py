@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from storage._errors import StaleLease
 from storage._records import (
     JSON,
     ApprovalRecord,
@@ -83,3 +84,15 @@ class ApprovalTally:
     """Every approval of this run and key after the add, oldest first."""
     claim: ClaimRecord | None = None
     """The claim of the key when it was already claimed (then nothing was added)."""
+
+
+def fenced(done: Completion, held: ClaimRecord) -> StaleLease:
+    """The refusal of the fenced completion ``done``: the stored claim is ``held`` by another
+    owner or epoch (every backend raises it the same way)."""
+    return StaleLease(
+        done.run_id,
+        done.key,
+        owner=done.owner,
+        epoch=done.epoch,
+        held=f"{held.owner!r} at epoch {held.epoch}",
+    )

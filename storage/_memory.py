@@ -8,8 +8,8 @@ import time
 from collections.abc import Sequence
 from datetime import datetime
 
-from storage._change import ApprovalTally, StateChange
-from storage._errors import SnapshotVersionConflict, StaleLease
+from storage._change import ApprovalTally, StateChange, fenced
+from storage._errors import SnapshotVersionConflict
 from storage._memory_edge import MemoryEdgeRecords
 from storage._prune import PruneReport
 from storage._records import (
@@ -53,13 +53,7 @@ class InMemoryStorage(MemoryEdgeRecords):
                 if held is None:
                     raise KeyError(f"no claim {done.key!r} on run {done.run_id!r} to complete")
                 if done.owner is not None and (held.owner, held.epoch) != (done.owner, done.epoch):
-                    raise StaleLease(
-                        done.run_id,
-                        done.key,
-                        owner=done.owner,
-                        epoch=done.epoch,
-                        held=f"{held.owner!r} at epoch {held.epoch}",
-                    )
+                    raise fenced(done, held)
             if change.snapshot is not None:
                 self._check_version(change.snapshot)
             if change.claim is not None:

@@ -207,33 +207,58 @@ async def claim(
     """
     verdict = CLAIMED_AS[decision.kind]
     now = utcnow()
-    record = ClaimRecord(
-        run_id=state.run_id,
-        key=pending.claim_key,
-        tool_call_id=pending.tool_call_id,
-        decision=verdict,
+    record = decided_claim(
+        state,
+        pending,
+        verdict,
         decided_by=decided_by,
         decided_at=now,
         detail={"source": source, **detail},
         owner=rt.owner,
         lease_until=now + timedelta(seconds=rt.claim_lease_seconds),
     )
-    decided = rt.audit_event(
+    decided = decided_event(rt, state, pending, verdict, decided_by, source or "python", detail)
+    await _take(rt, record, audit=[decided])
+    return record
+
+
+def decided_claim(
+    state: RunState, pending: PendingCallState, decision: str, **fields: Any
+) -> ClaimRecord:
+    """The claim of ``pending``'s round as ``decision``, with the other ``ClaimRecord`` fields."""
+    return ClaimRecord(
+        run_id=state.run_id,
+        key=pending.claim_key,
+        tool_call_id=pending.tool_call_id,
+        decision=decision,
+        **fields,
+    )
+
+
+def decided_event(
+    rt: Runtime,
+    state: RunState,
+    pending: PendingCallState,
+    decision: str,
+    decided_by: str | None,
+    source: str,
+    detail: dict[str, Any],
+) -> AuditEvent:
+    """The ``decided`` audit event of ``pending`` claimed as ``decision``."""
+    return rt.audit_event(
         "decided",
         state,
         tool_call_id=pending.tool_call_id,
         actor=decided_by,
-        source=source or "python",
+        source=source,
         data={
-            "decision": verdict,
+            "decision": decision,
             "tool_name": pending.tool_name,
             "fingerprint": pending.fingerprint,
             "agent_path": pending.agent_path,
             **detail,
         },
     )
-    await _take(rt, record, audit=[decided])
-    return record
 
 
 async def claim_retry(rt: Runtime, state: RunState, decided_by: str | None) -> None:

@@ -16,12 +16,13 @@ from typing import Any
 
 from agents._results import RunResult
 from agents._runtime import Runtime
-from agents.deciding._claims import Found, _already_decided
+from agents.deciding._claims import Found, _already_decided, decided_claim, decided_event
 from agents.deciding._state import PendingCallState, RunState
+from agents.deciding._writes import requested_data
 from agents.errors import ToolChanged
 from agents.running._chunks import FinishChunk, StartChunk
 from agents.running._stream import AgentStream
-from storage import ClaimRecord, SnapshotRecord, StateChange, utcnow
+from storage import SnapshotRecord, StateChange, utcnow
 
 REPLACED = {"status": "replaced"}
 """The outcome stored with the claim of a round that was presented again (nothing ran)."""
@@ -62,11 +63,10 @@ async def present_again(
             "pending": [proposal if p.claim_key == shown.claim_key else p for p in state.pending]
         }
     )
-    claim = ClaimRecord(
-        run_id=state.run_id,
-        key=shown.claim_key,
-        tool_call_id=shown.tool_call_id,
-        decision=claimed_as,
+    claim = decided_claim(
+        state,
+        shown,
+        claimed_as,
         decided_by=decided_by,
         decided_at=now,
         detail={"source": source, **detail},
@@ -85,33 +85,14 @@ async def present_again(
         decidable=True,
     )
     audit = [
-        rt.audit_event(
-            "decided",
-            state,
-            tool_call_id=shown.tool_call_id,
-            actor=decided_by,
-            source=source,
-            data={
-                "decision": claimed_as,
-                "tool_name": shown.tool_name,
-                "fingerprint": shown.fingerprint,
-                "agent_path": shown.agent_path,
-                **detail,
-            },
-        ),
+        decided_event(rt, state, shown, claimed_as, decided_by, source, detail),
         rt.audit_event(
             "approval-requested",
             state,
             tool_call_id=proposal.tool_call_id,
             actor=proposal.requested_by,
             data={
-                "tool_name": proposal.tool_name,
-                "args": proposal.args,
-                "fingerprint": proposal.fingerprint,
-                "agent_path": proposal.agent_path,
-                "requested_by": proposal.requested_by,
-                "expires_at": proposal.expires_at.isoformat() if proposal.expires_at else None,
-                "approvals_required": proposal.approvals_required,
+                **requested_data(proposal),
                 "approved_by": proposal.counted(),
                 "edited_from": proposal.edited_from,
                 "definition_digest": proposal.definition_digest,

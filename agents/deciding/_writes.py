@@ -51,6 +51,19 @@ _OUTCOME_RETRY_SECONDS = 600.0
 the run fails, and the claim is left to recovery (which reports the call ``interrupted``)."""
 
 
+def requested_data(p: PendingCallState) -> dict[str, Any]:
+    """What the audit of a call that starts waiting records about it (every round's)."""
+    return {
+        "tool_name": p.tool_name,
+        "args": p.args,
+        "fingerprint": p.fingerprint,
+        "agent_path": p.agent_path,
+        "requested_by": p.requested_by,
+        "expires_at": p.expires_at.isoformat() if p.expires_at else None,
+        "approvals_required": p.approvals_required,
+    }
+
+
 @dataclass
 class Outbox:
     """Records waiting for the next state change of the run."""
@@ -128,16 +141,7 @@ class RunWriter:
                 state,
                 tool_call_id=p.tool_call_id,
                 actor=p.requested_by,
-                data={
-                    "tool_name": p.tool_name,
-                    "args": p.args,
-                    "fingerprint": p.fingerprint,
-                    "agent_path": p.agent_path,
-                    "suspend_payload": p.suspend_payload,
-                    "requested_by": p.requested_by,
-                    "expires_at": p.expires_at.isoformat() if p.expires_at else None,
-                    "approvals_required": p.approvals_required,
-                },
+                data={**requested_data(p), "suspend_payload": p.suspend_payload},
             )
 
     def complete(

@@ -14,8 +14,8 @@ from datetime import datetime
 from typing import Any
 
 from storage import _codec as codec
-from storage._change import Completion, StateChange
-from storage._errors import SnapshotVersionConflict, StaleLease
+from storage._change import Completion, StateChange, fenced
+from storage._errors import SnapshotVersionConflict
 from storage._records import AuditEvent, ClaimRecord, SnapshotRecord, utcnow
 
 
@@ -156,13 +156,7 @@ def refusal(change: StateChange, kind: str, reply: list[Any]) -> Exception:
     done = change.completions[int(reply[1]) - 1]
     if kind == "fenced":
         held = codec.loads(ClaimRecord, reply[2])
-        return StaleLease(
-            done.run_id,
-            done.key,
-            owner=done.owner,
-            epoch=done.epoch,
-            held=f"{held.owner!r} at epoch {held.epoch}",
-        )
+        return fenced(done, held)
     return KeyError(
         f"no claim {done.key!r} on run {done.run_id!r} to complete: claim() it before completing it"
     )

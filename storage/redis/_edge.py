@@ -31,6 +31,7 @@ from storage import _codec as codec
 from storage._records import AuditEvent, CardRecord, OutboxEntry
 from storage.redis._change import audit_indexes, member
 from storage.redis._edge_layout import RedisEdgeLayout
+from storage.redis._scripts import AUDIT_EVENTS
 
 EDGE_METHODS = (
     "put_card",
@@ -44,21 +45,18 @@ EDGE_METHODS = (
 )
 """The protocol methods of this half (each wrapped like the others for ``StorageUnavailable``)."""
 
-_PUT_CARD = """
+_PUT_CARD = (
+    AUDIT_EVENTS
+    + """
 -- ARGV: prefix, JSON {hash, field, doc, member, score, audit = [{doc, score, indexes}]}
 local p = ARGV[1]
 local c = cjson.decode(ARGV[2])
 redis.call('HSET', c.hash, c.field, c.doc)
 redis.call('ZADD', p .. 'cards:posted', c.score, c.member)
-for _, e in ipairs(c.audit) do
-  local seq = string.format('%020d', redis.call('INCR', p .. 'audit:seq'))
-  redis.call('HSET', p .. 'audit:events', seq, e.doc)
-  for _, index in ipairs(e.indexes) do
-    redis.call('ZADD', index, e.score, seq)
-  end
-end
+append_audit(p, c.audit)
 return 1
 """
+)
 
 _TAKE_OUTBOX = """
 -- KEYS: the entry hash, the due zset. ARGV: id, now score, retry score, retry ISO 8601.

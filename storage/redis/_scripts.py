@@ -178,6 +178,21 @@ return {redis.call('HGET', KEYS[1], 'doc'), redis.call('HVALS', KEYS[2]),
         redis.call('HVALS', KEYS[3])}
 """
 
+AUDIT_EVENTS = """
+-- append_audit(p, audit): each {doc, score, indexes} gets the next sequence number, is stored
+-- under it and indexed by it in each of its index zsets.
+local function append_audit(p, audit)
+  for _, e in ipairs(audit) do
+    local seq = string.format('%020d', redis.call('INCR', p .. 'audit:seq'))
+    redis.call('HSET', p .. 'audit:events', seq, e.doc)
+    for _, index in ipairs(e.indexes) do
+      redis.call('ZADD', index, e.score, seq)
+    end
+  end
+end
+"""
+"""A Lua fragment (prepended to ``COMMIT`` and the edge's card write) defining ``append_audit``."""
+
 APPEND_AUDIT = """
 -- KEYS[1] sequence counter, KEYS[2] events hash, KEYS[3..] index zsets
 -- ARGV: event JSON, score
@@ -191,6 +206,7 @@ return seq
 
 COMMIT = (
     _SNAPSHOTS
+    + AUDIT_EVENTS
     + """
 -- ARGV: prefix, change JSON (built by storage.redis._change.payload; scores as strings).
 -- Every check runs before the first write, so a refused change writes nothing.
@@ -279,13 +295,7 @@ end
 for _, m in ipairs(c.messages) do
   redis.call('RPUSH', m.key, m.doc)
 end
-for _, e in ipairs(c.audit) do
-  local seq = string.format('%020d', redis.call('INCR', p .. 'audit:seq'))
-  redis.call('HSET', p .. 'audit:events', seq, e.doc)
-  for _, index in ipairs(e.indexes) do
-    redis.call('ZADD', index, e.score, seq)
-  end
-end
+append_audit(p, c.audit)
 return {'ok'}
 """
 )

@@ -123,13 +123,7 @@ class MCPServer:
         def transport() -> AbstractAsyncContextManager[TransportStreams]:
             return stdio_client(params)
 
-        return cls(
-            name,
-            transport,
-            connect_timeout=connect_timeout,
-            call_timeout=call_timeout,
-            output_max_bytes=output_max_bytes,
-        )
+        return cls._over(name, transport, connect_timeout, call_timeout, output_max_bytes)
 
     @classmethod
     def http(
@@ -155,6 +149,18 @@ class MCPServer:
             ):
                 yield streams
 
+        return cls._over(name, transport, connect_timeout, call_timeout, output_max_bytes)
+
+    @classmethod
+    def _over(
+        cls,
+        name: str,
+        transport: Transport,
+        connect_timeout: float,
+        call_timeout: float,
+        output_max_bytes: int,
+    ) -> MCPServer:
+        """The server over ``transport``: ``stdio`` and ``http`` differ only in the transport."""
         return cls(
             name,
             transport,

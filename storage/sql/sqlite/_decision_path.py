@@ -21,8 +21,8 @@ from typing import Any, Protocol
 
 import sqlalchemy as sa
 
-from storage._change import ApprovalTally, Completion, StateChange
-from storage._errors import SnapshotVersionConflict, StaleLease
+from storage._change import ApprovalTally, Completion, StateChange, fenced
+from storage._errors import SnapshotVersionConflict
 from storage._records import (
     ApprovalRecord,
     AuditEvent,
@@ -171,13 +171,7 @@ def _refuse_completion(conn: Connection, done: Completion) -> None:
             "claim() it before completing it"
         )
     held = _claim_record(row)
-    raise StaleLease(
-        done.run_id,
-        done.key,
-        owner=done.owner,
-        epoch=done.epoch,
-        held=f"{held.owner!r} at epoch {held.epoch}",
-    )
+    raise fenced(done, held)
 
 
 def load_run(conn: Connection, run_id: str) -> RunState:
