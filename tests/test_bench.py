@@ -49,7 +49,9 @@ async def test_cycle_counts_traffic_and_times_a_floor_on_every_shared_backend(
     assert all(isinstance(figure[f], int) and figure[f] > 0 for f in fields), figure
     assert figure["floor_median_ms"] > 0
     ratio = figure["median_ms"] / figure["floor_median_ms"]  # both rounded for the report
-    assert figure["ratio_to_floor"] == pytest.approx(ratio, abs=0.051)  # to one decimal
+    # to one decimal, from the unrounded times: the floor's rounding (4 decimals of a ~0.07 ms
+    # median) alone moves the recomputed ratio by up to ~0.2 %
+    assert figure["ratio_to_floor"] == pytest.approx(ratio, rel=0.005, abs=0.051)
     assert figure["concurrent_failures"] == 0 and figure["in_flight"] == 3
 
 
