@@ -16,16 +16,11 @@ import os
 import pwd
 import shutil
 import signal
-import socket
 import subprocess
 import tempfile
 from pathlib import Path
 
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
+from tests.bot.bot_process import free_port
 
 
 async def _answers(port: int, seconds: float = 30) -> None:

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import shutil
-import socket
-import subprocess
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
@@ -20,60 +18,13 @@ from pydantic import BaseModel
 from agents import Agent
 from agents.models import ScriptedModel, call, reply
 from storage import RedisStorage, StorageUnavailable
+from tests.own_servers import OwnRedis
 from tools import ToolContext, create_tool
 
 pytestmark = [
     pytest.mark.slow,
     pytest.mark.skipif(shutil.which("redis-server") is None, reason="needs redis-server"),
 ]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-class OwnRedis:
-    """A redis-server of this test only; ``stop`` and ``start`` it like an outage."""
-
-    def __init__(self, directory: Path) -> None:
-        self.directory = directory
-        self.port = _free_port()
-        self.process: subprocess.Popen[bytes] | None = None
-
-    @property
-    def url(self) -> str:
-        return f"redis://127.0.0.1:{self.port}/0"
-
-    async def start(self) -> None:
-        self.process = subprocess.Popen(  # noqa: ASYNC220 (returns at once)
-            [
-                "redis-server",
-                "--bind", "127.0.0.1",
-                "--port", str(self.port),
-                "--dir", str(self.directory),
-                "--appendonly", "yes",
-                "--appendfsync", "always",
-                "--save", "",
-            ],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )  # fmt: skip
-        async with asyncio.timeout(30):
-            while True:
-                try:
-                    _, writer = await asyncio.open_connection("127.0.0.1", self.port)
-                    writer.close()
-                    return
-                except OSError:
-                    await asyncio.sleep(0.05)
-
-    def stop(self) -> None:
-        if self.process is not None:
-            self.process.terminate()
-            self.process.wait(timeout=30)
-            self.process = None
 
 
 @pytest.fixture

@@ -22,7 +22,13 @@ from bot.slack.blocks._blocks import CardView, approval_card, approval_fallback,
 from bot.slack.blocks._refs import ApprovalRef
 from bot.slack.delivery._card_index import PostedCard
 from bot.slack.delivery._card_source import described
-from bot.slack.delivery._outbox import KeptCard, SlackWrite, enqueue, new_write
+from bot.slack.delivery._outbox import (
+    KeptCard,
+    SlackWrite,
+    enqueue,
+    message_in_thread,
+    new_write,
+)
 from bot.slack.delivery._thread import SlackThread
 
 logger = logging.getLogger(__name__)
@@ -34,7 +40,6 @@ LOST_AFTER_SECONDS = 30.0
 milliseconds after the call is stored)."""
 LOST_WITHIN = timedelta(minutes=10)
 """Only calls stored this recently are looked at (older ones were looked at already)."""
-_THREAD_PAGE = 200
 
 
 def card_metadata(run_id: str, tool_call_id: str) -> dict[str, Any]:
@@ -57,7 +62,6 @@ async def post_card_for(
     call: PendingToolCall,
     *,
     posted_ts: str | None = None,
-    metadata: dict[str, Any] | None = None,
 ) -> None:
     """Post the card of ``call`` (or, with ``posted_ts``, only record the one already posted
     there) and record where it is; the message carries ``card_metadata`` of the call."""
@@ -70,7 +74,7 @@ async def post_card_for(
             thread_ts=thread.thread_ts,
             text=approval_fallback(view),
             blocks=as_dicts(approval_card(view)),
-            metadata=metadata or card_metadata(run_id, call.tool_call_id),
+            metadata=card_metadata(run_id, call.tool_call_id),
         )
         ts, channel = str(response["ts"]), str(response.get("channel") or thread.channel)
     posted = PostedCard(
@@ -127,7 +131,7 @@ async def post_card_or_keep(
         )
 
 
-async def make_kept_card(services: Services, write: SlackWrite, posted_ts: str | None) -> None:
+async def make_kept_card(services: Services, write: SlackWrite) -> None:
     """The outbox's ``make_card``: the card of a call kept while Slack was down (or recovered),
     posted from the call as it is now (nothing when it was decided meanwhile: its outcome is
     posted when it is shown), or only recorded when its card is in the thread already."""
@@ -139,20 +143,9 @@ async def make_kept_card(services: Services, write: SlackWrite, posted_ts: str |
     thread = SlackThread(
         team=card.team, channel=write.channel, thread_ts=write.thread_ts, requester=card.requester
     )
-    posted_ts = posted_ts or await _card_in_thread(services, thread, card)
-    await post_card_for(services, thread, card.run_id, call, posted_ts=posted_ts)
-
-
-async def _card_in_thread(services: Services, thread: SlackThread, card: KeptCard) -> str | None:
-    """The ts of the call's card in its thread, if one is there (by its metadata)."""
-    replies = await services.client.conversations_replies(
-        channel=thread.channel, ts=thread.thread_ts, include_all_metadata=True, limit=_THREAD_PAGE
-    )
     wanted = card_metadata(card.run_id, card.tool_call_id)
-    for message in replies.get("messages") or []:
-        if message.get("metadata") == wanted:
-            return str(message.get("ts"))
-    return None
+    posted_ts = await message_in_thread(services, thread.channel, thread.thread_ts, wanted)
+    await post_card_for(services, thread, card.run_id, call, posted_ts=posted_ts)
 
 
 async def recover_lost_card(

@@ -79,8 +79,8 @@ class SlackWrite(BaseModel):
         return {"event_type": METADATA_EVENT, "event_payload": {"id": self.id}}
 
 
-MakeCard = Callable[[Services, SlackWrite, str | None], Awaitable[None]]
-"""Posts a kept card (``None``: post it; a ts: it is already there, record it)."""
+MakeCard = Callable[[Services, SlackWrite], Awaitable[None]]
+"""Posts a kept card (it looks for the card in its thread first)."""
 
 
 async def enqueue(services: Services, write: SlackWrite) -> None:
@@ -139,12 +139,17 @@ async def _make(
             channel=write.channel, ts=write.ts, text=write.text, blocks=write.blocks
         )
         return
-    already = await posted_before(services, write) if uncertain else None
     if write.method == "card":
         if make_card is None:
             raise RuntimeError("a kept card needs make_card to be posted")
-        await make_card(services, write, already)
-    elif already is None:
+        await make_card(services, write)
+        return
+    already = (
+        uncertain
+        and write.thread_ts is not None
+        and await message_in_thread(services, write.channel, write.thread_ts, write.metadata)
+    )
+    if not already:
         await client.chat_postMessage(
             channel=write.channel,
             thread_ts=write.thread_ts,
@@ -154,17 +159,15 @@ async def _make(
         )
 
 
-async def posted_before(services: Services, write: SlackWrite) -> str | None:
-    """The ts of the message ``write`` posted in its thread on an earlier attempt, if any."""
-    if write.thread_ts is None:
-        return None
+async def message_in_thread(
+    services: Services, channel: str, thread_ts: str, metadata: dict[str, Any]
+) -> str | None:
+    """The ts of the message of the thread that carries exactly ``metadata``, if any (how a
+    write whose earlier attempt may have reached Slack is found instead of posted again)."""
     replies = await services.client.conversations_replies(
-        channel=write.channel, ts=write.thread_ts, include_all_metadata=True, limit=_THREAD_PAGE
+        channel=channel, ts=thread_ts, include_all_metadata=True, limit=_THREAD_PAGE
     )
     for message in replies.get("messages") or []:
-        meta = message.get("metadata") or {}
-        if meta.get("event_type") == METADATA_EVENT and (
-            (meta.get("event_payload") or {}).get("id") == write.id
-        ):
+        if message.get("metadata") == metadata:
             return str(message.get("ts"))
     return None

@@ -24,7 +24,6 @@ from agents.models import OpenAIModel, call, reply
 from bot import load_settings
 from bot._serve import running_bot
 from storage import Storage, create_storage
-from tests.agents.test_storage_outage import OwnRedis
 from tests.bot.harness import (
     SECRET,
     Executions,
@@ -35,6 +34,7 @@ from tests.bot.harness import (
 )
 from tests.fakes.slack_api import FakeSlackAPI
 from tests.fakes.slack_signing import event_request, interaction_request
+from tests.own_servers import OwnRedis
 
 pytestmark = [
     pytest.mark.slow,
