@@ -79,6 +79,25 @@ function keepScroll(container, fill) {
   container.scrollTop = atBottom ? container.scrollHeight : top;
 }
 
+// Show these messages in the container, keeping the node of every message that did not change
+// (a poll answers on any change in the workspace: rebuilding everything would reset what a
+// person is looking at, and detach what a test holds).
+function showMessages(container, items) {
+  const before = container.messageNodes || new Map();
+  const after = new Map();
+  const nodes = items.map(([message, replies]) => {
+    const key = JSON.stringify([message, replies, state.user, selfApprovalHint(message)]);
+    const kept = before.get(message.ts);
+    const node = kept && kept.key === key ? kept.node : messageNode(message, replies);
+    after.set(message.ts, { key, node });
+    return node;
+  });
+  container.messageNodes = after;
+  const same = nodes.length === container.children.length && nodes.every((n, i) => container.children[i] === n);
+  if (same) return;
+  keepScroll(container, () => container.replaceChildren(...nodes));
+}
+
 function render() {
   const data = state.data;
   $("model").textContent = data.model;
@@ -90,13 +109,11 @@ function render() {
   }
   select.value = data.user;
   const roots = data.messages.filter((m) => !m.thread_ts || m.thread_ts === m.ts);
-  keepScroll($("messages"), () => roots.forEach((m) => {
-    const replies = data.messages.filter((r) => r.thread_ts === m.ts && r.ts !== m.ts && !r.ephemeral).length;
-    $("messages").appendChild(messageNode(m, replies));
-  }));
+  showMessages($("messages"), roots.map((m) => [m,
+    data.messages.filter((r) => r.thread_ts === m.ts && r.ts !== m.ts && !r.ephemeral).length]));
   if (state.thread) {
     const thread = data.messages.filter((m) => m.ts === state.thread || m.thread_ts === state.thread);
-    keepScroll($("thread-messages"), () => thread.forEach((m) => $("thread-messages").appendChild(messageNode(m))));
+    showMessages($("thread-messages"), thread.map((m) => [m, undefined]));
   }
   renderHome(data.home);
   renderView(data.views[data.views.length - 1]);

@@ -100,6 +100,26 @@ async def test_an_expired_card_says_so_in_its_header_and_loses_its_buttons(
     await card.screenshot(path=tmp_path / "expired.png")
 
 
+async def test_a_card_that_did_not_change_keeps_its_node_while_the_workspace_changes(
+    opened: tuple[Local, Page],
+) -> None:
+    """The page redraws on any change; an unchanged card keeps its node (what the person is
+    looking at, a screenshot being taken, an open select), only a changed one is redrawn."""
+    local, page = opened
+    thread, card = await _card(page, "delete record 11")
+    held = await card.element_handle()
+    await page.get_by_test_id("thread-composer").fill("and what about record 12?")
+    await page.get_by_test_id("thread-composer").press("Enter")
+    await expect(thread).to_contain_text("and what about record 12?")
+    await local.settle()
+    assert await held.evaluate("node => node.isConnected")
+
+    await act_as(page, "sam")
+    await click(page, card, APPROVE_ACTION)
+    await expect(card.locator(".block.header")).to_have_text("✅ Approved: " + TITLE)
+    assert not await held.evaluate("node => node.isConnected")
+
+
 async def test_approve_with_a_confirm_dialog_sends_nothing_until_confirmed(
     opened: tuple[Local, Page], tmp_path: Path
 ) -> None:
