@@ -1,8 +1,10 @@
 """The App Home tab with many pending approvals, against the real bot: the ``home`` figure.
 
 1. One real run of ``bench._click_agent``'s agent suspends on its gated ``delete_record``; its
-   snapshot is copied ``pending`` times (new run ids, newest last), each with a card record as
-   the bot keeps it, in a SQLite file.
+   snapshot is copied ``pending`` times (new run ids, newest last), in a SQLite file. A third of
+   them have a card record as the bot keeps it, a third none (their card was never posted), a
+   third are of runs in no Slack thread (started through the API): the Home tab lists them all.
+   The newest has its card.
 2. ``python -m bot`` (HTTP mode, as in ``bench._clicks``) serves that file, talking to
    ``FakeSlack``. ``viewers`` people open their Home tab (a signed ``app_home_opened``) in turn,
    ``rounds`` times: each publish is timed from the POST to the ``views.publish`` reaching Slack,
@@ -60,7 +62,9 @@ async def _template(store: Storage) -> SnapshotRecord:
     return record
 
 
-def _copy(template: SnapshotRecord, n: int) -> tuple[SnapshotRecord, CardRecord]:
+def _copy(
+    template: SnapshotRecord, n: int, newest: int
+) -> tuple[SnapshotRecord, CardRecord | None]:
     run_id = f"bench-home-{n:06d}"
     data = json.loads(json.dumps(template.data))
     data["run_id"] = run_id
@@ -71,7 +75,7 @@ def _copy(template: SnapshotRecord, n: int) -> tuple[SnapshotRecord, CardRecord]
     snapshot = SnapshotRecord(
         run_id=run_id,
         agent_id=template.agent_id,
-        thread_id=f"slack:{TEAM}:{CHANNEL}:{_ts(n)}",
+        thread_id=f"slack:{TEAM}:{CHANNEL}:{_ts(n)}" if n % 3 != 2 or n == newest else f"api:{n}",
         resource_id=f"slack:{TEAM}:{CHANNEL}",
         suspended_at=at,
         version=1,
@@ -94,7 +98,7 @@ def _copy(template: SnapshotRecord, n: int) -> tuple[SnapshotRecord, CardRecord]
         posted_at=at,
         shown=shown,
     )
-    return snapshot, card
+    return snapshot, card if n % 3 == 0 or n == newest else None
 
 
 async def _fill(url: str, pending: int) -> None:
@@ -103,9 +107,10 @@ async def _fill(url: str, pending: int) -> None:
         template = await _template(store)
         batch = 200
         for start in range(0, pending, batch):
-            copies = [_copy(template, n) for n in range(start, min(pending, start + batch))]
+            ns = range(start, min(pending, start + batch))
+            copies = [_copy(template, n, pending - 1) for n in ns]
             await asyncio.gather(*(store.save_snapshot(s) for s, _ in copies))
-            await asyncio.gather(*(store.put_card(c) for _, c in copies))
+            await asyncio.gather(*(store.put_card(c) for _, c in copies if c is not None))
     finally:
         await store.close()
 

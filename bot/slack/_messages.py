@@ -147,6 +147,14 @@ HOME_INTRO = "Pending approvals you may decide, newest first."
 HOME_NOTHING = ":sparkles: Nothing is waiting for you."
 HOME_ITEM = "*{title}*\n{tool} · requested by {who} · <{link}|open the thread>"
 HOME_ITEM_NO_LINK = "*{title}*\n{tool} · requested by {who}"
+HOME_ITEM_NO_THREAD = "*{title}*\n{tool} · requested by {who} · in no Slack thread (decide it here)"
+HOME_RECORDED = ":white_check_mark: {what} `{tool}`: recorded (its run goes on outside Slack)."
+HOME_RECORDED_WHAT = {
+    "approve": "You approved",
+    "edit": "You approved (edited)",
+    "decline": "You declined",
+    "withdraw": "You withdrew",
+}
 HOME_MORE = "… and {count} more, in their threads."
 HOME_MORE_OLDER = "Older requests are not listed here: find them in their threads."
 HOME_ARGS_CUT = "_:scissors: cut to fit: the card in its thread shows every argument_"

@@ -55,7 +55,10 @@ class Waiting:
     card: CardView
     """What its card shows (refreshed from the stored call)."""
     link: str | None
-    """A link to the card in its thread, or None when none could be made."""
+    """A link to the card in its thread (to the thread when the call has no card), or None
+    when none could be made."""
+    threaded: bool = True
+    """False: the call's run is in no Slack thread (started through the API or a script)."""
 
 
 class HomeViewers:
@@ -64,6 +67,7 @@ class HomeViewers:
 
     def __init__(self) -> None:
         self._users: dict[str, None] = {}
+        self._notes: dict[str, str] = {}
 
     def add(self, user: str) -> None:
         """Remember ``user`` (most recent last)."""
@@ -76,14 +80,32 @@ class HomeViewers:
         """Every remembered viewer."""
         return tuple(self._users)
 
+    def tell(self, user: str, text: str) -> None:
+        """Show ``text`` on ``user``'s Home tab until they open it again: what a click there on
+        a call in no Slack thread came to (there is no thread for an ephemeral)."""
+        self._notes.pop(user, None)
+        self._notes[user] = text
+        while len(self._notes) > _VIEWERS:
+            self._notes.pop(next(iter(self._notes)))
 
-def home_view(waiting: list[Waiting], *, more: bool = False) -> View:
+    def note(self, user: str) -> str | None:
+        """What ``user``'s Home tab is to tell them, or None."""
+        return self._notes.get(user)
+
+    def opened(self, user: str) -> None:
+        """``user`` opened the Home tab anew: what it told them was seen."""
+        self._notes.pop(user, None)
+
+
+def home_view(waiting: list[Waiting], *, more: bool = False, note: str | None = None) -> View:
     """The "Waiting for you" Home view for ``waiting`` (newest first); ``more``: older ones
-    wait too, not listed (uncounted)."""
+    wait too, not listed (uncounted); ``note``: what the viewer's last click here came to."""
     blocks: list[Block] = [
         HeaderBlock(text=PlainTextObject(text=msg.HOME_HEADER)),
         ContextBlock(elements=[MarkdownTextObject(text=msg.HOME_INTRO)]),
     ]
+    if note:
+        blocks.append(SectionBlock(text=MarkdownTextObject(text=note[:3000])))
     if not waiting:
         blocks.append(SectionBlock(text=MarkdownTextObject(text=msg.HOME_NOTHING)))
     for n, item in enumerate(waiting[:HOME_ITEMS]):
@@ -103,11 +125,12 @@ def _item(item: Waiting, n: int) -> list[Block]:
         "tool": "`" + escape_truncated(tool_label(card), 80).replace("`", "'") + "`",
         "who": mention(card.requester) if card.requester else escape("someone"),
     }
-    text = (
-        msg.HOME_ITEM.format(link=item.link, **parts)
-        if item.link
-        else msg.HOME_ITEM_NO_LINK.format(**parts)
-    )
+    if item.link:
+        text = msg.HOME_ITEM.format(link=item.link, **parts)
+    elif not item.threaded:
+        text = msg.HOME_ITEM_NO_THREAD.format(**parts)
+    else:
+        text = msg.HOME_ITEM_NO_LINK.format(**parts)
     fields = _arg_fields(card.args)
     if fields is None:
         text += "\n" + _arg_code(card.args)

@@ -48,7 +48,7 @@ from bot.slack.blocks._refs import ApprovalRef
 from bot.slack.deciding._expiry import expire_call
 from bot.slack.deciding._workspace import Choice, choice_of
 from bot.slack.delivery._card_index import PostedCard
-from bot.slack.delivery._home import refresh_homes
+from bot.slack.delivery._home import UNTHREADED, publish_home, refresh_homes
 from bot.slack.delivery._render import post_run
 from bot.slack.delivery._shown import show_decided, show_replaced
 from bot.slack.delivery._thread import SlackThread
@@ -142,7 +142,10 @@ async def decide(services: Services, attempt: Attempt) -> None:
     ephemeral saying nothing was changed (``NOT_RECORDED``) and the outage is logged once.
     """
     try:
-        await _decide_recorded(services, attempt)
+        if attempt.channel == UNTHREADED:
+            await _decide_unthreaded(services, attempt)
+        else:
+            await _decide_recorded(services, attempt)
     finally:
         await refresh_homes(services)  # whatever happened, Home tabs show what still waits
 
@@ -204,6 +207,34 @@ async def _decide_recorded(services: Services, attempt: Attempt) -> None:
             card=card or _unrecorded_card(attempt, thread),
             lock_held=True,
         )
+
+
+async def _decide_unthreaded(services: Services, attempt: Attempt) -> None:
+    """A decision from the Home tab on a call in no Slack thread (its run was started through
+    the API or a script): claimed like any other, told on the Home tab; the run goes on by
+    itself (nothing to post it in)."""
+    ref = attempt.ref
+    call = await services.agent.pending_call(run_id=ref.run_id, tool_call_id=ref.tool_call_id)
+    refusal = await check(services, attempt, None)
+    outcome = refusal.text if refusal is not None else await _decide(services, attempt, None)
+    if isinstance(outcome, str):
+        await tell(services, attempt, outcome, None)
+    elif isinstance(outcome, ToolChanged):
+        await tell(services, attempt, msg.TOOL_CHANGED, None)
+    elif isinstance(outcome, _TooLate):
+        await tell(services, attempt, msg.EXPIRED, None)
+        await expire_call(
+            services,
+            run_id=ref.run_id,
+            tool_call_id=ref.tool_call_id,
+            thread_id=None,
+            now=utcnow(),
+            call=call,
+        )
+    else:
+        what = msg.HOME_RECORDED_WHAT.get(attempt.choice, attempt.choice)
+        tool = call.tool_name if call is not None else "?"
+        await tell(services, attempt, msg.HOME_RECORDED.format(what=what, tool=tool), None)
 
 
 @dataclass(frozen=True)
@@ -286,7 +317,12 @@ async def record_refusal(
 
 
 async def tell(services: Services, attempt: Attempt, text: str, thread_ts: str | None) -> None:
-    """An ephemeral note to one user; a failure to deliver it is logged, never shown to all."""
+    """An ephemeral note to one user (on their Home tab for a call in no Slack thread); a
+    failure to deliver it is logged, never shown to all."""
+    if attempt.channel == UNTHREADED:
+        services.home_viewers.tell(attempt.user, text)
+        await publish_home(services, attempt.user)
+        return
     try:
         await services.client.chat_postEphemeral(
             channel=attempt.channel, user=attempt.user, text=text, thread_ts=thread_ts
@@ -296,7 +332,7 @@ async def tell(services: Services, attempt: Attempt, text: str, thread_ts: str |
 
 
 async def _decide(
-    services: Services, attempt: Attempt, thread_ts: str
+    services: Services, attempt: Attempt, thread_ts: str | None
 ) -> AgentStream | ToolChanged | str | _TooLate:
     """The continuation stream, the call presented again (its tool changed), the ephemeral
     text explaining why nothing happened, or ``_TooLate``: the call expired (its card is to be

@@ -65,7 +65,7 @@ async def post_card_for(
 ) -> None:
     """Post the card of ``call`` (or, with ``posted_ts``, only record the one already posted
     there) and record where it is; the message carries ``card_metadata`` of the call."""
-    view = card_view(services, thread, run_id, call)
+    view = card_view(services, run_id, call, requester=thread.requester)
     ts = posted_ts
     channel = thread.channel
     if ts is None:
@@ -84,9 +84,9 @@ async def post_card_for(
 
 
 def card_view(
-    services: Services, thread: SlackThread, run_id: str, call: PendingToolCall
+    services: Services, run_id: str, call: PendingToolCall, *, requester: str | None
 ) -> CardView:
-    """What the card of a pending call shows."""
+    """What the card of a pending call shows (also on the Home tab, for a call with no card)."""
     view = CardView(
         ref=ApprovalRef(
             run_id=run_id,
@@ -96,7 +96,7 @@ def card_view(
         ),
         tool_name=call.tool_name,
         args=call.args,
-        requester=thread.requester,
+        requester=requester,
         agent_path=tuple(call.agent_path),
     )
     return described(services, view, call)

@@ -2,16 +2,19 @@
 a decision, and turn a click on its buttons into a click on the card in its thread.
 
 What is listed: calls of the served agent waiting for approval (``list_suspended_runs``, newest
-first) that have a card, have not expired, are not already approved by the viewer (quorum), and
-that the decision policy lets the viewer approve (``services.policy.refusal(call, user,
-"approve")``, the same rules the runtime checks inside the claim).
+first) that have not expired, are not already approved by the viewer (quorum), and that the
+decision policy lets the viewer approve (``services.policy.refusal(call, user, "approve")``,
+the same rules the runtime checks inside the claim): with a card or without one (its post
+failed, or its run is in no Slack thread: started through the API or a script). A call without
+a card is shown from the call itself, linked to its thread when it has one; a click on it posts
+its card first (in its thread), or, in no thread, decides it from the Home tab alone.
 
 What it costs is bounded by what the view can show, not by how much waits: runs are listed a
 page at a time, newest first, until ``HOME_ITEMS`` approvals are found (at most ``SCAN_RUNS``
-runs are looked at); a card is read from storage only for a row shown; links are built from the
-workspace's URL (read once, ``TeamURLs``), never asked of Slack per row. After a decision, every
-viewer's view is built from the same pages and cards (``Pending``): one ``views.publish`` per
-viewer is the only Slack call.
+runs are looked at); a card is read from storage only for a call the viewer may decide; links
+are built from the workspace's URL (read once, ``TeamURLs``), never asked of Slack per row.
+After a decision, every viewer's view is built from the same pages and cards (``Pending``):
+one ``views.publish`` per viewer is the only Slack call.
 """
 
 from __future__ import annotations
@@ -22,13 +25,16 @@ from datetime import datetime
 
 from slack_sdk.errors import SlackApiError
 
-from agents import PendingToolCall, SuspendedRunsPage
+from agents import PendingToolCall, SuspendedRun, SuspendedRunsPage
 from bot.slack._services import Services
 from bot.slack.blocks._home_view import HOME_ITEMS, Waiting, home_view
 from bot.slack.blocks._refs import ApprovalRef
 from bot.slack.delivery._card_index import PostedCard
+from bot.slack.delivery._card_posts import card_metadata, card_view, post_card_for
 from bot.slack.delivery._card_source import described
+from bot.slack.delivery._outbox import message_in_thread
 from bot.slack.delivery._team_urls import message_link
+from bot.slack.delivery._thread import SlackThread
 from bot.slack.receiving._payloads import BlockActions
 from storage import utcnow
 
@@ -79,7 +85,8 @@ async def publish_home(services: Services, user: str, pending: Pending | None = 
     services.home_viewers.add(user)
     try:
         listing = await waiting_for(services, user, pending)
-        view = home_view(listing.waiting, more=listing.more)
+        note = services.home_viewers.note(user)
+        view = home_view(listing.waiting, more=listing.more, note=note)
         await services.client.views_publish(user_id=user, view=view)
     except SlackApiError as exc:
         logger.warning("could not publish the Home tab: %s", exc.response.get("error"))
@@ -104,34 +111,79 @@ async def waiting_for(services: Services, user: str, pending: Pending | None = N
                 if not await _may_approve(services, call, user, now):
                     continue
                 card = await pending.card(run.run_id, call.tool_call_id)
-                if card is None or card.question is not None:
+                if card is not None and card.question is not None:
                     continue
                 if len(found) == HOME_ITEMS:
                     return Listing(waiting=found, more=True)
-                found.append(await _waiting(services, card, call))
+                found.append(await _waiting(services, run, card, call))
         if (number + 1) * SCAN_PAGE >= listed.total:
             return Listing(waiting=found, more=False)
     return Listing(waiting=found, more=True)
 
 
+UNTHREADED = "-"
+"""The channel (and ts) of a Home click on a call in no Slack thread (no Slack id looks like
+this): decided from the Home tab alone."""
+
+
 async def card_click(services: Services, click: BlockActions) -> BlockActions | None:
     """A click from the Home tab (no channel, no message) as a click on the card in its
-    thread; None when the approval has no card any more."""
+    thread. A pending call without a card gets it posted in its thread first; a call in no
+    Slack thread (or no longer pending, without a card) is a click on no message (channel
+    ``UNTHREADED``: the claim's answer is told on the Home tab). None: not one of ours."""
     ref = ApprovalRef.decode(click.actions[0].value if click.actions else None)
-    card = None if ref is None else await services.cards.find(ref.run_id, ref.tool_call_id)
-    if card is None:
+    if ref is None:
         return None
+    card = await services.cards.find(ref.run_id, ref.tool_call_id)
+    if card is None:
+        call = await services.agent.pending_call(run_id=ref.run_id, tool_call_id=ref.tool_call_id)
+        thread = None if call is None else await _thread_of(services, ref.run_id, call)
+        if call is None or thread is None:  # decided meanwhile: the claim says how, on Home
+            return click.on_message(channel=UNTHREADED, ts=UNTHREADED, thread_ts=UNTHREADED)
+        card = await _card_now(services, thread, ref.run_id, call)
     return click.on_message(channel=card.channel, ts=card.ts, thread_ts=card.thread_ts)
+
+
+async def _thread_of(services: Services, run_id: str, call: PendingToolCall) -> SlackThread | None:
+    snapshot = await services.storage.load_snapshot(run_id)
+    memory_thread = snapshot.thread_id if snapshot is not None else None
+    return SlackThread.of(memory_thread, call.requested_by) if memory_thread else None
+
+
+async def _card_now(
+    services: Services, thread: SlackThread, run_id: str, call: PendingToolCall
+) -> PostedCard:
+    """The card of a call that has none on record, posted in its thread now (or only recorded
+    when it is there already: posted before its record was written)."""
+    async with services.locks.hold(thread.thread_id):
+        card = await services.cards.find(run_id, call.tool_call_id)
+        if card is not None:
+            return card
+        wanted = card_metadata(run_id, call.tool_call_id)
+        posted_ts = await message_in_thread(services, thread.channel, thread.thread_ts, wanted)
+        await post_card_for(services, thread, run_id, call, posted_ts=posted_ts)
+        card = await services.cards.find(run_id, call.tool_call_id)
+    assert card is not None  # just recorded
+    return card
 
 
 def _newest(call: PendingToolCall) -> datetime:
     return call.suspended_at or datetime.min.replace(tzinfo=utcnow().tzinfo)
 
 
-async def _waiting(services: Services, card: PostedCard, call: PendingToolCall) -> Waiting:
-    base = await services.team_urls.url(services.client, card.team)
-    link = message_link(base, card.channel, card.ts, card.thread_ts)
-    return Waiting(card=described(services, card.view, call), link=link)
+async def _waiting(
+    services: Services, run: SuspendedRun, card: PostedCard | None, call: PendingToolCall
+) -> Waiting:
+    if card is not None:
+        base = await services.team_urls.url(services.client, card.team)
+        link = message_link(base, card.channel, card.ts, card.thread_ts)
+        return Waiting(card=described(services, card.view, call), link=link)
+    thread = SlackThread.of(run.thread_id, call.requested_by) if run.thread_id else None
+    view = card_view(services, run.run_id, call, requester=call.requested_by)
+    if thread is None:
+        return Waiting(card=view, link=None, threaded=False)
+    base = await services.team_urls.url(services.client, thread.team)
+    return Waiting(card=view, link=message_link(base, thread.channel, thread.thread_ts))
 
 
 async def _may_approve(services: Services, call: PendingToolCall, user: str, now: datetime) -> bool:

@@ -76,6 +76,7 @@ def register_listeners(app: AsyncApp, services: Services) -> None:
         envelope = _parsed(HomeEnvelope, body, "an app_home_opened")
         if envelope is not None and envelope.event.tab == "home":
             user = envelope.event.user
+            services.home_viewers.opened(user)
             services.runner.submit(publish_home(services, user), name=f"home-{user}")
 
     async def on_subteam(body: dict[str, Any]) -> None:
