@@ -196,7 +196,30 @@ async def test_the_readme_bot_agent_module_is_served_by_python_m_bot(tmp_path: P
         async with bot.http.get(f"{bot.url}/_local/state") as response:
             state = await response.json()
         assert state["model"] == "OpenAI gpt-5-mini"  # the module's agent, not the demo's
+        answer = await _answer(bot, "restart the web service", until="OPENAI_API_KEY")
     assert bot.returncode == 0, bot.stderr
+    assert "OPENAI_API_KEY" in answer and "MODEL_ERROR" not in answer  # what to fix, in the thread
+    assert "has no storage" not in bot.stderr  # the bot gives the module's agent its storage
+    assert "Traceback" not in bot.stderr  # a missing key is no crash
+
+
+async def _answer(bot: BotProcess, text: str, *, until: str) -> str:
+    """Post ``text`` in the local workspace as alex; the bot's answers in its thread, once one
+    says ``until`` (or after 20 s)."""
+    async with bot.http.post(
+        f"{bot.url}/_local/messages", json={"user": "U0ALEX", "text": text}
+    ) as response:
+        assert response.status == 200, await response.text()
+        ts = (await response.json())["ts"]
+    answers = ""
+    for _ in range(400):
+        async with bot.http.get(f"{bot.url}/_local/state", params={"user": "U0ALEX"}) as response:
+            messages = (await response.json())["messages"]
+        answers = "\n".join(m["text"] for m in messages if m["thread_ts"] == ts and m["ts"] != ts)
+        if until in answers:
+            return answers
+        await asyncio.sleep(0.05)
+    return answers
 
 
 def test_every_readme_toml_sample_is_a_valid_policy_or_tokens_file(tmp_path: Path) -> None:

@@ -7,7 +7,7 @@ import pytest
 from agents.models import call, reply
 from bot.slack.deciding._decision_words import looks_like_decision
 from tests.bot.conftest import BotFactory
-from tests.bot.harness import Executions
+from tests.bot.harness import CHANNEL, Executions
 
 GATED = [call("delete_record", {"id": "abc-123"}), reply("Deleted abc-123.")]
 
@@ -30,10 +30,13 @@ async def test_a_decision_reply_points_to_the_buttons_and_decides_nothing(
         ts = await bot.mention("delete record abc-123", user="U1")
         await bot.settle()
         asked = len(model.requests)
+        before = len(bot.slack.thread(CHANNEL, ts)) + len(bot.slack.calls_to("chat.postEphemeral"))
         await bot.message(text, user="U2", thread_ts=ts)
         await bot.settle()
         assert len(model.requests) == asked  # no model turn
         assert executions.calls == []
-        assert any("buttons on the card" in t for t in bot.texts(ts))
+        after = len(bot.slack.thread(CHANNEL, ts)) + len(bot.slack.calls_to("chat.postEphemeral"))
+        assert after == before + 1  # one bot reply to the one message
+        assert [t for t in bot.texts(ts) if "buttons on the card" in t] != []
         page = await bot.services.agent.list_suspended_runs()
         assert [c.tool_name for r in page.runs for c in r.tool_calls] == ["delete_record"]
