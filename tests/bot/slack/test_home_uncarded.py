@@ -103,3 +103,19 @@ async def test_a_call_whose_card_was_never_posted_is_listed_linked_to_its_thread
         assert not [b for b in card.blocks if b["type"] == "actions"]
         assert "Deleted api-7." in bot.texts(root)
         assert not _buttons(slack.homes["U2"])
+
+
+async def test_rows_without_a_card_cost_no_slack_call_either(
+    slack: FakeSlackAPI, store: Storage, executions: Executions
+) -> None:
+    many = [call("delete_record", {"id": f"r{n}"}) for n in range(4)]
+    async with served(slack, store, executions, many) as bot:
+        for n in range(4):
+            where = f"api:{n}" if n % 2 else f"slack:{TEAM}:{CHANNEL}:{next_ts()}"
+            await bot.agent.generate(f"delete r{n}", thread_id=where, requested_by="U1")
+        await bot.settle()
+        await bot.open_home("U3")  # the workspace URL is read (at most) once, here
+        before = len(slack.calls)
+        view = _valid(await bot.open_home("U2"))
+        assert [c.method for c in slack.calls[before:]] == ["views.publish"]  # four rows
+        assert len(_rows(view)) == 4 and slack.calls_to("chat.getPermalink") == []
