@@ -8,6 +8,9 @@ from typing import Any
 
 from agents.models import call, reply
 from bot.slack._ids import APPROVE_ACTION, CARD_ACTIONS, DECLINE_ACTION
+from bot.slack.blocks._blocks import CardView
+from bot.slack.blocks._home_view import HOME_BLOCK_LIMIT, HOME_ITEMS, Waiting, home_view
+from bot.slack.blocks._refs import ApprovalRef
 from storage import Storage
 from tests.bot.harness import CHANNEL, TEAM, Bot, Executions, next_ts
 from tests.bot.slack.test_home import FIRST, _buttons, _valid, served
@@ -119,3 +122,11 @@ async def test_rows_without_a_card_cost_no_slack_call_either(
         view = _valid(await bot.open_home("U2"))
         assert [c.method for c in slack.calls[before:]] == ["views.publish"]  # four rows
         assert len(_rows(view)) == 4 and slack.calls_to("chat.getPermalink") == []
+
+
+def test_a_full_view_with_a_note_stays_within_slacks_block_limit() -> None:
+    ref = ApprovalRef(run_id="r", tool_call_id="c", fingerprint="f")
+    row = Waiting(card=CardView(ref=ref, tool_name="t", args={"id": "1"}), link=None)
+    view = home_view([row] * (HOME_ITEMS + 3), note="You approved `t`: recorded")
+    assert len(view.blocks) <= HOME_BLOCK_LIMIT
+    assert view.blocks[2].to_dict()["text"]["text"] == "You approved `t`: recorded"
