@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from agents.models import call, reply
-from bot.slack._ids import APPROVE_ACTION, CARD_ACTIONS, DECLINE_ACTION
+from bot.slack._ids import APPROVE_ACTION, CARD_ACTIONS, DECLINE_ACTION, EDIT_ACTION
 from bot.slack.blocks._blocks import CardView
 from bot.slack.blocks._home_view import HOME_BLOCK_LIMIT, HOME_ITEMS, Waiting, home_view
 from bot.slack.blocks._refs import ApprovalRef
@@ -84,6 +84,23 @@ async def test_decline_from_home_on_a_call_in_no_thread_opens_the_modal_and_decl
         assert executions.of("delete_record") == []
         home = _valid(slack.homes["U2"])
         assert not _buttons(home) and "You declined `delete_record`" in repr(home["blocks"])
+
+
+async def test_edit_from_home_on_a_call_in_no_thread_runs_the_edited_call(
+    slack: FakeSlackAPI, store: Storage, executions: Executions
+) -> None:
+    async with served(slack, store, executions, SCRIPT) as bot:
+        await _started_outside_slack(bot)
+        await bot.open_home("U2")
+        await bot.click_home(FIRST, EDIT_ACTION, user="U2")
+        await bot.settle()
+        [modal] = bot.opened_views()
+        values = {"field:id": {"value": {"type": "plain_text_input", "value": "api-8"}}}
+        assert (await bot.submit(modal, values, user="U2")).status == 200
+        await bot.settle()
+        await bot.agent.drain()
+        assert executions.of("delete_record") == [{"id": "api-8"}]
+        assert "You approved (edited) `delete_record`" in repr(slack.homes["U2"]["blocks"])
 
 
 async def test_a_call_whose_card_was_never_posted_is_listed_linked_to_its_thread_and_a_click_posts_and_decides_its_card(  # noqa: E501
