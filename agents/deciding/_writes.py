@@ -86,6 +86,10 @@ class RunWriter:
         """The stored snapshot's version (0: none stored)."""
         self.outbox = Outbox()
         self._thread_written = False
+        self.patient = False
+        """Whether every write and read waits out a storage outage (``patiently``): set once
+        a decided call's outcome is stored, so what the run owes the thread after it (the
+        model's answer) is not lost to an outage either."""
 
     # -- gathering -------------------------------------------------------------------------
     def remembers(self, state: RunState) -> bool:
@@ -104,8 +108,8 @@ class RunWriter:
         now = utcnow()
         if not self._thread_written and memory.storage is not None:
             thread_id, store = state.thread_id, memory.storage
-            if self.outbox.completions:
-                known = await _patiently(self.rt, state.run_id, lambda: store.get_thread(thread_id))
+            if self.outbox.completions or self.patient:
+                known = await patiently(self.rt, state.run_id, lambda: store.get_thread(thread_id))
             else:
                 known = await store.get_thread(thread_id)
             self.outbox.thread = ThreadRecord(
@@ -206,9 +210,9 @@ class RunWriter:
             audit=list(box.audit),
         )
         try:
-            if box.completions:  # a tool ran: its outcome must not be lost to an outage
-                run_id = box.completions[0].run_id
-                await _patiently(self.rt, run_id, lambda: self.rt.storage.commit(change))
+            if box.completions or self.patient:  # a call was decided: its outcome and the
+                # answer after it must not be lost to an outage
+                await patiently(self.rt, run_id_of(change), lambda: self.rt.storage.commit(change))
             else:
                 await self.rt.storage.commit(change)
         except StaleLease as exc:  # taken over: nothing was written, the run is not ours
@@ -217,7 +221,16 @@ class RunWriter:
         self.outbox = Outbox()
 
 
-async def _patiently(rt: Runtime, run_id: str, attempt: Callable[[], Awaitable[T]]) -> T:
+def run_id_of(change: StateChange) -> str:
+    """The run a change belongs to (for the log line of an outage)."""
+    if change.completions:
+        return change.completions[0].run_id
+    if change.snapshot is not None:
+        return change.snapshot.run_id
+    return change.delete_snapshot or "?"
+
+
+async def patiently(rt: Runtime, run_id: str, attempt: Callable[[], Awaitable[T]]) -> T:
     """``attempt()``, waiting out a storage outage (the outcome of ``run_id`` is kept meanwhile).
 
     Tried again every fraction of a lease (``_MAX_RETRY_DELAY`` at most), so the write lands

@@ -18,7 +18,7 @@ from agents._results import FinishReason, RunResult, ToolResultRecord
 from agents._runtime import Runtime
 from agents.deciding._lease import Lease, held
 from agents.deciding._state import PendingCallState, RunState
-from agents.deciding._writes import RunWriter
+from agents.deciding._writes import RunWriter, patiently
 from agents.decisions import CallRules
 from agents.errors import LeaseLost, ModelError
 from agents.models._base import ModelRequest, ObjectOutput, TextDelta, ToolCallRequest, Usage
@@ -108,6 +108,7 @@ class Run:
         )
         outcome = await held(self.rt, lease, outcome_of(self))
         self.writer.complete(self.state, pending, outcome, lease)
+        self.writer.patient = True  # from here on the thread is owed an answer
         fresh = await self._apply_outcome(pending, outcome)
         if self.state.pending:
             await self._suspend(fresh)
@@ -227,9 +228,12 @@ class Run:
                 return
 
     async def _model_turn(self) -> tuple[str, list[ToolCallPart], Usage]:
-        request = ModelRequest(
-            messages=await self.rt.conversation(self.state), tools=self.rt.tool_specs()
-        )
+        if self.writer.patient:
+            state = self.state
+            messages = await patiently(self.rt, state.run_id, lambda: self.rt.conversation(state))
+        else:
+            messages = await self.rt.conversation(self.state)
+        request = ModelRequest(messages=messages, tools=self.rt.tool_specs())
         text: list[str] = []
         calls: list[ToolCallPart] = []
         usage = Usage()
