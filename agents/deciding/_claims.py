@@ -6,6 +6,7 @@ the stored call says against the decision (expiry, who may decide, quorum); ``cl
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any, Literal
@@ -70,7 +71,7 @@ async def find(
     """The stored run and the pending call a decision of ``kind`` is about (checked)."""
     record, claims, approvals = await rt.storage.load_run(run_id)
     if record is None:
-        matching = [c for c in claims if tool_call_id in (None, c.tool_call_id)]
+        matching = [c for c in _of_calls(claims) if tool_call_id in (None, c.tool_call_id)]
         if matching:
             raise _already_decided(matching[-1])
         raise SnapshotNotFound(run_id)
@@ -293,8 +294,9 @@ def _select(
     if tool_call_id is None:
         undecided = [p for p in state.pending if p.claim_key not in claims]
         if not undecided:
-            if claims:
-                raise _already_decided(max(claims.values(), key=lambda c: c.decided_at))
+            decided = _of_calls(claims.values())
+            if decided:
+                raise _already_decided(max(decided, key=lambda c: c.decided_at))
             raise ToolCallNotSuspended(
                 state.run_id, None, f"run {state.run_id!r} has no pending tool call"
             )
@@ -312,6 +314,11 @@ def _select(
     if pending.kind != kind:
         raise ToolCallNotSuspended(state.run_id, pending.tool_call_id, _wrong_kind(pending))
     return pending
+
+
+def _of_calls(claims: Iterable[ClaimRecord]) -> list[ClaimRecord]:
+    """The decisions on calls (not the claims that lease a run's retry or its answer)."""
+    return [c for c in claims if c.tool_call_id is not None]
 
 
 def _already_decided(claim: ClaimRecord) -> AlreadyDecided:

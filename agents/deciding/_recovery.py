@@ -21,6 +21,7 @@ drops the result unannounced, and each call has exactly one outcome: the new own
 
 from __future__ import annotations
 
+import contextlib
 from datetime import timedelta
 from typing import Any
 
@@ -28,12 +29,14 @@ from agents._runtime import Runtime
 from agents.deciding._decide import Continuation, continuation
 from agents.deciding._lease import Lease
 from agents.deciding._state import PendingCallState, RunState
+from agents.deciding._writes import CONTINUE_PREFIX
 from agents.observing._observe import ToolExecuted, notify
+from agents.running._chunks import ToolCallResumedChunk
 from agents.running._executor import outcome_of_sub_run
 from agents.running._outcome import Outcome
 from agents.running._run import Run
 from agents.running._stream import AgentStream
-from storage import ClaimRecord, utcnow
+from storage import ClaimRecord, Completion, StaleLease, StateChange, utcnow
 
 _BATCH = 100
 
@@ -55,6 +58,8 @@ async def recover_interrupted_runs(rt: Runtime, *, first: bool) -> list[AgentStr
             recovered = await recover_claim(rt, claim)
             if recovered is not None:
                 found.append(recovered)
+            elif claim.decision == "continued":
+                await _drop(rt, claim)
         if len(taken) < _BATCH:
             break
     if first:
@@ -71,6 +76,8 @@ async def recover_claim(rt: Runtime, claim: ClaimRecord) -> Continuation | None:
     if record is None or record.agent_id != rt.id:
         return None
     state = RunState.model_validate(record.data)
+    if claim.decision == "continued" and claim.key.startswith(CONTINUE_PREFIX):
+        return await _answer_again(rt, record.version, state, claim)
     pending = next((p for p in state.pending if p.claim_key == claim.key), None)
     if pending is None:
         return None
@@ -82,6 +89,42 @@ async def recover_claim(rt: Runtime, claim: ClaimRecord) -> Continuation | None:
         return await _recovered_outcome(rt, run, pending, claim)
 
     return continuation(rt, record.version, state, pending, outcome, Lease.of(claim, rt.owner))
+
+
+async def _drop(rt: Runtime, claim: ClaimRecord) -> None:
+    """A continuation nobody here can finish (a sub-agent's answer inside a supervisor's call,
+    which recovery reports for the supervisor; a run that moved on): completed as dropped, so
+    it is not taken over again at every lease."""
+    done = Completion(
+        run_id=claim.run_id,
+        key=claim.key,
+        outcome={"status": "dropped"},
+        owner=rt.owner,
+        epoch=claim.epoch,
+    )
+    with contextlib.suppress(StaleLease):  # someone else took it meanwhile: theirs
+        await rt.storage.commit(StateChange(completions=[done]))
+
+
+async def _answer_again(
+    rt: Runtime, version: int, state: RunState, claim: ClaimRecord
+) -> Continuation | None:
+    """A decided call's outcome was stored, but its process died while the model answered
+    (before the answer was stored): the answer is produced here, once, under the taken-over
+    lease. Its stream starts with the call it answers, so the edge shows it in that thread."""
+    if state.pending or state.error is not None:
+        return None  # the run moved on before the claim could be completed: nothing owed
+    detail = claim.detail
+    call = ToolCallResumedChunk(
+        run_id=state.run_id,
+        tool_call_id=str(detail.get("tool_call_id") or ""),
+        tool_name=str(detail.get("tool_name") or ""),
+        kind=detail.get("kind") or "approval",
+    )
+    await rt.audit("recovered", state, tool_call_id=call.tool_call_id, data={"answer": True})
+    run = Run(rt, state, AgentStream(state.run_id), version=version)
+    lease = Lease.of(claim, rt.owner)
+    return Continuation(stream=run.stream, drive=lambda: run.answer_again(lease, call))
 
 
 async def _recovered_outcome(

@@ -17,6 +17,7 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import Any, TypeVar
 
 from agents._ids import new_id
@@ -29,6 +30,7 @@ from agents.running._outcome import Outcome
 from storage import (
     AuditEvent,
     AuditKind,
+    ClaimRecord,
     Completion,
     MessageRecord,
     SnapshotRecord,
@@ -43,6 +45,9 @@ logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
+CONTINUE_PREFIX = "continue#"
+"""Key prefix of the claim that leases the model's answer after a decided call (then the
+run's step count): ``continue#3``."""
 _MAX_RETRY_DELAY = 5.0
 """The longest wait between two attempts to store an outcome during an outage (and at most a
 tenth of the lease, so the owner's write lands as soon as storage is back, inside the grace)."""
@@ -86,6 +91,13 @@ class RunWriter:
         """The stored snapshot's version (0: none stored)."""
         self.outbox = Outbox()
         self._thread_written = False
+        self.owed: Completion | None = None
+        """The completion of the continuation claim this stretch runs under (``continue_after``),
+        written with the run's next change: the stretch ends once that change is stored."""
+        self.patient = False
+        """Whether every write and read waits out a storage outage (``patiently``): set once
+        a decided call's outcome is stored, so what the run owes the thread after it (the
+        model's answer) is not lost to an outage either."""
 
     # -- gathering -------------------------------------------------------------------------
     def remembers(self, state: RunState) -> bool:
@@ -104,8 +116,8 @@ class RunWriter:
         now = utcnow()
         if not self._thread_written and memory.storage is not None:
             thread_id, store = state.thread_id, memory.storage
-            if self.outbox.completions:
-                known = await _patiently(self.rt, state.run_id, lambda: store.get_thread(thread_id))
+            if self.outbox.completions or self.patient:
+                known = await patiently(self.rt, state.run_id, lambda: store.get_thread(thread_id))
             else:
                 known = await store.get_thread(thread_id)
             self.outbox.thread = ThreadRecord(
@@ -171,8 +183,9 @@ class RunWriter:
             )
 
     # -- committing ------------------------------------------------------------------------
-    async def save(self, state: RunState) -> None:
-        """Store the snapshot (version-checked) and the outbox in one transaction."""
+    async def save(self, state: RunState, *, claim: ClaimRecord | None = None) -> None:
+        """Store the snapshot (version-checked) and the outbox in one transaction (with
+        ``claim`` taken first, when given)."""
         record = SnapshotRecord(
             run_id=state.run_id,
             agent_id=state.agent_id,
@@ -183,41 +196,100 @@ class RunWriter:
             data=state.to_document(),
             decidable=bool(state.pending) and state.error is None,
         )
-        await self._commit(snapshot=record)
+        await self._commit(snapshot=record, claim=claim)
         self.version = record.version
+
+    async def save_continuing(self, state: RunState, pending: PendingCallState) -> Lease:
+        """Store a decided call's outcome (the outbox) with the snapshot of a run that goes on
+        (nothing is left pending: the model answers next) and a ``continued`` claim that
+        leases the rest of the stretch to this instance. Returns that lease: renewed while the
+        model answers, it lets recovery take the answer over if this process dies before the
+        run's next change (which completes the claim) is stored."""
+        now = utcnow()
+        claim = ClaimRecord(
+            run_id=state.run_id,
+            key=f"{CONTINUE_PREFIX}{state.steps}",
+            tool_call_id=None,  # not the call's claim: no surface reads it as the call's
+            decision="continued",
+            decided_by=None,
+            decided_at=now,
+            detail={
+                "tool_call_id": pending.tool_call_id,
+                "tool_name": pending.tool_name,
+                "kind": pending.kind,
+            },
+            owner=self.rt.owner,
+            lease_until=now + timedelta(seconds=self.rt.claim_lease_seconds),
+        )
+        await self.save(state, claim=claim)
+        held = Lease.of(claim, self.rt.owner)
+        self.owe(held)
+        return held
+
+    def owe(self, lease: Lease) -> None:
+        """Complete the continuation claim of ``lease`` with the run's next change."""
+        self.owed = Completion(
+            run_id=lease.run_id,
+            key=lease.key,
+            outcome={"status": "answered"},
+            owner=lease.owner,
+            epoch=lease.epoch,
+        )
+        self.patient = True
 
     async def finish(self, state: RunState) -> None:
         """The run has nothing left to store: drop its snapshot, write the outbox."""
-        if not self.version and not self.outbox:
+        if not self.version and not self.outbox and self.owed is None:
             return
         await self._commit(delete_snapshot=state.run_id if self.version else None)
         self.version = 0
 
     async def _commit(
-        self, *, snapshot: SnapshotRecord | None = None, delete_snapshot: str | None = None
+        self,
+        *,
+        snapshot: SnapshotRecord | None = None,
+        delete_snapshot: str | None = None,
+        claim: ClaimRecord | None = None,
     ) -> None:
         box = self.outbox
+        owed = [self.owed] if self.owed is not None else []
         change = StateChange(
+            claim=claim,
             snapshot=snapshot,
             delete_snapshot=delete_snapshot,
-            completions=list(box.completions),
+            completions=[*box.completions, *owed],
             thread=box.thread,
             messages=list(box.messages),
             audit=list(box.audit),
         )
         try:
-            if box.completions:  # a tool ran: its outcome must not be lost to an outage
-                run_id = box.completions[0].run_id
-                await _patiently(self.rt, run_id, lambda: self.rt.storage.commit(change))
+            if change.completions or self.patient:  # a call was decided: its outcome and the
+                # answer after it must not be lost to an outage
+                existing = await patiently(
+                    self.rt, run_id_of(change), lambda: self.rt.storage.commit(change)
+                )
             else:
-                await self.rt.storage.commit(change)
+                existing = await self.rt.storage.commit(change)
         except StaleLease as exc:  # taken over: nothing was written, the run is not ours
             self.outbox = Outbox()
             raise LeaseLost(exc.run_id, exc.key, owner=exc.owner, epoch=exc.epoch) from None
+        if existing is not None:  # the continuation is someone else's: nothing was written
+            self.outbox = Outbox()
+            raise LeaseLost(existing.run_id, existing.key, owner=existing.owner, epoch=0)
         self.outbox = Outbox()
+        self.owed = None
 
 
-async def _patiently(rt: Runtime, run_id: str, attempt: Callable[[], Awaitable[T]]) -> T:
+def run_id_of(change: StateChange) -> str:
+    """The run a change belongs to (for the log line of an outage)."""
+    if change.completions:
+        return change.completions[0].run_id
+    if change.snapshot is not None:
+        return change.snapshot.run_id
+    return change.delete_snapshot or "?"
+
+
+async def patiently(rt: Runtime, run_id: str, attempt: Callable[[], Awaitable[T]]) -> T:
     """``attempt()``, waiting out a storage outage (the outcome of ``run_id`` is kept meanwhile).
 
     Tried again every fraction of a lease (``_MAX_RETRY_DELAY`` at most), so the write lands

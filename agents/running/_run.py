@@ -18,7 +18,7 @@ from agents._results import FinishReason, RunResult, ToolResultRecord
 from agents._runtime import Runtime
 from agents.deciding._lease import Lease, held
 from agents.deciding._state import PendingCallState, RunState
-from agents.deciding._writes import RunWriter
+from agents.deciding._writes import RunWriter, patiently
 from agents.decisions import CallRules
 from agents.errors import LeaseLost, ModelError
 from agents.models._base import ModelRequest, ObjectOutput, TextDelta, ToolCallRequest, Usage
@@ -108,11 +108,25 @@ class Run:
         )
         outcome = await held(self.rt, lease, outcome_of(self))
         self.writer.complete(self.state, pending, outcome, lease)
-        fresh = await self._apply_outcome(pending, outcome)
+        self.writer.patient = True  # from here on the thread is owed an answer
+        fresh, answering = await self._apply_outcome(pending, outcome)
         if self.state.pending:
             await self._suspend(fresh)
-            return
-        await self._loop()
+        elif answering is None:
+            await self._loop()
+        else:
+            await held(self.rt, answering, self._loop())
+
+    async def answer_again(self, lease: Lease, call: ToolCallResumedChunk) -> None:
+        """Recovered: the model's answer after a decided call, whose process died before that
+        answer was stored (``lease``: the continuation claim, taken over)."""
+        await self._guarded(self._answer_again(lease, call), "agent.resume")
+
+    async def _answer_again(self, lease: Lease, call: ToolCallResumedChunk) -> None:
+        self.stream.emit(StartChunk(run_id=self.state.run_id))
+        self.stream.emit(call)  # the call whose outcome this answer is
+        self.writer.owe(lease)
+        await held(self.rt, lease, self._loop())
 
     async def retry(self) -> None:
         """Go on with a run that stopped on an error, from its last stored state."""
@@ -227,9 +241,12 @@ class Run:
                 return
 
     async def _model_turn(self) -> tuple[str, list[ToolCallPart], Usage]:
-        request = ModelRequest(
-            messages=await self.rt.conversation(self.state), tools=self.rt.tool_specs()
-        )
+        if self.writer.patient:
+            state = self.state
+            messages = await patiently(self.rt, state.run_id, lambda: self.rt.conversation(state))
+        else:
+            messages = await self.rt.conversation(self.state)
+        request = ModelRequest(messages=messages, tools=self.rt.tool_specs())
         text: list[str] = []
         calls: list[ToolCallPart] = []
         usage = Usage()
@@ -329,11 +346,13 @@ class Run:
 
     async def _apply_outcome(
         self, pending: PendingCallState, outcome: Outcome
-    ) -> list[PendingCallState]:
+    ) -> tuple[list[PendingCallState], Lease | None]:
         """Fold a decided call's outcome into the stored snapshot (retrying on conflicts).
 
-        One transaction: the claim's completion, the snapshot (or its deletion when nothing
-        is left pending), the tool's message in memory, the audit.
+        One transaction: the claim's completion, the snapshot, the tool's message in memory,
+        the audit, and, when nothing is left pending in a run with a memory thread (the model
+        answers next, and the thread is owed that answer), the ``continued`` claim that leases
+        the answer to this instance. Returns the calls that start pending and that lease.
         """
         await self._remember_outcome(pending.call_id, pending.local_tool, outcome)
         while True:
@@ -349,12 +368,15 @@ class Run:
             )
             self.state.pending.extend(fresh)
             try:
+                answering = None
                 if self.state.pending:
                     await self.writer.save(self.state)
-                else:
+                elif self.writer.remembers(self.state):  # a thread: the answer is owed to it
+                    answering = await self.writer.save_continuing(self.state, pending)
+                else:  # nobody but this process's caller could be told the answer
                     await self.writer.finish(self.state)
                 await self._announce(pending.call_id, pending.local_tool, outcome)
-                return fresh
+                return fresh, answering
             except SnapshotVersionConflict:
                 record = await self.rt.storage.load_snapshot(self.state.run_id)
                 if record is None:

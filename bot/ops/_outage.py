@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Literal
+import time
+from collections.abc import Awaitable, Callable
+from typing import Literal, TypeVar
 
 import aiohttp
 import openai
@@ -22,6 +24,8 @@ from agents.errors import ModelError
 from storage import StorageConfigError, StorageUnavailable
 
 logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 Service = Literal["storage", "redis", "slack", "model"]
 
@@ -89,3 +93,30 @@ def describe(exc: BaseException) -> str:
     """The exception's type and first line, at most 200 characters (never a traceback)."""
     text = str(exc).splitlines()[0] if str(exc) else ""
     return f"{type(exc).__name__}: {text}"[:300] if text else type(exc).__name__
+
+
+async def waiting_out(
+    outages: Outages,
+    attempt: Callable[[], Awaitable[T]],
+    *,
+    services: tuple[Service, ...],
+    seconds: float,
+) -> T:
+    """``attempt()``, tried again (with a growing pause, at most 5 s) while it fails because one
+    of ``services`` is unreachable, for up to ``seconds``; the outage is recorded in
+    ``outages`` (one line). Any other failure, or one past the deadline, is raised.
+
+    For work owed to a thread that must not be dropped for an outage (a decided call's card
+    and answer): ``attempt`` must be safe to repeat.
+    """
+    delay, deadline = 0.2, time.monotonic() + seconds
+    while True:
+        try:
+            return await attempt()
+        except Exception as exc:
+            service = unavailable(exc)
+            if service is None or service not in services or time.monotonic() > deadline:
+                raise
+            outages.down(service, exc)
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, 5.0)

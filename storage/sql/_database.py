@@ -248,6 +248,7 @@ class SQLDatabase:
             lost = exc.connection_invalidated or isinstance(exc.orig, OSError)
             if not lost and self.dialect == "postgresql":
                 lost = isinstance(exc, sa.exc.OperationalError | sa.exc.InterfaceError)
+                lost = lost or _server_unavailable(exc.orig)
             if not lost:
                 return
         elif not isinstance(exc, OSError):
@@ -274,3 +275,14 @@ def _in_transaction(
             conn.execute("ROLLBACK")
         raise
     return result
+
+
+def _server_unavailable(error: BaseException | None) -> bool:
+    """A PostgreSQL error whose SQLSTATE says the server cannot serve now (class 08, connection
+    exception; 57P, shut down or starting up: "the database system is shutting down")."""
+    while error is not None:
+        state = getattr(error, "sqlstate", None)
+        if isinstance(state, str):
+            return state.startswith(("08", "57P"))
+        error = error.__cause__
+    return False

@@ -100,7 +100,11 @@ class SQLStorage(SQLEdgeRecords):
 
     # -- state changes ---------------------------------------------------------------------
     async def commit(self, change: StateChange) -> ClaimRecord | None:
-        durable = self._durable_claims and change.claim is not None
+        durable = (  # a claim that lets something run; not one that leases a run's answer
+            self._durable_claims
+            and change.claim is not None
+            and change.claim.decision != "continued"
+        )
         sqlite = await self._db.sqlite_connection()
         if sqlite is not None:
             return await self._db.sqlite_write(

@@ -161,8 +161,10 @@ async def test_a_tool_that_ran_through_an_outage_has_its_outcome_written_never_i
 
         assert done.finish_reason == "stop" and done.text == "Deleted 42."
         assert ran == ["42"] and recovered == []
-        snapshot, [claim], _ = await store.load_run(first.run_id)
+        snapshot, claims, _ = await store.load_run(first.run_id)
         assert snapshot is None
+        [claim, answer] = claims  # the call's, and the one that leased the answer after it
+        assert answer.decision == "continued" and answer.status == "completed"
         assert claim.status == "completed" and claim.epoch == 0  # never taken over
         assert claim.outcome is not None and claim.outcome["status"] == "ok"
         audit = await store.query_audit(run_id=first.run_id)

@@ -16,7 +16,8 @@ import pytest
 from pydantic import BaseModel
 
 from agents import Agent
-from agents.models import ScriptedModel, call, reply
+from agents.memory import Memory
+from agents.models import ModelRequest, ScriptedModel, ScriptItem, call, reply
 from storage import RedisStorage, StorageUnavailable
 from tests.own_servers import OwnRedis
 from tools import ToolContext, create_tool
@@ -97,6 +98,63 @@ async def test_a_tool_that_finishes_during_an_outage_keeps_its_outcome(
         assert claim.outcome.get("result") == {"deleted": "42"}
         executed = [e for e in await store.query_audit(run_id=first.run_id) if e.kind == "executed"]
         assert len(executed) == 1
+    finally:
+        for task in restarted:
+            await task
+        await store.close()
+
+
+async def test_storage_down_while_the_model_answers_a_decided_call_keeps_the_answer(
+    own_redis: OwnRedis,
+) -> None:
+    """Found by the chaos test: storage went down after a decided call's outcome was stored,
+    while the model turn after it ran; the run failed ("storage could not be reached") and the
+    thread never got the call's outcome. Once a call is decided the rest of the run waits out
+    an outage like the outcome does."""
+    restarted: list[asyncio.Task[None]] = []
+
+    async def delete(input: Target, ctx: ToolContext) -> dict[str, Any]:
+        return {"deleted": input.id}
+
+    def answer(request: ModelRequest) -> ScriptItem:
+        own_redis.stop()  # storage goes down while the model answers ...
+
+        async def back_later() -> None:
+            await asyncio.sleep(0.5)
+            await own_redis.start()  # ... and comes back soon after
+
+        restarted.append(asyncio.create_task(back_later()))
+        return reply("Deleted 42.")
+
+    tool = create_tool(
+        id="delete-record",
+        description="Delete",
+        input_schema=Target,
+        execute=delete,
+        require_approval=True,
+    )
+    store = RedisStorage.from_url(own_redis.url)
+    make: Callable[[list[Any]], Agent] = lambda script: Agent(  # noqa: E731
+        id="ops",
+        model=ScriptedModel(script),
+        tools=[tool],
+        storage=store,
+        memory=Memory(storage=store),
+    )
+    try:
+        first = await make([call("delete-record", {"id": "42"}, id="c1")]).generate(
+            "delete 42", thread_id="t1", resource_id="u1"
+        )
+        done = await make([answer]).approve_tool_call_generate(run_id=first.run_id, decided_by="U2")
+        assert done.finish_reason == "stop" and done.text == "Deleted 42."
+        assert restarted, "the model turn ran"
+        await restarted[0]
+        try:
+            messages = await store.list_messages("t1")
+        except StorageUnavailable:  # a connection of before the restart: the next one is new
+            messages = await store.list_messages("t1")
+        stored = [m.content for m in messages]
+        assert {"role": "assistant", "content": "Deleted 42."} in stored
     finally:
         for task in restarted:
             await task

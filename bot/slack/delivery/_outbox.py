@@ -26,7 +26,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from bot.ops._outage import unavailable
+from bot.ops._outage import unavailable, waiting_out
 from bot.slack._services import Services
 from storage import OutboxEntry, utcnow
 
@@ -96,6 +96,54 @@ async def enqueue(services: Services, write: SlackWrite) -> None:
 def new_write(**fields: Any) -> SlackWrite:
     """A ``SlackWrite`` with a fresh id."""
     return SlackWrite(id=uuid.uuid4().hex, **fields)
+
+
+OWED_WAIT_SECONDS = 600.0
+"""How long an owed answer waits through a storage outage to be kept before it is posted."""
+
+
+async def post_owed(services: Services, *, channel: str, thread_ts: str, text: str) -> str | None:
+    """Post an answer owed to a thread (a decided call's outcome) so a crash cannot lose it:
+    kept in the outbox first (as an attempt already made, held by this instance for
+    ``SENDING_SECONDS``), posted with its write's metadata, then removed. Killed in between,
+    another instance makes the kept write later, and finds the message in the thread when the
+    post had reached Slack. Returns the message's ts, or None when Slack is unreachable (the
+    write stays kept and is made once Slack answers)."""
+    write = new_write(method="chat.postMessage", channel=channel, thread_ts=thread_ts, text=text)
+    now = utcnow()
+    entry = OutboxEntry(
+        id=write.id,
+        created_at=now,
+        write=write.model_dump(mode="json"),
+        attempts=1,  # whoever makes it after us looks for it in the thread first
+        next_try_at=now + timedelta(seconds=SENDING_SECONDS),
+    )
+    storage = services.storage
+    await waiting_out(
+        services.outages,
+        lambda: storage.put_outbox(entry),
+        services=("storage",),
+        seconds=OWED_WAIT_SECONDS,
+    )
+    try:
+        response = await services.client.chat_postMessage(
+            channel=channel, thread_ts=thread_ts, text=text, metadata=write.metadata
+        )
+    except Exception as exc:
+        if unavailable(exc) != "slack":
+            await storage.remove_outbox(write.id)  # refused for good: nobody makes it
+            raise
+        services.outages.down("slack", exc)
+        await storage.put_outbox(dataclasses.replace(entry, next_try_at=utcnow()))
+        logger.info("kept an answer in %s for when Slack answers again", channel)
+        return None
+    await waiting_out(
+        services.outages,
+        lambda: storage.remove_outbox(write.id),
+        services=("storage",),
+        seconds=OWED_WAIT_SECONDS,
+    )
+    return str(response["ts"])
 
 
 async def flush_outbox(services: Services, make_card: MakeCard | None = None) -> int:

@@ -20,6 +20,7 @@ from bot.ops._outage import Service, unavailable
 from bot.slack._services import Services
 from bot.slack.blocks._blocks import (
     CardView,
+    answer_text,
     answered_question,
     as_dicts,
     question_blocks,
@@ -29,6 +30,7 @@ from bot.slack.blocks._refs import ApprovalRef
 from bot.slack.delivery._card_index import PostedCard
 from bot.slack.delivery._card_posts import post_card_or_keep
 from bot.slack.delivery._claimed import claimed_detail
+from bot.slack.delivery._outbox import post_owed
 from bot.slack.delivery._streamer import ReplyStreamer
 from bot.slack.delivery._thread import SlackThread
 from storage import utcnow
@@ -55,6 +57,7 @@ async def post_run(
     *,
     answered_by: str | None = None,
     answer: str | None = None,
+    owed: bool = False,
 ) -> Posted:
     """Consume a run's ``full_stream`` and show it in ``thread``; returns what it posted.
 
@@ -65,6 +68,8 @@ async def post_run(
     ``answered_by``: the user whose thread reply this run answers; a question it resumes loses
     its "Provide details" button and shows the answer the tool received and the reply it came
     from (``answer``).
+    ``owed``: the run goes on after a decided call, so its answer is the call's outcome in
+    the thread: posted whole, through ``post_owed`` (kept first: a crash cannot lose it).
     """
     client = services.client
     streamer = ReplyStreamer(
@@ -78,7 +83,17 @@ async def post_run(
 
     async def finish_text() -> None:
         nonlocal count, text, last
-        ts = await streamer.finish()
+        if owed:
+            ts = None
+            if text.strip():
+                ts = await post_owed(
+                    services,
+                    channel=thread.channel,
+                    thread_ts=thread.thread_ts,
+                    text=answer_text(text),
+                )
+        else:
+            ts = await streamer.finish()
         if ts is not None:
             count, last = count + 1, (ts, text)
         text = ""
@@ -86,7 +101,8 @@ async def post_run(
     async for chunk in stream.full_stream:
         if chunk.type == "text-delta":
             text += chunk.text
-            await streamer.append(chunk.text)
+            if not owed:
+                await streamer.append(chunk.text)
         elif chunk.type == "tool-call-approval":
             await finish_text()
             await post_card_or_keep(services, thread, chunk.run_id, chunk.pending_call())

@@ -8,22 +8,22 @@ expiry sweep (``_expiry``).
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import logging
-import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import replace
 from datetime import datetime
+from typing import TypeVar
 
 from slack_sdk.errors import SlackApiError
 
 import bot.slack._messages as msg
 from agents import AgentStream, Decision, PendingToolCall, Resume, ToolCallApprovalChunk
-from bot.ops._outage import unavailable
+from bot.ops._outage import unavailable, waiting_out
 from bot.slack._services import Services
 from bot.slack.blocks._blocks import (
     Decided,
+    answer_text,
     answered_question,
     approval_card,
     approval_fallback,
@@ -45,6 +45,8 @@ from bot.slack.delivery._thread import SlackThread
 from storage import utcnow
 
 logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 
 async def show_decided(
@@ -69,7 +71,8 @@ async def show_decided(
     ``interrupted``: its outcome is unknown, and the card says so.
     ``lock_held``: the caller already holds the thread's lock (a click claims under it).
     """
-    card = card or await services.cards.find(run_id, tool_call_id)
+    if card is None:
+        card = await _patiently(services, lambda: services.cards.find(run_id, tool_call_id))
     if card is None:
         return
     thread = SlackThread(
@@ -93,42 +96,50 @@ async def show_decided(
             if waiting is not None:
                 await _show_progress(services, card, waiting)
                 return
-            approvers = await _quorum(services, card) if decision.kind == "approve" else ()
-            decided = Decided(decision=decision, by=by, at=at, approvers=approvers)
-            if decision.kind != "approve" or not await taken_over(
-                services.storage, run_id, tool_call_id
-            ):  # a takeover's outcome ("interrupted") is final: a late "approved" keeps off
-                await _update(services, card, decided)
-                await _update_reminder(services, card, decided)
-                if decision.kind == "approve":
-                    await _keep_takeover_shown(services, card, run_id, tool_call_id)
+            shown = card
+
+            async def show_outcome() -> None:
+                approvers = await _quorum(services, shown) if decision.kind == "approve" else ()
+                decided = Decided(decision=decision, by=by, at=at, approvers=approvers)
+                if decision.kind != "approve" or not await taken_over(
+                    services.storage, run_id, tool_call_id
+                ):  # a takeover's outcome ("interrupted") is final: a late "approved" keeps off
+                    await _update(services, shown, decided)
+                    await _update_reminder(services, shown, decided)
+                    if decision.kind == "approve":
+                        await _keep_takeover_shown(services, shown, run_id, tool_call_id)
+
+            await _patiently(services, show_outcome)  # the card must reach its outcome
         elif interrupted:
             await _update(services, card, Decided(decision=None, by=None, at=at))
         await _post_or_keep(services, stream, thread)
 
 
 LOCK_WAIT_SECONDS = 600.0
-"""How long showing a decided call waits for the thread lock through a Redis outage."""
+"""How long showing a decided call waits through an outage of Redis (the thread lock) or
+storage (the card index, the claim)."""
 
 
 @contextlib.asynccontextmanager
 async def _thread_lock(services: Services, thread_id: str) -> AsyncIterator[None]:
     """The thread's lock, waited for through an outage of what keeps it (Redis): the decided
     call's outcome is shown once Redis answers again, never dropped with a traceback."""
-    delay, deadline = 0.2, time.monotonic() + LOCK_WAIT_SECONDS
     async with contextlib.AsyncExitStack() as stack:
-        while True:
-            try:
-                await stack.enter_async_context(services.locks.hold(thread_id))
-                break
-            except Exception as exc:
-                service = unavailable(exc)
-                if service is None or time.monotonic() > deadline:
-                    raise
-                services.outages.down(service, exc)
-                await asyncio.sleep(delay)
-                delay = min(delay * 2, 5.0)
+        await waiting_out(
+            services.outages,
+            lambda: stack.enter_async_context(services.locks.hold(thread_id)),
+            services=("redis", "storage"),
+            seconds=LOCK_WAIT_SECONDS,
+        )
         yield
+
+
+async def _patiently(services: Services, attempt: Callable[[], Awaitable[T]]) -> T:
+    """``attempt()`` (safe to repeat) through a storage outage: a decided call's card and its
+    answer are owed to the thread, never dropped for "my database could not be reached"."""
+    return await waiting_out(
+        services.outages, attempt, services=("storage",), seconds=LOCK_WAIT_SECONDS
+    )
 
 
 async def _keep_takeover_shown(
@@ -144,7 +155,7 @@ async def _keep_takeover_shown(
 async def _post_or_keep(services: Services, stream: AgentStream, thread: SlackThread) -> None:
     """Post the run in its thread; with Slack unreachable, keep its answer in the outbox."""
     try:
-        await post_run(services, stream, thread)
+        await post_run(services, stream, thread, owed=True)
     except Exception as exc:
         if unavailable(exc) != "slack":
             raise
@@ -156,7 +167,7 @@ async def _post_or_keep(services: Services, stream: AgentStream, thread: SlackTh
                 method="chat.postMessage",
                 channel=thread.channel,
                 thread_ts=thread.thread_ts,
-                text=result.text or msg.EMPTY_ANSWER,
+                text=answer_text(result.text),
             ),
         )
 

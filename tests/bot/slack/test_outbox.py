@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from agents.models import call, reply
-from bot.slack.delivery._outbox import flush_outbox
+from bot.slack.delivery._outbox import METADATA_EVENT, flush_outbox
 from storage import Storage
 from tests.bot.harness import Bot, Executions, make_agent, start_bot
 from tests.fakes.slack_api import FakeSlackAPI
@@ -45,7 +45,7 @@ async def test_an_api_approval_while_slack_is_down_reaches_card_and_thread_once_
         assert await flush_outbox(bot.services) == 0  # still down: kept
         kept = await store.list_outbox()
         assert [e.write["method"] for e in kept] == ["chat.update", "chat.postMessage"]
-        assert [e.attempts for e in kept] == [1, 0]  # the first tried, released for the next pass
+        assert [e.attempts for e in kept] == [1, 1]  # both tried, released for the next pass
         assert await store.list_messages("countersign:slack-outbox") == []  # not memory
 
         slack.down = None
@@ -173,3 +173,35 @@ async def test_a_kept_card_already_in_its_thread_is_recorded_not_posted_again(
         assert len(slack.thread("C1", ts)) == 1  # not posted twice
         found = await bot.services.cards.find(run.run_id, pending.tool_call_id)
         assert found is not None and found.ts == posted["ts"]
+
+
+async def test_a_decided_calls_answer_is_kept_while_it_is_posted_so_a_crash_cannot_lose_it(
+    slack: FakeSlackAPI, store: Storage, executions: Executions
+) -> None:
+    """Found by the chaos test: an instance killed while it posted a decided call's answer
+    (Slack slow or retrying) lost the answer: the run had finished, nothing could recover it.
+    The answer is kept in the outbox BEFORE it is posted, as an attempt already made (whoever
+    makes it after a crash looks for it in the thread first), and removed once posted."""
+    agent, _ = make_agent([call("delete_record", {"id": "9"}), reply("Deleted 9.")], executions)
+    seen: list[list[tuple[str, int, str]]] = []
+
+    async def while_posting(args: dict[str, object]) -> None:
+        if args.get("text") == "Deleted 9.":
+            kept = await store.list_outbox()
+            seen.append([(e.write["method"], e.attempts, e.write["text"]) for e in kept])
+
+    slack.on("chat.postMessage", while_posting)
+    async with start_bot(slack, agent, store) as bot:
+        ts = await bot.mention("delete record 9", user="U1")
+        await bot.settle()
+        [card] = bot.cards(ts)
+        await bot.click(card, "approval:approve", user="U2")
+        await bot.settle()
+        assert seen == [[("chat.postMessage", 1, "Deleted 9.")]]
+        assert await store.list_outbox() == []  # posted: removed
+        [posted] = [m for m in slack.thread("C1", ts) if m.text == "Deleted 9."]
+        [call_] = [
+            c for c in slack.calls_to("chat.postMessage") if c.args.get("text") == "Deleted 9."
+        ]
+        assert METADATA_EVENT in str(call_.args.get("metadata"))
+        assert posted.ts
