@@ -11,11 +11,13 @@ from datetime import datetime
 from storage._change import ApprovalTally, StateChange, fenced
 from storage._errors import SnapshotVersionConflict
 from storage._memory_edge import MemoryEdgeRecords
+from storage._memory_escalations import MemoryEscalations
 from storage._prune import PruneReport
 from storage._records import (
     ApprovalRecord,
     AuditEvent,
     ClaimRecord,
+    EscalationRecord,
     MessageRecord,
     SnapshotRecord,
     ThreadRecord,
@@ -23,12 +25,14 @@ from storage._records import (
 )
 
 
-class InMemoryStorage(MemoryEdgeRecords):
+class InMemoryStorage(MemoryEdgeRecords, MemoryEscalations):
     """Everything in dicts guarded by one lock; ``memory://`` selects it.
 
     Example:
         >>> store = InMemoryStorage()
     """
+
+    _claims: _ClaimIndex
 
     def __init__(self) -> None:
         super().__init__()
@@ -40,6 +44,7 @@ class InMemoryStorage(MemoryEdgeRecords):
         self._audit: list[AuditEvent] = []
         self._values: dict[str, tuple[str, float]] = {}
         self._approvals: dict[str, list[ApprovalRecord]] = {}
+        self._escalations: dict[str, list[EscalationRecord]] = {}
 
     # -- state changes ---------------------------------------------------------------------
     async def commit(self, change: StateChange) -> ClaimRecord | None:

@@ -13,6 +13,7 @@ from storage._records import (
     AuditEvent,
     CardRecord,
     ClaimRecord,
+    EscalationRecord,
     MessageRecord,
     OutboxEntry,
     SnapshotRecord,
@@ -144,6 +145,21 @@ class Storage(Protocol):
         Approvals are deleted with their run's snapshot: once the run ends, its claims
         remember the decisions and the audit log who approved.
         """
+        ...
+
+    # -- escalations -----------------------------------------------------------------------
+    async def escalate(self, record: EscalationRecord) -> bool:
+        """Record step ``record.step`` of a pending item; True when this call recorded it.
+
+        Atomic, a compare-and-set on the step number: recorded only when the item's last step
+        is ``record.step - 1`` (none for step 1) and its key is not claimed, so of several
+        processes escalating the same item at once exactly one records each step.
+        """
+        ...
+
+    async def list_escalations(self, run_ids: Sequence[str]) -> dict[str, list[EscalationRecord]]:
+        """The escalation steps of several runs in one round trip, by key then step (none:
+        ``[]``). Kept after the run ends, as its claims are (the audit says the same)."""
         ...
 
     # -- memory ----------------------------------------------------------------------------
