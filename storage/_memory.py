@@ -86,7 +86,21 @@ class InMemoryStorage(MemoryEdgeRecords, MemoryEscalations):
                 list(self._approvals.get(run_id, [])),
             )
 
+    async def load_run_and_escalations(
+        self, run_id: str
+    ) -> tuple[
+        SnapshotRecord | None, list[ClaimRecord], list[ApprovalRecord], list[EscalationRecord]
+    ]:
+        async with self._lock:
+            return (
+                self._snapshots.get(run_id),
+                await self.list_claims(run_id),
+                list(self._approvals.get(run_id, [])),
+                list(self._escalations.get(run_id, [])),
+            )
+
     # -- snapshots -------------------------------------------------------------------------
+
     async def save_snapshot(self, record: SnapshotRecord) -> None:
         async with self._lock:
             self._check_version(record)

@@ -49,6 +49,15 @@ class Storage(Protocol):
         """The snapshot, claims (as ``list_claims``) and approvals of a run, read together."""
         ...
 
+    async def load_run_and_escalations(
+        self, run_id: str
+    ) -> tuple[
+        SnapshotRecord | None, list[ClaimRecord], list[ApprovalRecord], list[EscalationRecord]
+    ]:
+        """``load_run`` and the run's escalation steps (as ``list_escalations``), read together
+        (what a decision reads: one round trip)."""
+        ...
+
     # -- snapshots -------------------------------------------------------------------------
     async def save_snapshot(self, record: SnapshotRecord) -> None:
         """Create (``version == 1``) or replace (``version == stored + 1``) a run's snapshot.

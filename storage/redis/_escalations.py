@@ -12,12 +12,13 @@ import redis.asyncio as aioredis
 from redis.commands.core import AsyncScript
 
 from storage import _codec as codec
-from storage._records import EscalationRecord
+from storage._records import ApprovalRecord, ClaimRecord, EscalationRecord, SnapshotRecord
+from storage.redis._claims import sorted_approvals, sorted_claims
 
 KEEP_SECONDS = 31 * 86400
 """How long a run's steps are kept after its last one: past the longest TTL (30 days)."""
 
-ESCALATION_METHODS = ("escalate", "list_escalations")
+ESCALATION_METHODS = ("load_run_and_escalations", "escalate", "list_escalations")
 """The protocol methods of this half (each wrapped like the others for ``StorageUnavailable``)."""
 
 _ESCALATE = """
@@ -39,6 +40,13 @@ return 1
 """
 
 
+_LOAD_RUN_AND_ESCALATIONS = """
+-- KEYS: the run's snapshot hash, claims hash, approvals hash, escalations hash. One read.
+return {redis.call('HGET', KEYS[1], 'doc'), redis.call('HVALS', KEYS[2]),
+        redis.call('HVALS', KEYS[3]), redis.call('HVALS', KEYS[4])}
+"""
+
+
 def _field(key: str, step: int) -> str:
     return json.dumps([key, step], separators=(",", ":"))
 
@@ -52,6 +60,22 @@ class RedisEscalations:
     @functools.cached_property
     def _escalate_script(self) -> AsyncScript:
         return self._r.register_script(_ESCALATE)
+
+    @functools.cached_property
+    def _load_run_and_escalations_script(self) -> AsyncScript:
+        return self._r.register_script(_LOAD_RUN_AND_ESCALATIONS)
+
+    async def load_run_and_escalations(
+        self, run_id: str
+    ) -> tuple[
+        SnapshotRecord | None, list[ClaimRecord], list[ApprovalRecord], list[EscalationRecord]
+    ]:
+        kinds = ("snap", "claims", "approvals", "escalations")
+        doc, claims, approvals, steps = await self._load_run_and_escalations_script(
+            keys=[f"{self._p}{kind}:{run_id}" for kind in kinds]
+        )
+        snapshot = None if doc is None else codec.loads(SnapshotRecord, doc)
+        return snapshot, sorted_claims(claims), sorted_approvals(approvals), _sorted(steps)
 
     async def escalate(self, record: EscalationRecord) -> bool:
         if record.step < 1:
@@ -75,10 +99,10 @@ class RedisEscalations:
             for run_id in unique:
                 pipe.hvals(f"{self._p}escalations:{run_id}")
             results = await pipe.execute()
-        return {
-            run_id: sorted(
-                (codec.loads(EscalationRecord, doc) for doc in docs),
-                key=lambda e: (e.key, e.step),
-            )
-            for run_id, docs in zip(unique, results, strict=True)
-        }
+        return {run_id: _sorted(docs) for run_id, docs in zip(unique, results, strict=True)}
+
+
+def _sorted(docs: Sequence[str | bytes]) -> list[EscalationRecord]:
+    """Stored steps, by key then step."""
+    steps = (codec.loads(EscalationRecord, doc) for doc in docs)
+    return sorted(steps, key=lambda e: (e.key, e.step))

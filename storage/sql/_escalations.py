@@ -3,6 +3,8 @@
 ``escalate`` reads, in its write transaction, whether the key is claimed and which step came
 last, then inserts ``ON CONFLICT DO NOTHING`` on the ``(run_id, key, step)`` primary key: of two
 processes recording the same step at once, the database lets one insert it.
+``load_run_and_escalations`` is the decision path's ``load_run`` with the run's steps, in the
+same read (one statement on PostgreSQL: the ``countersign_load_run`` of ``0010``).
 """
 
 from __future__ import annotations
@@ -15,12 +17,33 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from storage._records import EscalationRecord
 from storage.sql._database import SQLDatabase
 from storage.sql._schema import claims, escalations, record_from_row, record_values
+from storage.sql.postgres import _decision_path as _pg_hot
+from storage.sql.sqlite import _decision_path as _sqlite_hot
+from storage.sql.sqlite._escalations import RunWithEscalations, load_run_and_escalations
 
 
 class SQLEscalations:
     """The escalation half of ``SQLStorage`` (on its ``SQLDatabase``)."""
 
     _db: SQLDatabase
+
+    async def load_run_and_escalations(self, run_id: str) -> RunWithEscalations:
+        sqlite = await self._db.sqlite_connection()
+        if sqlite is not None:
+            return await self._db.sqlite_read(sqlite, lambda c: load_run_and_escalations(c, run_id))
+        postgres = await self._db.postgres()
+        if postgres is not None:
+            return await _pg_hot.load_run_and_escalations(postgres, run_id)
+
+        async def in_transaction(conn: AsyncConnection) -> RunWithEscalations:
+            async with conn.begin():  # SQLite: one transaction reads one snapshot
+                return await conn.run_sync(
+                    lambda sync: load_run_and_escalations(
+                        _sqlite_hot.ThroughSQLAlchemy(sync), run_id
+                    )
+                )
+
+        return await self._db.read(in_transaction)
 
     async def escalate(self, record: EscalationRecord) -> bool:
         claimed = sa.select(claims.c.key).where(

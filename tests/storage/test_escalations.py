@@ -10,7 +10,7 @@ import pytest
 
 from storage import EscalationRecord, Storage
 from tests.backends import SHARED_BACKENDS, open_storage, unique_url
-from tests.storage.records import at, claim
+from tests.storage.records import at, claim, snapshot
 
 
 def step(n: int, *, key: str = "call_1#0", run_id: str = "run-1") -> EscalationRecord:
@@ -73,3 +73,18 @@ async def test_two_stores_on_one_server_record_each_step_once(backend: str, tmp_
             wins = await asyncio.gather(*(store.escalate(step(n)) for store in (first, second) * 5))
             assert sum(wins) == 1
         assert [e.step for e in (await second.list_escalations(["run-1"]))["run-1"]] == [1, 2, 3]
+
+
+async def test_a_run_is_read_with_its_escalation_steps_in_one_call(storage: Storage) -> None:
+    await storage.save_snapshot(snapshot("run-1"))
+    await storage.escalate(step(1))
+    await storage.escalate(step(1, key="call_2#0"))
+    await storage.escalate(step(1, run_id="run-2"))
+    await storage.claim(claim("run-1", "call_2#0"))
+
+    record, claims, approvals, steps = await storage.load_run_and_escalations("run-1")
+
+    assert (record, claims, approvals) == await storage.load_run("run-1")
+    assert record is not None and [c.key for c in claims] == ["call_2#0"]
+    assert steps == [step(1), step(1, key="call_2#0")]
+    assert await storage.load_run_and_escalations("never") == (None, [], [], [])
