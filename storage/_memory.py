@@ -329,6 +329,15 @@ class InMemoryStorage(MemoryEdgeRecords, MemoryEscalations):
             for ids in old_claims:
                 del self._claims[ids]
             cards = self._prune_cards(before)
+            steps = 0
+            for run_id, taken in list(self._escalations.items()):
+                if run_id not in self._snapshots:
+                    kept_steps = [e for e in taken if e.escalated_at >= before]
+                    steps += len(taken) - len(kept_steps)
+                    if kept_steps:
+                        self._escalations[run_id] = kept_steps
+                    else:
+                        del self._escalations[run_id]
             events = 0
             if audit:
                 pending = {s.run_id for s in self._snapshots.values() if s.decidable}
@@ -344,6 +353,7 @@ class InMemoryStorage(MemoryEdgeRecords, MemoryEscalations):
                 claims=len(old_claims),
                 approvals=approvals,
                 cards=cards,
+                escalations=steps,
                 audit_events=events,
                 values=len(expired),
             )

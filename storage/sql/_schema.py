@@ -128,6 +128,7 @@ escalations = sa.Table(
     sa.Column("approvers", sa.JSON(), nullable=False),
     sa.Column("notify", sa.JSON(), nullable=False),
     sa.Column("escalated_at", UTCDateTime(), nullable=False),
+    sa.Index(None, "escalated_at"),  # prune
 )  # 0010
 
 threads = sa.Table(

@@ -88,3 +88,17 @@ async def test_a_run_is_read_with_its_escalation_steps_in_one_call(storage: Stor
     assert record is not None and [c.key for c in claims] == ["call_2#0"]
     assert steps == [step(1), step(1, key="call_2#0")]
     assert await storage.load_run_and_escalations("never") == (None, [], [], [])
+
+
+async def test_prune_removes_the_steps_of_ended_runs_only(storage: Storage) -> None:
+    await storage.save_snapshot(snapshot("run-1"))
+    await storage.escalate(step(1))
+    await storage.escalate(step(1, run_id="run-2"))  # run-2 has no snapshot: it ended
+
+    report = await storage.prune(before=at(3600))
+
+    expected = 0 if type(storage).__name__ == "RedisStorage" else 1  # Redis expires them
+    assert report.escalations == expected
+    found = await storage.list_escalations(["run-1", "run-2"])
+    assert found["run-1"] == [step(1)]
+    assert len(found["run-2"]) == 1 - expected

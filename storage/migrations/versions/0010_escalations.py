@@ -60,6 +60,7 @@ def upgrade() -> None:
         sa.Column("escalated_at", UTCDateTime(), nullable=False),
         sa.PrimaryKeyConstraint("run_id", "key", "step", name="pk_escalations"),
     )
+    op.create_index("ix_escalations_escalated_at", "escalations", ["escalated_at"])
     if op.get_bind().dialect.name == "postgresql":
         op.execute(_LOAD_RUN)
 
