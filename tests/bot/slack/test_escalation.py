@@ -15,12 +15,13 @@ from pathlib import Path
 import pytest
 
 import bot.slack._messages as msg
+from agents import Approve
 from agents.models import ScriptedModel, call, reply
 from bot.background._periodic import sweep
-from bot.slack._ids import APPROVE_ACTION
+from bot.slack._ids import APPROVE_ACTION, thread_id
 from storage import Storage
 from tests.backends import SHARED_BACKENDS, open_storage, unique_url
-from tests.bot.harness import Bot, Executions, make_agent, start_bot
+from tests.bot.harness import CHANNEL, TEAM, Bot, Executions, make_agent, start_bot
 from tests.fakes.slack_api import FakeSlackAPI, PostedMessage
 
 POLICY = """
@@ -75,6 +76,7 @@ async def test_each_step_mentions_once_and_the_second_lets_its_approvers_approve
         assert bot.texts(ts) == [] and bot.updates_of(card.ts) == []
 
         first = await sweep(bot.services, now=start + timedelta(minutes=16))
+        await bot.settle()  # the card's update is a runner job
         assert first.escalated == 1 and first.next_due == start + timedelta(hours=1)
         [told] = bot.texts(ts)
         assert told.startswith("<!subteam^S0ONCALL> <@U9>: ") and "waited 15m" in told
@@ -91,6 +93,7 @@ async def test_each_step_mentions_once_and_the_second_lets_its_approvers_approve
         assert refused["user"] == "U7"
 
         second = await sweep(bot.services, now=start + timedelta(minutes=61))
+        await bot.settle()
         assert second.escalated == 1
         assert second.next_due == start + timedelta(minutes=96)  # the reminder, at 80 %
         told = bot.texts(ts)[-1]
@@ -172,8 +175,24 @@ async def test_two_instances_sweeping_at_once_take_each_step_once(
         for minutes, step in ((16, 1), (61, 2)):
             now = start + timedelta(minutes=minutes)
             passes = await asyncio.gather(*(sweep(b.services, now=now) for b in bots * 2))
+            for each in bots:
+                await each.settle()
             assert sum(p.escalated for p in passes) == 1, step
             assert len(first.texts(ts)) == step
             assert len(first.updates_of(card.ts)) == step
         [pending] = (await second.agent.list_suspended_runs()).runs[0].tool_calls
         assert (pending.escalation_step, pending.escalated_approvers) == (2, ["S0LEADS"])
+
+
+async def test_a_call_decided_while_its_step_was_taken_keeps_its_card(
+    slack: FakeSlackAPI, store: Storage, executions: Executions, tmp_path: Path
+) -> None:
+    async with _pending(slack, store, executions, tmp_path) as (bot, _, ts, card, start):
+        async with bot.services.locks.hold(thread_id(TEAM, CHANNEL, ts)):  # as a click does
+            taken = await sweep(bot.services, now=start + timedelta(minutes=61))
+            [run] = (await bot.agent.list_suspended_runs()).runs
+            await bot.agent.decide(Approve(), run_id=run.run_id, decided_by="U7")
+        await bot.settle()
+        assert taken.escalated == 2 and executions.of("delete_record") == [{"id": "x"}]
+        assert len(bot.texts(ts)) == 2  # both steps were told
+        assert bot.updates_of(card.ts) == []  # the decided call's card is not made pending again
