@@ -196,3 +196,16 @@ async def test_a_call_decided_while_its_step_was_taken_keeps_its_card(
         assert taken.escalated == 2 and executions.of("delete_record") == [{"id": "x"}]
         assert len(bot.texts(ts)) == 2  # both steps were told
         assert bot.updates_of(card.ts) == []  # the decided call's card is not made pending again
+
+
+async def test_the_home_tab_of_an_escalated_approver_lists_the_call_from_that_step(
+    slack: FakeSlackAPI, store: Storage, executions: Executions, tmp_path: Path
+) -> None:
+    async with _pending(slack, store, executions, tmp_path) as (bot, _, _ts, card, start):
+        before = await bot.open_home("U7")
+        assert "Nothing is waiting for you" in json.dumps(before)
+        await sweep(bot.services, now=start + timedelta(minutes=61))
+        await bot.settle()
+        after = await bot.open_home("U7")
+        assert card.ts.replace(".", "") in json.dumps(after)
+        assert any(b["type"] == "actions" for b in after["blocks"])
