@@ -54,7 +54,7 @@ from agents.errors import (
     ToolChanged,
 )
 from agents.observing._logcontext import log_context
-from agents.observing._observe import DecisionTaken, Observer, ToolExecuted
+from agents.observing._observe import CallEscalated, DecisionTaken, Observer, ToolExecuted
 from agents.running._chunks import (
     Chunk,
     ChunkBase,
@@ -85,6 +85,7 @@ __all__ = [
     "ApprovalContext",
     "ApprovalExpired",
     "Approve",
+    "CallEscalated",
     "CallRules",
     "CallRulesFn",
     "Chunk",

@@ -61,6 +61,12 @@ class PendingToolCall(_ItemAccess):
     """The arguments shown before an edit made this the new proposal (None: not edited)."""
     grantable: bool = False
     """True when a standing grant may be created while approving it (section 15)."""
+    escalation_step: int = 0
+    """How many of its rule's escalation steps the call went through while it waited (0:
+    none; section 15)."""
+    escalated_approvers: list[str] = field(default_factory=list)
+    """Users and user groups the escalation steps added: they may approve this call too,
+    besides the approvers of its rule (in the order the steps added them)."""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -49,7 +49,8 @@ def describe(report: PruneReport) -> str:
     return (
         f"pruned {report.claims} claims, {report.approvals} approvals, "
         f"{report.snapshots} failed-run snapshots, {report.cards} card records, "
-        f"{report.audit_events} audit events, {report.values} expired values"
+        f"{report.audit_events} audit events, {report.values} expired values, "
+        f"{report.escalations} escalation steps"
     )
 
 

@@ -17,6 +17,7 @@ from storage._records import (
     AuditEvent,
     CardRecord,
     ClaimRecord,
+    EscalationRecord,
     MessageRecord,
     OutboxEntry,
     R,
@@ -36,6 +37,7 @@ _TIMESTAMPS = frozenset(
         "approved_at",
         "posted_at",
         "next_try_at",
+        "escalated_at",
     }
 )
 
@@ -45,6 +47,7 @@ Record = (
     | AuditEvent
     | CardRecord
     | ClaimRecord
+    | EscalationRecord
     | MessageRecord
     | OutboxEntry
     | SnapshotRecord

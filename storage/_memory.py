@@ -11,11 +11,13 @@ from datetime import datetime
 from storage._change import ApprovalTally, StateChange, fenced
 from storage._errors import SnapshotVersionConflict
 from storage._memory_edge import MemoryEdgeRecords
+from storage._memory_escalations import MemoryEscalations
 from storage._prune import PruneReport
 from storage._records import (
     ApprovalRecord,
     AuditEvent,
     ClaimRecord,
+    EscalationRecord,
     MessageRecord,
     SnapshotRecord,
     ThreadRecord,
@@ -23,12 +25,14 @@ from storage._records import (
 )
 
 
-class InMemoryStorage(MemoryEdgeRecords):
+class InMemoryStorage(MemoryEdgeRecords, MemoryEscalations):
     """Everything in dicts guarded by one lock; ``memory://`` selects it.
 
     Example:
         >>> store = InMemoryStorage()
     """
+
+    _claims: _ClaimIndex
 
     def __init__(self) -> None:
         super().__init__()
@@ -40,6 +44,7 @@ class InMemoryStorage(MemoryEdgeRecords):
         self._audit: list[AuditEvent] = []
         self._values: dict[str, tuple[str, float]] = {}
         self._approvals: dict[str, list[ApprovalRecord]] = {}
+        self._escalations: dict[str, list[EscalationRecord]] = {}
 
     # -- state changes ---------------------------------------------------------------------
     async def commit(self, change: StateChange) -> ClaimRecord | None:
@@ -81,7 +86,21 @@ class InMemoryStorage(MemoryEdgeRecords):
                 list(self._approvals.get(run_id, [])),
             )
 
+    async def load_run_and_escalations(
+        self, run_id: str
+    ) -> tuple[
+        SnapshotRecord | None, list[ClaimRecord], list[ApprovalRecord], list[EscalationRecord]
+    ]:
+        async with self._lock:
+            return (
+                self._snapshots.get(run_id),
+                await self.list_claims(run_id),
+                list(self._approvals.get(run_id, [])),
+                list(self._escalations.get(run_id, [])),
+            )
+
     # -- snapshots -------------------------------------------------------------------------
+
     async def save_snapshot(self, record: SnapshotRecord) -> None:
         async with self._lock:
             self._check_version(record)
@@ -310,6 +329,15 @@ class InMemoryStorage(MemoryEdgeRecords):
             for ids in old_claims:
                 del self._claims[ids]
             cards = self._prune_cards(before)
+            steps = 0
+            for run_id, taken in list(self._escalations.items()):
+                if run_id not in self._snapshots:
+                    kept_steps = [e for e in taken if e.escalated_at >= before]
+                    steps += len(taken) - len(kept_steps)
+                    if kept_steps:
+                        self._escalations[run_id] = kept_steps
+                    else:
+                        del self._escalations[run_id]
             events = 0
             if audit:
                 pending = {s.run_id for s in self._snapshots.values() if s.decidable}
@@ -325,6 +353,7 @@ class InMemoryStorage(MemoryEdgeRecords):
                 claims=len(old_claims),
                 approvals=approvals,
                 cards=cards,
+                escalations=steps,
                 audit_events=events,
                 values=len(expired),
             )

@@ -13,6 +13,7 @@ from storage._records import (
     AuditEvent,
     CardRecord,
     ClaimRecord,
+    EscalationRecord,
     MessageRecord,
     OutboxEntry,
     SnapshotRecord,
@@ -46,6 +47,15 @@ class Storage(Protocol):
         self, run_id: str
     ) -> tuple[SnapshotRecord | None, list[ClaimRecord], list[ApprovalRecord]]:
         """The snapshot, claims (as ``list_claims``) and approvals of a run, read together."""
+        ...
+
+    async def load_run_and_escalations(
+        self, run_id: str
+    ) -> tuple[
+        SnapshotRecord | None, list[ClaimRecord], list[ApprovalRecord], list[EscalationRecord]
+    ]:
+        """``load_run`` and the run's escalation steps (as ``list_escalations``), read together
+        (what a decision reads: one round trip)."""
         ...
 
     # -- snapshots -------------------------------------------------------------------------
@@ -144,6 +154,21 @@ class Storage(Protocol):
         Approvals are deleted with their run's snapshot: once the run ends, its claims
         remember the decisions and the audit log who approved.
         """
+        ...
+
+    # -- escalations -----------------------------------------------------------------------
+    async def escalate(self, record: EscalationRecord) -> bool:
+        """Record step ``record.step`` of a pending item; True when this call recorded it.
+
+        Atomic, a compare-and-set on the step number: recorded only when the item's last step
+        is ``record.step - 1`` (none for step 1) and its key is not claimed, so of several
+        processes escalating the same item at once exactly one records each step.
+        """
+        ...
+
+    async def list_escalations(self, run_ids: Sequence[str]) -> dict[str, list[EscalationRecord]]:
+        """The escalation steps of several runs in one round trip, by key then step (none:
+        ``[]``). Kept after the run ends, as its claims are (the audit says the same)."""
         ...
 
     # -- memory ----------------------------------------------------------------------------

@@ -13,6 +13,8 @@ What goes (each backend applies the same rules, atomically per batch or transact
   after its run ended).
 - **Card records** (where an edge posted a call's card) of runs without a snapshot posted before
   ``before``: they go with their ended run's claims. Pruning audit never touches them.
+- **Escalation steps** of runs without a snapshot escalated before ``before`` (Redis expires
+  them by itself, a month after a run's last step: always 0 there).
 - **Audit events** before ``before``, only with ``audit=True``, except those of a pending run.
 - **Expired key→value entries** (Redis expires them by itself: always 0 there).
 
@@ -44,6 +46,8 @@ class PruneReport:
     """Approvals of runs that have no snapshot (any more)."""
     cards: int = 0
     """Card records of runs that have no snapshot (any more)."""
+    escalations: int = 0
+    """Escalation steps of runs that have no snapshot (any more)."""
     audit_events: int = 0
     """Audit events older than the cutoff (only with ``audit=True``)."""
     values: int = 0
@@ -57,6 +61,7 @@ class PruneReport:
             + self.claims
             + self.approvals
             + self.cards
+            + self.escalations
             + self.audit_events
             + self.values
         )

@@ -22,12 +22,14 @@ RuntimeAuditKind = Literal[
     "executed",
     "not-executed",
     "refused",
+    "escalated",
 ]
 """What the runtime (``agents``) audits: a call starts waiting for an approval
 (``approval-requested``) or for data (``suspended``), one approval of several is counted
 (``approval-recorded``), a decision is taken (``decided``), an unfinished claim is picked up after
 a crash (``recovered``), a decided call ran (``executed``) or was not run (``not-executed``),
-and a decision a rule turned away (``refused``)."""
+a decision a rule turned away (``refused``), and an escalation step a pending call went through
+while nobody decided it (``escalated``)."""
 
 EdgeAuditKind = Literal["presented", "refused", "expired"]
 """What an edge (the Slack bot) audits itself: a card or question shown to people
@@ -111,6 +113,29 @@ class ApprovalRecord:
     """Who approved; each approver counts once per ``(run_id, key)``."""
     approved_at: datetime
     """When; approvals are listed oldest first."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class EscalationRecord:
+    """One escalation step a pending item went through while nobody decided it (SPEC 15).
+
+    One per ``(run_id, key, step)``: ``Storage.escalate`` records step N only after step N-1
+    and only while the key is unclaimed, so each step happens once across processes.
+    """
+
+    run_id: str
+    """The run of the pending item."""
+    key: str
+    """The claim key of the pending item (see ``ClaimRecord.key``): a call presented again
+    (a new round) starts its escalation from the first step."""
+    step: int
+    """Which step (1 for the first)."""
+    approvers: list[str] = field(default_factory=list)
+    """Users and user groups who may approve the item from this step on (added to its rule's)."""
+    notify: list[str] = field(default_factory=list)
+    """Users and user groups the step mentioned."""
+    escalated_at: datetime
+    """When the step was recorded; a run's escalations are listed by key and step."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -209,6 +234,7 @@ R = TypeVar(
     AuditEvent,
     CardRecord,
     ClaimRecord,
+    EscalationRecord,
     MessageRecord,
     OutboxEntry,
     SnapshotRecord,

@@ -7,7 +7,7 @@ Example:
     >>> counted = CountingStorage(store)
     >>> agent = Agent(id="ops", model=model, storage=counted)
     >>> counted.reset(); await agent.pending_call(run_id=rid, tool_call_id="c1")
-    >>> counted.calls == {"load_run": 1}
+    >>> counted.calls == {"load_run_and_escalations": 1}
 """
 
 from __future__ import annotations

@@ -26,7 +26,7 @@ async def still_counting(
     pending = found.pending
     if policy is None:
         return pending, approvers
-    call = pending.public(approvers)
+    call = found.call(approvers)
     refused: dict[str, str] = {}
     for approver in approvers:
         if approver == decided_by:

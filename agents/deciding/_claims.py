@@ -1,16 +1,18 @@
 """Finding the pending call a decision is about, and claiming it exactly once (one place).
 
-``find`` reads the run, its claims and its approvals in one round trip; ``guard`` checks what
-the stored call says against the decision (expiry, who may decide, quorum); ``claim`` takes it.
+``find`` reads the run, its claims, approvals and escalation steps in one round trip;
+``guard`` checks what the stored call says against the decision (expiry, who may decide,
+quorum); ``claim`` takes it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any, Literal
 
+from agents._results import PendingToolCall
 from agents._runtime import Runtime
 from agents.deciding._state import PendingCallState, RunState
 from agents.decisions import (
@@ -37,6 +39,7 @@ from storage import (
     ApprovalRecord,
     AuditEvent,
     ClaimRecord,
+    EscalationRecord,
     SnapshotRecord,
     StateChange,
     utcnow,
@@ -63,13 +66,20 @@ class Found:
     pending: PendingCallState
     approved_by: list[str]
     """Who counts as having approved the call so far (quorum: ``PendingCallState.counted``)."""
+    escalations: list[EscalationRecord] = field(default_factory=list)
+    """The escalation steps of the run (those of the call's claim key count: SPEC 15)."""
+
+    def call(self, approved_by: list[str] | None = None) -> PendingToolCall:
+        """The call as the decision policy sees it (``approved_by``: these approvers instead)."""
+        approvers = self.approved_by if approved_by is None else approved_by
+        return self.pending.public(approvers, self.escalations)
 
 
 async def find(
     rt: Runtime, run_id: str, tool_call_id: str | None, kind: Kind, fingerprint: str | None
 ) -> Found:
     """The stored run and the pending call a decision of ``kind`` is about (checked)."""
-    record, claims, approvals = await rt.storage.load_run(run_id)
+    record, claims, approvals, escalated = await rt.storage.load_run_and_escalations(run_id)
     if record is None:
         matching = [c for c in _of_calls(claims) if tool_call_id in (None, c.tool_call_id)]
         if matching:
@@ -82,7 +92,13 @@ async def find(
             state.run_id, pending.tool_call_id, pending.fingerprint, fingerprint
         )
     approved_by = pending.counted([a.approver for a in approvals if a.key == pending.claim_key])
-    return Found(record=record, state=state, pending=pending, approved_by=approved_by)
+    return Found(
+        record=record,
+        state=state,
+        pending=pending,
+        approved_by=approved_by,
+        escalations=escalated,
+    )
 
 
 async def guard(rt: Runtime, found: Found, decision: Decision, decided_by: str | None) -> None:
@@ -147,7 +163,7 @@ async def _policy_verdict(
 ) -> tuple[str, str] | None:
     """None when the policy allows; else the refusing rule's name and why."""
     assert rt.decision_policy is not None
-    call = found.pending.public(found.approved_by)
+    call = found.call()
     return await ask_policy(rt.decision_policy, call, decided_by, kind)
 
 

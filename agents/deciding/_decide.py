@@ -46,7 +46,7 @@ from agents.running._executor import outcome_of_sub_run
 from agents.running._outcome import Outcome
 from agents.running._run import OutcomeFn, Run
 from agents.running._stream import AgentStream
-from storage import SnapshotVersionConflict, utcnow
+from storage import EscalationRecord, SnapshotVersionConflict, utcnow
 from tools import Tool, ToolInputError
 
 _ATTEMPTS = 5
@@ -126,7 +126,7 @@ async def _take(
         if len(approvers) >= pending.approvals_required:
             pending, approvers = await still_counting(rt, found, approvers, decided_by)
         if len(approvers) < pending.approvals_required:
-            return _waiting_for_more(state, approvers, pending)
+            return _waiting_for_more(state, approvers, pending, found.escalations)
         detail = {**detail, "approved_by": approvers}
     taken = await claim(
         rt, state, pending, decision, decided_by=decided_by, source=source, detail=detail
@@ -161,7 +161,10 @@ async def _nothing() -> None:
 
 
 def _waiting_for_more(
-    state: RunState, approvers: list[str], approved: PendingCallState
+    state: RunState,
+    approvers: list[str],
+    approved: PendingCallState,
+    escalations: list[EscalationRecord],
 ) -> Continuation:
     """A quorum call approved by fewer than it needs: a stream that finishes at once,
     ``suspended``, listing who has approved."""
@@ -169,7 +172,9 @@ def _waiting_for_more(
 
     async def drive() -> None:
         pending = [
-            approved.public(approvers) if p.claim_key == approved.claim_key else p.public()
+            approved.public(approvers, escalations)
+            if p.claim_key == approved.claim_key
+            else p.public(escalations=escalations)
             for p in state.pending
         ]
         stream.emit(StartChunk(run_id=state.run_id))
@@ -309,5 +314,6 @@ def _report(
             decision=CLAIMED_AS[decision.kind],  # type: ignore[arg-type]
             source=source,
             waited_seconds=max(0.0, (utcnow() - pending.suspended_at).total_seconds()),
+            outcome="withdrawn" if isinstance(decision, Decline) and decision.withdrawn else None,
         ),
     )

@@ -35,6 +35,7 @@ async def list_suspended_runs(
     run_ids = [r.run_id for r in records]
     claims = await rt.storage.list_claims_of_runs(run_ids)
     approvals = await rt.storage.list_approvals(run_ids) if run_ids else {}
+    escalations = await rt.storage.list_escalations(run_ids) if run_ids else {}
     runs = []
     for record in records:
         state = RunState.model_validate(record.data)
@@ -50,7 +51,7 @@ async def list_suspended_runs(
                 resource_id=record.resource_id,
                 suspended_at=record.suspended_at,
                 tool_calls=[
-                    p.public(approvers.get(p.claim_key))
+                    p.public(approvers.get(p.claim_key), escalations.get(record.run_id, ()))
                     for p in state.pending
                     if p.claim_key not in claimed
                 ],
@@ -99,13 +100,15 @@ async def send_tool_approval(
 
 async def pending_call(rt: Runtime, *, run_id: str, tool_call_id: str) -> PendingToolCall | None:
     """The call ``tool_call_id`` of ``run_id`` while it waits, else None: one read of the run
-    (its snapshot with its claims and approvals, ``Storage.load_run``, as a decision reads it).
+    (its snapshot with its claims, approvals and escalation steps,
+    ``Storage.load_run_and_escalations``, as a decision reads it).
     A sub-agent's call is found by the supervisor's handle, as it is decided."""
-    record, claims, approvals = await rt.storage.load_run(run_id)
+    record, claims, approvals, escalated = await rt.storage.load_run_and_escalations(run_id)
     if record is None or record.agent_id != rt.id:
         return None
     claimed = {c.key for c in claims}
     for pending in RunState.model_validate(record.data).pending:
         if pending.tool_call_id == tool_call_id and pending.claim_key not in claimed:
-            return pending.public([a.approver for a in approvals if a.key == pending.claim_key])
+            approved_by = [a.approver for a in approvals if a.key == pending.claim_key]
+            return pending.public(approved_by, escalated)
     return None

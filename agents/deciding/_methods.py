@@ -5,11 +5,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from datetime import datetime
 from typing import Any
 
 from agents._results import PendingToolCall, RunResult, SuspendedRunsPage
 from agents._runtime import Runtime
 from agents.deciding._decide import decide, retry
+from agents.deciding._escalation import escalate_call
 from agents.deciding._listing import list_suspended_runs, pending_call, send_tool_approval
 from agents.decisions import Approve, Decision, DecisionRequest, Decline, Resume
 from agents.running._stream import AgentStream
@@ -76,6 +79,40 @@ class DecisionMethods:
             True
         """
         return await pending_call(self._runtime, run_id=run_id, tool_call_id=tool_call_id)
+
+    async def escalate_tool_call(
+        self,
+        *,
+        run_id: str,
+        tool_call_id: str,
+        step: int,
+        approvers: Sequence[str] = (),
+        notify: Sequence[str] = (),
+        at: datetime,
+    ) -> PendingToolCall | None:
+        """Record escalation ``step`` (1 for the first) of a pending approval nobody decided
+        (SPEC 15): ``approvers`` may approve that call from now on (the decision policy sees
+        them as its ``escalated_approvers``), ``notify`` is who was told; audited as
+        ``escalated``. Once across processes: the call as it now stands when this call recorded
+        the step, None when it was recorded already or the call no longer waits. The model is
+        not called.
+
+        Example:
+            >>> call = await agent.escalate_tool_call(
+            ...     run_id=rid, tool_call_id="c1", step=1, approvers=["S0LEADS"], at=utcnow()
+            ... )
+            >>> call.escalated_approvers
+            ['S0LEADS']
+        """
+        return await escalate_call(
+            self._runtime,
+            run_id=run_id,
+            tool_call_id=tool_call_id,
+            step=step,
+            approvers=approvers,
+            notify=notify,
+            at=at,
+        )
 
     async def approve_tool_call(
         self,

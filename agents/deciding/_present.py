@@ -138,7 +138,7 @@ async def check_definition(
             pending.tool_call_id,
             shown_digest=seen,
             current_digest=pending.definition_digest,
-            call=pending.public(found.approved_by),
+            call=found.call(),
             presented_again=False,
         )
     tool = rt.find_tool(pending.agent_path, pending.tool_name)

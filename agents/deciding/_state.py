@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any, Literal
 
@@ -10,6 +11,7 @@ from pydantic import BaseModel, Field
 from agents._messages import Message
 from agents._results import PendingToolCall
 from agents.running._chunks import ToolCallApprovalChunk, ToolCallSuspendedChunk
+from storage import EscalationRecord
 
 SCHEMA_VERSION = 1
 
@@ -88,6 +90,8 @@ class PendingCallState(BaseModel):
                 suspend_payload=call.suspend_payload,
                 grantable=call.grantable,
                 suspended_at=call.suspended_at,
+                escalation_step=call.escalation_step,
+                escalated_approvers=call.escalated_approvers,
             )
         return ToolCallSuspendedChunk(
             run_id=run_id,
@@ -106,9 +110,16 @@ class PendingCallState(BaseModel):
         seen = [*carried, *(a for a in stored or () if a not in carried)]
         return [a for a in seen if a not in self.discounted]
 
-    def public(self, approved_by: list[str] | None = None) -> PendingToolCall:
+    def public(
+        self,
+        approved_by: list[str] | None = None,
+        escalations: Sequence[EscalationRecord] = (),
+    ) -> PendingToolCall:
         """The call as the runtime hands it out (``approved_by``: storage's approvals of it;
-        the carried ones are added and the discounted ones left out, ``counted``)."""
+        the carried ones are added and the discounted ones left out, ``counted``;
+        ``escalations``: storage's escalation steps of its run, those of this round count)."""
+        steps = sorted((e for e in escalations if e.key == self.claim_key), key=lambda e: e.step)
+        added = [a for e in steps for a in e.approvers]
         return PendingToolCall(
             tool_call_id=self.tool_call_id,
             tool_name=self.tool_name,
@@ -125,6 +136,8 @@ class PendingCallState(BaseModel):
             approved_by=self.counted(approved_by),
             definition_digest=self.definition_digest,
             edited_from=None if self.edited_from is None else dict(self.edited_from),
+            escalation_step=steps[-1].step if steps else 0,
+            escalated_approvers=list(dict.fromkeys(added)),
         )
 
 

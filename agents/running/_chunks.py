@@ -117,6 +117,10 @@ class ToolCallApprovalChunk(ChunkBase):
     """When the call started waiting."""
     requires_approval: bool = True
     """Always True here (the call waits for approve/decline, not for data)."""
+    escalation_step: int = 0
+    """Escalation steps the call went through (0 when it is first presented)."""
+    escalated_approvers: list[str] = field(default_factory=list)
+    """Who the escalation steps allowed to approve it too (empty when first presented)."""
 
     def pending_call(self) -> PendingToolCall:
         """The pending call this chunk announces, as ``Agent.pending_call`` returns it."""
@@ -137,6 +141,8 @@ class ToolCallApprovalChunk(ChunkBase):
             definition_digest=self.definition_digest,
             edited_from=self.edited_from,
             grantable=self.grantable,
+            escalation_step=self.escalation_step,
+            escalated_approvers=list(self.escalated_approvers),
         )
 
 

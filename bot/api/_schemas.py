@@ -174,6 +174,10 @@ class PendingToolCallOut(_Wire):
     """The arguments shown before an edit made this the proposal; null: never edited."""
     grantable: bool = False
     """Whether its rule allows approving it with a standing grant."""
+    escalation_step: int = 0
+    """How many escalation steps of its rule it went through while nobody decided it."""
+    escalated_approvers: list[str] = Field(default_factory=list)
+    """Users and user groups the escalation steps allowed to approve it too."""
 
     @classmethod
     def of(cls, call: PendingToolCall) -> PendingToolCallOut:

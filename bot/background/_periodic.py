@@ -7,7 +7,8 @@ within 10 s of the event, whatever set the TTL: the environment or a policy rule
 its ``expires_at`` is expired (``Expire``: the model is told the action did not run), its card
 shows "⌛ Expired" and an ``expired`` audit event is written; at 80% of the call's own window
 (``suspended_at`` → ``expires_at``) a reminder is posted in the thread, once, and it is updated
-when the card is decided.
+when the card is decided; at each of its rule's ``escalate`` steps the call is escalated, once
+across instances (``bot.background._escalation``).
 
 ``sweep(services, now=...)`` is one pass (tests call it with an injected clock); it says when
 the next reminder or expiry is due. ``Background`` runs it on the runner at most
@@ -29,6 +30,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from agents import PendingToolCall, RunnerClosed, SuspendedRun
+from bot.background._escalation import escalate_due
 from bot.ops._outage import unavailable
 from bot.slack._services import Services
 from bot.slack.blocks._blocks import slack_date
@@ -57,7 +59,10 @@ class Sweep:
     expired: int
     """Calls this pass expired."""
     next_due: datetime | None
-    """The earliest reminder or expiry still ahead among the calls left pending (None: none)."""
+    """The earliest reminder, escalation step or expiry still ahead among the calls left
+    pending (None: none)."""
+    escalated: int = 0
+    """Escalation steps this instance took in this pass (``bot.background._escalation``)."""
 
 
 def sweep_delay(next_due: datetime | None, now: datetime, longest: float = SWEEP_EVERY) -> float:
@@ -71,17 +76,14 @@ async def sweep(services: Services, *, now: datetime | None = None) -> Sweep:
     """Expire what is due, remind what is close, and give a call that pends without any card
     its card (one pass)."""
     now = now or utcnow()
-    expired = 0
+    expired = escalated = 0
     due: list[datetime] = []
     for run, call in await _pending_approvals(services):
         since = call.suspended_at or run.suspended_at
         await recover_lost_card(
             services, run_id=run.run_id, thread_id=run.thread_id, call=call, since=since, now=now
         )
-        if call.expires_at is None:
-            continue  # stored without a TTL: never expires
-        remind_at = since + (call.expires_at - since) * REMINDER_AT
-        if now >= call.expires_at:
+        if call.expires_at is not None and now >= call.expires_at:
             expired += await expire_call(
                 services,
                 run_id=run.run_id,
@@ -92,12 +94,19 @@ async def sweep(services: Services, *, now: datetime | None = None) -> Sweep:
                 since=since,
             )
             continue
+        taken, step_due = await escalate_due(services, run, call, since=since, now=now)
+        escalated += taken
+        if step_due is not None:
+            due.append(step_due)
+        if call.expires_at is None:
+            continue  # stored without a TTL: never expires, never reminded
+        remind_at = since + (call.expires_at - since) * REMINDER_AT
         if now >= remind_at:
             await _remind(services, run, call, call.expires_at)
             due.append(call.expires_at)
         else:
             due.append(remind_at)
-    return Sweep(expired=expired, next_due=min(due, default=None))
+    return Sweep(expired=expired, next_due=min(due, default=None), escalated=escalated)
 
 
 async def sweep_expired(services: Services, *, now: datetime | None = None) -> int:

@@ -2,9 +2,9 @@
 
 Labels carry only small bounded sets (decision, source, tool name, outcome, request kind,
 HTTP status); never an id, an argument or a secret. ``countersign_pending_approvals`` is read
-from storage at scrape time, so every instance reports the same number. Decisions and tool
-executions come from the runtime through ``agents.Observer``; Slack requests are counted by a
-middleware around ``/slack/events``.
+from storage at scrape time, so every instance reports the same number. Decisions, tool
+executions and escalation steps come from the runtime through ``agents.Observer``; Slack
+requests are counted by a middleware around ``/slack/events``.
 
 Example:
     >>> metrics = Metrics()                           # doctest: +SKIP
@@ -30,7 +30,7 @@ from prometheus_client import (
     generate_latest,
 )
 
-from agents import Agent, DecisionTaken, Observer, ToolExecuted
+from agents import Agent, CallEscalated, DecisionTaken, Observer, ToolExecuted
 
 logger = logging.getLogger(__name__)
 
@@ -77,8 +77,16 @@ class Metrics:
         )
         self.decision_seconds = Histogram(
             "countersign_decision_seconds",
-            "Time from a call's approval request to its decision",
+            "Time from a call's approval request to its decision, by outcome (approved, "
+            "declined, expired, withdrawn, granted, resumed)",
+            ["outcome"],
             buckets=_DECISION_BUCKETS,
+            registry=self.registry,
+        )
+        self.escalations = Counter(
+            "countersign_escalations",
+            "Escalation steps taken on calls nobody decided, by step number (1, 2, ...)",
+            ["step"],
             registry=self.registry,
         )
         self.tool_executions = Counter(
@@ -103,12 +111,19 @@ class Metrics:
 
     def observer(self) -> Observer:
         """The runtime's reports, counted here."""
-        return Observer(on_decision=self._decided, on_tool_executed=self._executed)
+        return Observer(
+            on_decision=self._decided,
+            on_tool_executed=self._executed,
+            on_escalation=self._escalated,
+        )
 
     def _decided(self, event: DecisionTaken) -> None:
         source = event.source if event.source in KNOWN_SOURCES else "other"
         self.decisions.labels(decision=event.decision, source=source).inc()
-        self.decision_seconds.observe(event.waited_seconds)
+        self.decision_seconds.labels(outcome=event.came_to).observe(event.waited_seconds)
+
+    def _escalated(self, event: CallEscalated) -> None:
+        self.escalations.labels(step=str(event.step)).inc()  # a step number: a small set
 
     def _executed(self, event: ToolExecuted) -> None:
         self.tool_executions.labels(tool=event.tool_name, outcome=event.outcome).inc()

@@ -15,7 +15,9 @@ No timing of clicks, and no missing card record, can get around it. Rules, in th
    decide (user groups resolved through Slack, cached; a failed lookup refuses).
 
 Rules 2 and 3 take their values from the policy file's first rule matching the call
-(``approvers``, ``allow_self_approval``), else its ``[defaults]``, else the environment.
+(``approvers``, ``allow_self_approval``), else its ``[defaults]``, else the environment. The
+approvers a rule's ``escalate`` steps added to the stored call (``escalated_approvers``, SPEC 15)
+may approve it too.
 
 A refusal is a ``Refusal`` (``bot.policy._refusals``): the rule's name and why, as data.
 
@@ -68,7 +70,8 @@ class ApprovalRules:
             return None
         if own and not rule.allow_self_approval:
             return Refusal(rule="self-approval", text=SELF_APPROVAL)
-        if rule.approvers and not await self._is_approver(decided_by, rule.approvers):
+        approvers = (*rule.approvers, *call.escalated_approvers) if rule.approvers else ()
+        if approvers and not await self._is_approver(decided_by, approvers):
             text = NOT_APPROVER if rule.rule is None else NOT_RULE_APPROVER.format(rule=rule.rule)
             return Refusal(rule="not-approver", text=text)
         return None

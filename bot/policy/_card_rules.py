@@ -26,6 +26,11 @@ class CardRules:
     """Distinct approvers needed (quorum)."""
     confirm: bool = False
     """Approve opens a confirmation dialog first."""
+    escalated_approvers: tuple[str, ...] = ()
+    """Who else may approve this call since its rule's ``escalate`` steps added them (SPEC 15);
+    empty when no step added anyone, or anyone may approve anyway."""
+    escalation_step: int = 0
+    """How many escalation steps the call went through (0: none)."""
 
 
 def is_destructive(tool: Tool | None) -> bool:

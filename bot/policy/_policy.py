@@ -60,11 +60,14 @@ class Policy:
     def card(self, call: PendingToolCall, tool: Tool | None) -> CardRules:
         """Who may approve ``call`` and whether Approve asks for confirmation, for its card."""
         rule = self._calls.for_call(call)
+        added = tuple(a for a in call.escalated_approvers if a not in rule.approvers)
         return CardRules(
             approvers=rule.approvers,
             allow_self_approval=rule.allow_self_approval,
             approvals_required=call.approvals_required,
             confirm=self.confirms(call, tool),
+            escalated_approvers=added if rule.approvers else (),
+            escalation_step=call.escalation_step,
         )
 
     def confirms(self, call: PendingToolCall, tool: Tool | None = None) -> bool:

@@ -20,6 +20,8 @@ Layout under the key prefix (default ``countersign:``)::
                              zsets of seqs, score = at
     kv:{key}                 string with a PX expiry
     card:*, cards:posted, outbox:*  the edge's records (``storage.redis._edge``)
+    escalations:{run_id}     hash: [key, step] JSON → escalation step JSON
+                             (``storage.redis._escalations``)
     tmp:{uuid}               short-lived intersections of several indexes
 
 Multi-key writes are Lua scripts (``storage.redis._scripts``), hence atomic; ``commit`` is one
@@ -55,6 +57,7 @@ from storage._records import (
 from storage.redis import _change as change_args
 from storage.redis._claims import RedisClaims, sorted_approvals, sorted_claims
 from storage.redis._edge import EDGE_METHODS, RedisEdge
+from storage.redis._escalations import ESCALATION_METHODS, RedisEscalations
 from storage.redis._prune import RedisPrune
 from storage.redis._scripts import (
     APPEND_AUDIT,
@@ -95,6 +98,7 @@ _PROTOCOL_METHODS = (
     "delete_value",
     "prune",
     *EDGE_METHODS,
+    *ESCALATION_METHODS,
 )
 """Every protocol method: each reports an unreachable server as ``StorageUnavailable``."""
 
@@ -102,7 +106,7 @@ _TEMP_KEY_SECONDS = 30
 _MESSAGE_CHUNK = 200
 
 
-class RedisStorage(RedisClaims, RedisPrune, RedisEdge):
+class RedisStorage(RedisClaims, RedisPrune, RedisEdge, RedisEscalations):
     """Storage in Redis; ``redis://host:6379/0`` (``rediss://`` for TLS) URLs.
 
     Give it a ``redis.asyncio.Redis`` you own (never closed here unless ``owns_client``), or use

@@ -1,10 +1,11 @@
 """``SQLStorage.prune``: a few set-based DELETE statements in one write transaction.
 
 The rules are ``storage._prune``'s. In order: the approvals, then the snapshots, of failed runs
-older than the cutoff; then completed claims, approvals and card records of runs without a
-snapshot; then (with ``audit``) old audit events of runs that are not pending; then expired
-key→value rows. Each statement finds its rows through an index (``0004`` added those on
-``claims(status, completed_at)`` and ``approvals(approved_at)``, ``0007`` ``cards(posted_at)``).
+older than the cutoff; then completed claims, approvals, card records and escalation steps of
+runs without a snapshot; then (with ``audit``) old audit events of runs that are not pending;
+then expired key→value rows. Each statement finds its rows through an index (``0004`` added
+those on ``claims(status, completed_at)`` and ``approvals(approved_at)``, ``0007``
+``cards(posted_at)``, ``0010`` ``escalations(escalated_at)``).
 The outbox is never pruned: an entry stays until it is made.
 """
 
@@ -17,7 +18,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from storage._prune import PruneReport
 from storage._records import utcnow
-from storage.sql._schema import approvals, audit, cards, claims, kv, snapshots
+from storage.sql._schema import approvals, audit, cards, claims, escalations, kv, snapshots
 
 
 def _failed_runs(before: datetime) -> sa.Select[tuple[str]]:
@@ -63,6 +64,11 @@ async def prune(conn: AsyncConnection, *, before: datetime, audit_too: bool) -> 
     old_cards = await conn.execute(
         cards.delete().where(cards.c.posted_at < before, _without_snapshot(cards.c.run_id))
     )
+    old_steps = await conn.execute(
+        escalations.delete().where(
+            escalations.c.escalated_at < before, _without_snapshot(escalations.c.run_id)
+        )
+    )
     events = 0
     if audit_too:
         pending = (
@@ -77,6 +83,7 @@ async def prune(conn: AsyncConnection, *, before: datetime, audit_too: bool) -> 
         claims=old_claims.rowcount,
         approvals=failed_approvals.rowcount + old_approvals.rowcount,
         cards=old_cards.rowcount,
+        escalations=old_steps.rowcount,
         audit_events=events,
         values=values.rowcount,
     )

@@ -21,6 +21,7 @@ from storage._records import (
     AuditEvent,
     CardRecord,
     ClaimRecord,
+    EscalationRecord,
     MessageRecord,
     OutboxEntry,
     R,
@@ -118,6 +119,18 @@ approvals = sa.Table(
     sa.Index(None, "approved_at"),  # prune
 )
 
+escalations = sa.Table(
+    "escalations",
+    metadata,
+    sa.Column("run_id", _ID, primary_key=True),
+    sa.Column("key", _ID, primary_key=True),
+    sa.Column("step", sa.Integer(), primary_key=True),
+    sa.Column("approvers", sa.JSON(), nullable=False),
+    sa.Column("notify", sa.JSON(), nullable=False),
+    sa.Column("escalated_at", UTCDateTime(), nullable=False),
+    sa.Index(None, "escalated_at"),  # prune
+)  # 0010
+
 threads = sa.Table(
     "threads",
     metadata,
@@ -201,6 +214,7 @@ def record_values(
     | AuditEvent
     | CardRecord
     | ClaimRecord
+    | EscalationRecord
     | MessageRecord
     | OutboxEntry
     | SnapshotRecord

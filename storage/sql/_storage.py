@@ -37,6 +37,7 @@ from storage._records import (
 )
 from storage.sql._database import SQLDatabase
 from storage.sql._edge import SQLEdgeRecords
+from storage.sql._escalations import SQLEscalations
 from storage.sql._prune import prune
 from storage.sql._schema import (
     CLAIM_ORDER,
@@ -60,7 +61,7 @@ T = TypeVar("T")
 _KV_PURGE_EVERY_SECONDS = 60.0
 
 
-class SQLStorage(SQLEdgeRecords):
+class SQLStorage(SQLEdgeRecords, SQLEscalations):
     """Storage in a SQL database; ``sqlite+aiosqlite://`` and ``postgresql+asyncpg://`` URLs.
 
     Give it a URL (it creates, and on ``close`` disposes, its engine) or an ``AsyncEngine``

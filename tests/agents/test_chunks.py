@@ -51,6 +51,8 @@ PAYLOAD_KEYS = {
         "grantable",
         "requires_approval",
         "suspended_at",
+        "escalation_step",
+        "escalated_approvers",
     },
     "tool-call-suspended": {
         "tool_call_id",
@@ -124,6 +126,8 @@ async def test_every_chunk_is_typed_and_its_payload_holds_the_same_keys_as_befor
         "grantable": False,
         "requires_approval": True,
         "suspended_at": approval.suspended_at,
+        "escalation_step": 0,
+        "escalated_approvers": [],
     }
     assert set(approval.payload) == {f.name for f in dataclasses.fields(PendingToolCall)}
     assert approval.payload.tool_call_id == approval["payload"]["tool_call_id"] == "c1"

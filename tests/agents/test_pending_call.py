@@ -65,7 +65,7 @@ async def test_pending_call_reads_storage_once(
     chunk = await _announced(agent)
     counted.reset()
     assert await agent.pending_call(run_id=chunk.run_id, tool_call_id="c1") is not None
-    assert counted.calls == {"load_run": 1}
+    assert counted.calls == {"load_run_and_escalations": 1}
 
 
 async def test_a_decided_or_unknown_call_is_none(

@@ -50,6 +50,9 @@ function control(inner) {
     const [, epoch, format] = target.split("^");
     return formatDate(epoch, format || "{date} {time}", label && unesc(label));
   }
+  if (target.startsWith("!subteam^")) {
+    return `<span class="mention">@${esc(unesc(label || "").replace(/^@/, "") || nameOf(target.split("^")[1]))}</span>`;
+  }
   if (target.startsWith("!")) return `<span class="mention">@${esc(target.slice(1).split("^")[0])}</span>`;
   const url = unesc(target);
   if (/^(https?:|mailto:)/.test(url)) {

@@ -38,6 +38,7 @@ from bot.slack._ids import (
     WITHDRAW_ACTION,
 )
 from bot.slack.blocks._args import args_view, changed_keys, field_key, field_value, reveal
+from bot.slack.blocks._escalation import escalated_line
 from bot.slack.blocks._mrkdwn import escape_truncated, mention
 from bot.slack.blocks._refs import ApprovalRef
 
@@ -198,6 +199,9 @@ def _context(card: CardView, *, pending: bool) -> ContextBlock:
         parts.append(msg.ASKED_VIA.format(path=_code_name(" → ".join(card.agent_path))))
     if pending:
         parts.append(_who_may_approve(card))
+        escalated = escalated_line(card.rules, approver_mention)
+        if escalated:
+            parts.append(escalated)
         progress = quorum_progress(card)
         if progress:
             parts.append(progress)

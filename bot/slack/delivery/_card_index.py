@@ -118,6 +118,8 @@ def _from_record(record: CardRecord) -> PostedCard:
             allow_self_approval=bool(data.get("allow_self_approval", True)),
             approvals_required=int(data.get("approvals_required") or 1),
             confirm=bool(data.get("confirm")),
+            escalated_approvers=tuple(data.get("escalated_approvers") or ()),
+            escalation_step=int(data.get("escalation_step") or 0),
         ),
         approved_by=tuple(data.get("approved_by") or ()),
         expires_at=_when(data.get("expires_at")),
@@ -143,6 +145,8 @@ def _shown(view: CardView) -> dict[str, Any]:
         "allow_self_approval": view.rules.allow_self_approval,
         "approvals_required": view.rules.approvals_required,
         "confirm": view.rules.confirm,
+        "escalated_approvers": list(view.rules.escalated_approvers),
+        "escalation_step": view.rules.escalation_step,
         "approved_by": list(view.approved_by),
         "expires_at": view.expires_at.isoformat() if view.expires_at else None,
     }

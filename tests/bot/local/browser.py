@@ -47,11 +47,12 @@ async def browser() -> AsyncIterator[Browser]:
             await launched.close()
 
 
-async def _opened(
-    browser: Browser, tmp_path: Path, viewport: dict[str, int] | None
+async def open_page(
+    browser: Browser, tmp_path: Path, viewport: dict[str, int] | None, **env: str
 ) -> AsyncIterator[tuple[Local, Page]]:
+    """A local workspace (configured with ``env`` besides its storage) and a page on it."""
     storage = f"sqlite+aiosqlite:///{tmp_path / 'countersign.db'}"
-    async with local_workspace(STORAGE_URL=storage) as local:
+    async with local_workspace(STORAGE_URL=storage, **env) as local:
         context = await browser.new_context(viewport=viewport)  # type: ignore[arg-type]
         page = await context.new_page()
         page.set_default_timeout(TIMEOUT_MS)
@@ -67,14 +68,14 @@ async def _opened(
 @pytest_asyncio.fixture(loop_scope="module")
 async def opened(browser: Browser, tmp_path: Path) -> AsyncIterator[tuple[Local, Page]]:
     """A local workspace and the page on it, in a desktop-sized window."""
-    async for pair in _opened(browser, tmp_path, None):
+    async for pair in open_page(browser, tmp_path, None):
         yield pair
 
 
 @pytest_asyncio.fixture(loop_scope="module")
 async def narrow(browser: Browser, tmp_path: Path) -> AsyncIterator[tuple[Local, Page]]:
     """The same at 420 px wide."""
-    async for pair in _opened(browser, tmp_path, NARROW):
+    async for pair in open_page(browser, tmp_path, NARROW):
         yield pair
 
 

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+from pathlib import Path
+
 from prometheus_client.parser import text_string_to_metric_families
 
+from agents import Approve, Decline
 from agents.models import call, reply
 from bot import APPROVE_ACTION
+from bot.background import sweep
 from storage import Storage
 from tests.bot.conftest import BotFactory
 from tests.bot.harness import SECRET, Bot, Executions, make_agent, start_bot
@@ -64,7 +69,7 @@ async def test_an_approved_call_is_counted_and_the_pending_gauge_follows_storage
     assert executions.of("delete_record") == [{"id": "abc-123"}]
     assert samples[("countersign_pending_approvals", ())] == 0
     assert samples[_decided("approved", "button")] == 1
-    assert samples[("countersign_decision_seconds_count", ())] == 1
+    assert samples[("countersign_decision_seconds_count", (("outcome", "approved"),))] == 1
     ok = (("outcome", "ok"), ("tool", "delete_record"))
     assert samples[("countersign_tool_executions_total", ok)] == 1
     assert samples[("countersign_tool_seconds_count", (("tool", "delete_record"),))] == 1
@@ -110,3 +115,40 @@ async def test_each_app_has_its_own_registry(
         _, two = await _scrape(second)
     key = ("countersign_slack_requests_total", (("kind", "event_callback"), ("status", "200")))
     assert one[key] == 1 and key not in two
+
+
+async def test_decision_seconds_are_labelled_by_outcome_and_escalations_by_step(
+    slack: FakeSlackAPI, store: Storage, executions: Executions, tmp_path: Path
+) -> None:
+    policy = tmp_path / "countersign.toml"
+    policy.write_text(
+        '[[rules]]\ntools = ["delete-*"]\nttl_seconds = 3600\n'
+        'escalate = [{ after = "15m", notify = ["U9"] }, { after = "30m", notify = ["U9"] }]\n',
+        encoding="utf-8",
+    )
+    ids = ["a1", "b2", "c3", "d4"]
+    script = [*(call("delete_record", {"id": i}) for i in ids), *(reply("ok") for _ in ids)]
+    agent, _ = make_agent(script, executions)
+    async with start_bot(slack, agent, store, env={"POLICY_FILE": str(policy)}) as bot:
+        for i in ids:
+            await bot.mention(f"delete {i}", user="U1")
+            await bot.settle()
+        runs = {r.tool_calls[0].args["id"]: r for r in (await bot.agent.list_suspended_runs()).runs}
+        start = max(r.tool_calls[0].suspended_at or r.suspended_at for r in runs.values())
+        assert (await sweep(bot.services, now=start + timedelta(minutes=16))).escalated == 4
+        await bot.agent.decide(Approve(), run_id=runs["a1"].run_id, decided_by="U2")
+        await bot.agent.decide(Decline(), run_id=runs["b2"].run_id, decided_by="U2")
+        withdrawn = Decline(reason="never mind", withdrawn=True)
+        await bot.agent.decide(withdrawn, run_id=runs["c3"].run_id, decided_by="U1")
+        await bot.settle()
+        assert (await sweep(bot.services, now=start + timedelta(minutes=31))).escalated == 1
+        assert (await sweep(bot.services, now=start + timedelta(hours=2))).expired == 1
+        await bot.settle()
+        text, samples = await _scrape(bot)
+    for outcome in ("approved", "declined", "withdrawn", "expired"):
+        key = ("countersign_decision_seconds_count", (("outcome", outcome),))
+        assert samples[key] == 1, outcome
+    assert samples[("countersign_escalations_total", (("step", "1"),))] == 4
+    assert samples[("countersign_escalations_total", (("step", "2"),))] == 1
+    for value in ("a1", "b2", "never mind", "U9"):
+        assert value not in text

@@ -3,6 +3,7 @@ number, key); rules match by tool and agent globs, first match wins; [defaults] 
 
 from __future__ import annotations
 
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -159,6 +160,11 @@ def test_the_built_in_agent_ships_a_valid_policy_the_local_workspace_uses() -> N
     policy = read_policy(DEMO_POLICY)
     [refunds] = policy.rules
     assert (refunds.approvals, refunds.args_above) == (2, {"amount": 1000})
+    waited = [(step.after, step.notify, step.approvers) for step in refunds.escalate]
+    assert waited == [
+        (timedelta(minutes=15), ("S0APPROVERS",), ()),
+        (timedelta(hours=1), ("U0ROBIN",), ("U0ROBIN",)),
+    ]
     local = load_settings({})
     assert local.mode == "local" and local.policy == policy
     assert load_settings(ENV).policy == PolicyFile()

@@ -214,7 +214,7 @@ async def test_the_edit_modal_finds_its_call_in_one_read_without_a_listing(
         view = await _open(bot, card)
         assert view["callback_id"] == EDIT_VIEW and _inputs(view)
         assert counted.made("list_snapshots") == 0
-        assert counted.made("load_run") == 1  # agent.pending_call, once for the click
+        assert counted.made("load_run_and_escalations") == 1  # agent.pending_call, once
 
 
 async def test_a_card_is_posted_from_its_chunk_without_reading_the_call_again(
@@ -229,4 +229,4 @@ async def test_a_card_is_posted_from_its_chunk_without_reading_the_call_again(
         assert card.blocks[0]["text"]["text"] == "Approve Scale a service?"
         assert "by replicas and CPU" not in str(card.blocks)
         assert counted.made("list_snapshots") == 1  # the message's own read of its thread
-        assert counted.made("load_run") == 0
+        assert counted.made("load_run_and_escalations") == 0

@@ -180,7 +180,7 @@ async def test_a_thread_reply_reads_its_threads_pending_calls_once(
         await bot.message(reply_text, thread_ts=ts)
         await bot.settle()
         assert counted.made("list_snapshots", thread_id=f"slack:{TEAM}:{CHANNEL}:{ts}") == 1
-        assert counted.made("load_run") == claims  # only a decision's own read of its run
+        assert counted.made("load_run_and_escalations") == claims  # only the decisions' reads
 
 
 async def test_when_the_answer_cannot_take_the_question_it_is_asked_in_a_message_of_its_own(
