@@ -183,3 +183,18 @@ EDIT_NEEDS_MORE = (
 NEEDS_APPROVERS = "{count} different approvers"
 NEEDS_CONFIRM = "a confirmation"
 ARG_ABOVE = "{name} above {limit}"
+
+# -- batch cards (several gated calls of one step) --------------------------------------------
+BATCH_HEADER = "Approve {count} calls?"
+BATCH_HEADER_DONE = "All {count} calls decided"
+BATCH_FALLBACK = "Approval needed for {count} calls: {tools}"
+BATCH_HINT = "Decide each call with its own buttons, or all that are still pending at once."
+BATCH_ROW = "*{number}. {title}* · Tool `{tool}`"
+BATCH_NO_ARGS = "_no arguments_"
+BATCH_ARGS_CUT = "_:scissors: cut to fit: Show all shows every argument_"
+APPROVE_ALL_BUTTON = "Approve all {count}"
+DECLINE_ALL_BUTTON = "Decline all {count}"
+CONFIRM_APPROVE_ALL = "Approve all {count} calls still pending on this card? They run at once."
+CONFIRM_DECLINE_ALL = "Decline all {count} calls still pending on this card? None of them runs."
+BATCH_REFUSED = "Nothing was decided: call {number} ({tool}) was refused. {why}"
+BATCH_NOTHING_PENDING = "Every call on this card was decided already."
