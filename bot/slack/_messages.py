@@ -198,3 +198,4 @@ CONFIRM_APPROVE_ALL = "Approve all {count} calls still pending on this card? The
 CONFIRM_DECLINE_ALL = "Decline all {count} calls still pending on this card? None of them runs."
 BATCH_REFUSED = "Nothing was decided: call {number} ({tool}) was refused. {why}"
 BATCH_NOTHING_PENDING = "Every call on this card was decided already."
+BATCH_ROW_REPLACED = ":repeat: Replaced: a new card in this thread decides this call"

@@ -66,6 +66,14 @@ class BatchRow:
     """The call as its card record says (with who has approved it so far)."""
     decided: Decided | None = None
     """Its outcome; None while it is pending."""
+    replaced: bool = False
+    """The call was presented again on a new card (an edit that needs more, a changed tool):
+    this row keeps what it showed, without buttons."""
+
+    @property
+    def live(self) -> bool:
+        """Whether the row still decides its call (it has buttons)."""
+        return self.decided is None and not self.replaced
 
 
 def batch_value(run_id: str, tool_call_id: str) -> str:
@@ -77,11 +85,26 @@ def batch_value(run_id: str, tool_call_id: str) -> str:
     return value
 
 
+def decode_batch_value(value: str | None) -> tuple[str, str] | None:
+    """``(run_id, tool_call_id)`` of an "Approve all" / "Decline all" value; None when it is
+    not one of ours."""
+    try:
+        found = json.loads(value or "")
+    except ValueError:
+        return None
+    if not isinstance(found, dict):
+        return None
+    run_id, call = found.get("r"), found.get("c")
+    if not isinstance(run_id, str) or not isinstance(call, str) or not run_id or not call:
+        return None
+    return run_id, call
+
+
 def batch_card(rows: list[BatchRow]) -> list[Block]:
     """The whole batch card, pending rows with their buttons, decided rows with outcomes."""
     if not rows or len(rows) > MAX_BATCH_CALLS:
         raise ValueError(f"a batch card lists 1 to {MAX_BATCH_CALLS} calls, not {len(rows)}")
-    pending = [r for r in rows if r.decided is None]
+    pending = [r for r in rows if r.live]
     budget = max(_MIN_ARGS, TEXT_BUDGET // len(rows))
     if pending:
         header = msg.BATCH_HEADER.format(count=len(rows))
@@ -94,7 +117,7 @@ def batch_card(rows: list[BatchRow]) -> list[Block]:
     for number, row in enumerate(rows, start=1):
         text, cut = _row_text(number, row, budget)
         blocks.append(SectionBlock(text=MarkdownTextObject(text=text)))
-        if row.decided is None:
+        if row.live:
             buttons = decision_buttons(row.view, block_id=f"{APPROVAL_BLOCK}:{number}")
             if cut:
                 buttons = decision_buttons(
@@ -132,7 +155,9 @@ def _row_text(number: int, row: BatchRow, budget: int) -> tuple[str, bool]:
     head = msg.BATCH_ROW.format(number=number, title=title, tool=tool)
     if view.destructive:
         head += " · " + msg.DESTRUCTIVE
-    if row.decided is None:
+    if row.replaced:
+        foot = msg.BATCH_ROW_REPLACED
+    elif row.decided is None:
         tail = [who_may_approve(view)]
         progress = quorum_progress(view)
         if progress:
@@ -140,7 +165,7 @@ def _row_text(number: int, row: BatchRow, budget: int) -> tuple[str, bool]:
         if view.expires_at is not None:
             tail.append(msg.EXPIRES.format(when=slack_date(view.expires_at)))
         foot = " · ".join(tail)
-    else:
+    else:  # decided
         foot = outcome_line(view, row.decided)
     room = min(budget, ROW_LIMIT - len(head) - len(foot) - 4)
     args, cut = _args_text(view, max(room, 40))
