@@ -90,14 +90,13 @@ async def _decide_all(
             await tell(services, first, msg.BATCH_NOTHING_PENDING, card.thread_ts)
             await redraw_batch(services, card)
             return
-        for row in live:
-            refusal = await services.workspace.refusal(
-                user=first.user, team=first.user_team, card=card, choice=first.choice
-            )
-            if refusal is not None:
-                await record_refusal(services, first, refusal.rule, card.thread_ts)
-                await tell(services, first, _refused_text(rows, row, refusal.text), card.thread_ts)
-                return
+        refusal = await services.workspace.refusal(  # the clicking user's workspace
+            user=first.user, team=first.user_team, card=card, choice=first.choice
+        )
+        if refusal is not None:
+            await record_refusal(services, first, refusal.rule, card.thread_ts)
+            await tell(services, first, _refused_text(rows, live[0], refusal.text), card.thread_ts)
+            return
         stream = await _claim(services, first, rows, live, kind, thread)
         if stream is None:
             return

@@ -6,12 +6,15 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from datetime import timedelta
 from pathlib import Path
 
 from agents.models import call, calls, reply
 from bot import APPROVE_ACTION
+from bot.background._periodic import sweep_expired
 from bot.slack._ids import APPROVE_ALL_ACTION, DECLINE_ALL_ACTION
-from storage import Storage
+from bot.slack.blocks._home_view import HOME_BLOCK_PREFIX
+from storage import Storage, utcnow
 from tests.bot.conftest import BotFactory
 from tests.bot.harness import Bot, Executions, make_agent, start_bot
 from tests.fakes.slack_api import FakeSlackAPI, PostedMessage
@@ -179,3 +182,35 @@ async def test_decide_many_through_the_api_draws_the_batch_card_again(
         assert "Approved by <@U7>" in text and "Declined by <@U7>" in text and "keep 5" in text
         assert _live(card).count(APPROVE_ACTION) == 1  # call 4 still waits
         assert executions.of("delete_record") == [{"id": "3"}]
+
+
+async def test_the_expiry_sweep_flips_every_row_and_leaves_no_live_button(
+    bot_with: BotFactory, executions: Executions
+) -> None:
+    async with bot_with(STEP) as (bot, _):
+        ts = await bot.mention("delete records 3, 4 and 5", user="U1")
+        await bot.settle()
+
+        assert await sweep_expired(bot.services, now=utcnow() + timedelta(days=2)) == 3
+        await bot.settle()
+
+        [card] = bot.cards(ts)
+        assert _live(card) == [] and json.dumps(card.blocks).count("Expired") == 3
+        assert executions.of("delete_record") == []
+
+
+async def test_a_decision_from_home_draws_the_batch_card_again(
+    bot_with: BotFactory, executions: Executions
+) -> None:
+    async with bot_with(STEP) as (bot, _):
+        ts = await bot.mention("delete records 3, 4 and 5", user="U1")
+        await bot.settle()
+        await bot.open_home("U2")
+
+        await bot.click_home(f"{HOME_BLOCK_PREFIX}0", APPROVE_ACTION, user="U2")
+        await bot.settle()
+
+        assert len(executions.of("delete_record")) == 1
+        [card] = bot.cards(ts)
+        assert _live(card).count(APPROVE_ACTION) == 2
+        assert "Approved by <@U2>" in json.dumps(card.blocks)
