@@ -253,11 +253,8 @@ async def _decide(
     )
     try:
         stream = await agent.decide_request(asked, decision)
-    except ToolChanged as exc:  # presented again: the Slack side posts the new card
-        if exc.presented_again and isinstance(exc.stream, AgentStream):
-            await _observe(
-                request, TakenDecision(request=asked, decision=decision, stream=exc.stream)
-            )
+    except ToolChanged as exc:
+        await _presented_again(request, exc, asked, decision)
         raise
     wait = parse(DecisionQuery, dict(request.query)).wait
     logger.info(
@@ -287,31 +284,40 @@ async def _decide_many(request: web.Request) -> web.Response:
         d.tool_call_id: Approve() if d.decision == "approve" else Decline(reason=d.reason)
         for d in body.decisions
     }
-    stream = await agent.decide_many(
-        run_id=body.run_id,
-        decisions=decisions,
-        decided_by=decider,
-        fingerprints={d.tool_call_id: d.fingerprint for d in body.decisions if d.fingerprint},
-        source=API_SOURCE,
-    )
-    logger.info(
-        "api: decided %d tool calls of run %s (agent %s) by %s",
-        len(ids),
-        body.run_id,
-        agent.id,
-        decider or API_SOURCE,
-    )
+    try:
+        stream = await agent.decide_many(
+            run_id=body.run_id,
+            decisions=decisions,
+            decided_by=decider,
+            fingerprints={d.tool_call_id: d.fingerprint for d in body.decisions if d.fingerprint},
+            source=API_SOURCE,
+        )
+    except ToolChanged as exc:
+        asked = DecisionRequest(
+            run_id=body.run_id, tool_call_id=exc.tool_call_id, decided_by=decider, source=API_SOURCE
+        )
+        await _presented_again(request, exc, asked, Approve())
+        raise
+    logger.info("api: decided %d calls of run %s (agent %s)", len(ids), body.run_id, agent.id)
     asked = DecisionRequest(
         run_id=body.run_id, tool_call_id=ids[0], decided_by=decider, source=API_SOURCE
     )
-    taken = TakenDecision(
-        request=asked, decision=decisions[ids[0]], stream=stream, batch=dict(decisions)
+    first = decisions[ids[0]]
+    await _observe(
+        request, TakenDecision(request=asked, decision=first, stream=stream, batch=decisions)
     )
-    await _observe(request, taken)
     wait = parse(DecisionQuery, dict(request.query)).wait
     result = await stream.result() if wait else None
     out = DecideManyOut.of(body.run_id, ids, result).model_dump(mode="json", by_alias=True)
     return web.json_response({k: v for k, v in out.items() if v is not None})
+
+
+async def _presented_again(
+    request: web.Request, exc: ToolChanged, asked: DecisionRequest, decision: Decision
+) -> None:
+    """A call presented again with its tool's new definition: the Slack side posts its card."""
+    if exc.presented_again and isinstance(exc.stream, AgentStream):
+        await _observe(request, TakenDecision(request=asked, decision=decision, stream=exc.stream))
 
 
 async def _observe(request: web.Request, taken: TakenDecision) -> None:

@@ -127,7 +127,7 @@ def batch_card(rows: list[BatchRow]) -> list[Block]:
         elif cut:
             blocks.append(
                 ActionsBlock(
-                    block_id=f"{BATCH_BLOCK}:show:{number}", elements=[show_all_button(row.view)]
+                    block_id=f"{BATCH_BLOCK}-show-{number}", elements=[show_all_button(row.view)]
                 )
             )
     if pending:

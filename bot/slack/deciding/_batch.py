@@ -145,6 +145,9 @@ async def _claim(
             )
         elif isinstance(exc, ToolChanged) and isinstance(exc.stream, AgentStream):
             await post_run(services, exc.stream, thread)  # its new card
+            card = await services.cards.find(row.view.ref.run_id, live[0].view.ref.tool_call_id)
+            if card is not None and card.batch:
+                await redraw_batch(services, card)  # its row: replaced
         return None
 
 
