@@ -16,7 +16,7 @@ Example:
 from __future__ import annotations
 
 import inspect
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
@@ -124,6 +124,9 @@ class TakenDecision:
     ``Resume`` with its data)."""
     stream: AgentStream
     """The run going on after the decision."""
+    batch: Mapping[str, Decision] = field(default_factory=dict)
+    """``decide_many``: every call decided together, by ``tool_call_id`` (``request`` names
+    the first of them; they share ``stream``); empty for a decision on one call."""
 
 
 PolicyKind = Literal["approve", "decline", "resume"]

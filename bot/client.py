@@ -14,6 +14,7 @@ and ``ApiRequestError`` (400).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any, Literal
@@ -28,6 +29,7 @@ from bot.api import (
     ApiAuthError,
     ApiError,
     ApiRequestError,
+    DecideManyOut,
     DecisionOut,
     PendingToolCallOut,
     SuspendedRunsPageOut,
@@ -42,6 +44,7 @@ __all__ = [
     "ApiRequestError",
     "Client",
     "Decision",
+    "ManyDecisions",
 ]
 
 
@@ -55,6 +58,27 @@ class Decision:
     """The call that was decided."""
     status: Literal["accepted"] = "accepted"
     """Always ``accepted``: the decision was claimed (errors are raised instead)."""
+    text: str | None = None
+    """``wait=True``: the answer's text once the run finished or suspended again."""
+    finish_reason: Literal["stop", "suspended", "length", "error", "abandoned"] | None = None
+    """``wait=True``: how the run stopped."""
+    pending: list[PendingToolCall] | None = field(default=None)
+    """``wait=True``: calls still (or newly) waiting for a person."""
+    error: str | None = None
+    """``wait=True`` and ``finish_reason == "error"``: what went wrong."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class ManyDecisions:
+    """What ``decide_many`` answered: every decision was claimed; with ``wait=True``, the
+    run's result."""
+
+    run_id: str
+    """The run the decisions belong to."""
+    tool_call_ids: list[str]
+    """The calls decided, in the order given."""
+    status: Literal["accepted"] = "accepted"
+    """Always ``accepted``: every decision was claimed (a refusal is raised instead)."""
     text: str | None = None
     """``wait=True``: the answer's text once the run finished or suspended again."""
     finish_reason: Literal["stop", "suspended", "length", "error", "abandoned"] | None = None
@@ -102,6 +126,25 @@ class Client:
     def agent(self, agent_id: str) -> AgentClient:
         """The API of one served agent."""
         return AgentClient(self, agent_id)
+
+    async def decide_many(
+        self,
+        agent_id: str,
+        *,
+        run_id: str,
+        decisions: Mapping[str, Approve | Decline],
+        decided_by: str | None = None,
+        fingerprints: Mapping[str, str] | None = None,
+        wait: bool = False,
+    ) -> ManyDecisions:
+        """``Agent.decide_many`` over HTTP: ``agent(agent_id).decide_many(...)``."""
+        return await self.agent(agent_id).decide_many(
+            run_id=run_id,
+            decisions=decisions,
+            decided_by=decided_by,
+            fingerprints=fingerprints,
+            wait=wait,
+        )
 
     async def openapi(self) -> dict[str, Any]:
         """The server's OpenAPI description."""
@@ -254,6 +297,46 @@ class AgentClient:
             tool_call_id=tool_call_id,
             decided_by=decided_by,
             wait=wait,
+        )
+
+    async def decide_many(
+        self,
+        *,
+        run_id: str,
+        decisions: Mapping[str, Approve | Decline],
+        decided_by: str | None = None,
+        fingerprints: Mapping[str, str] | None = None,
+        wait: bool = False,
+    ) -> ManyDecisions:
+        """Decide several pending calls of one run in one transaction, all or nothing
+        (``POST .../decide-many``); a refusal is raised as the runtime's error naming the
+        call (``.tool_call_id``), and then nothing was recorded.
+
+        Example:
+            >>> await ops.decide_many(run_id=rid, decisions={"c1": Approve(), "c2": Decline()})
+            ... # doctest: +SKIP
+        """
+        prints = fingerprints or {}
+        entries = []
+        for tool_call_id, decision in decisions.items():
+            entry: dict[str, Any] = {"toolCallId": tool_call_id, "decision": decision.kind}
+            if isinstance(decision, Decline):
+                entry |= _present(reason=decision.reason)
+            entries.append(entry | _present(fingerprint=prints.get(tool_call_id)))
+        body = {"runId": run_id, "decisions": entries} | _present(decidedBy=decided_by)
+        params = {"wait": "true"} if wait else None
+        data = await self.client._request(
+            "POST", self._path("decide-many"), params=params, body=body
+        )
+        out = DecideManyOut.model_validate(data)
+        return ManyDecisions(
+            run_id=out.run_id,
+            tool_call_ids=out.tool_call_ids,
+            status=out.status,
+            text=out.text,
+            finish_reason=out.finish_reason,
+            pending=None if out.pending is None else [p.to_runtime() for p in out.pending],
+            error=out.error,
         )
 
     async def _decide(

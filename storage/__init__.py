@@ -7,7 +7,7 @@ Example:
 
 from typing import TYPE_CHECKING, Any
 
-from storage._change import ApprovalTally, Completion, StateChange
+from storage._change import ApprovalTally, BatchRefusal, Completion, DecisionBatch, StateChange
 from storage._errors import (
     SnapshotVersionConflict,
     StaleLease,
@@ -45,9 +45,11 @@ __all__ = [
     "ApprovalTally",
     "AuditEvent",
     "AuditKind",
+    "BatchRefusal",
     "CardRecord",
     "ClaimRecord",
     "Completion",
+    "DecisionBatch",
     "EdgeAuditKind",
     "EscalationRecord",
     "InMemoryStorage",

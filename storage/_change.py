@@ -96,3 +96,39 @@ def fenced(done: Completion, held: ClaimRecord) -> StaleLease:
         epoch=done.epoch,
         held=f"{held.owner!r} at epoch {held.epoch}",
     )
+
+
+@dataclass(frozen=True, kw_only=True)
+class DecisionBatch:
+    """Several decisions of one run, written by ``Storage.commit_batch`` all or none.
+
+    ``approvals`` are added first (each only when its key is not claimed and its approver has
+    not approved that key yet), then ``claims`` are taken (each only when its key is not
+    claimed), then ``audit`` is appended. When any of them is refused nothing at all is
+    written and ``commit_batch`` returns a ``BatchRefusal`` naming the first one refused.
+
+    Example:
+        >>> batch = DecisionBatch(claims=[a, b], approvals=[vote], audit=events)  # doctest: +SKIP
+        >>> refused = await store.commit_batch(batch)  # doctest: +SKIP
+    """
+
+    claims: Sequence[ClaimRecord] = ()
+    """Decisions to take, single-use as ``Storage.claim`` (distinct keys)."""
+    approvals: Sequence[ApprovalRecord] = ()
+    """Quorum approvals to add, as ``Storage.add_approval`` (distinct keys)."""
+    audit: Sequence[AuditEvent] = ()
+    """Audit events appended in order."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class BatchRefusal:
+    """Why ``Storage.commit_batch`` wrote nothing: the first decision of the batch refused."""
+
+    run_id: str
+    """The run of the refused decision."""
+    key: str
+    """The claim key of the refused decision."""
+    claim: ClaimRecord | None = None
+    """The stored claim when the key was already claimed (decided before)."""
+    approver: str | None = None
+    """The approver when the refusal is their second approval of the key (no claim yet)."""

@@ -8,7 +8,7 @@ import time
 from collections.abc import Sequence
 from datetime import datetime
 
-from storage._change import ApprovalTally, StateChange, fenced
+from storage._change import ApprovalTally, BatchRefusal, DecisionBatch, StateChange, fenced
 from storage._errors import SnapshotVersionConflict
 from storage._memory_edge import MemoryEdgeRecords
 from storage._memory_escalations import MemoryEscalations
@@ -74,6 +74,29 @@ class InMemoryStorage(MemoryEdgeRecords, MemoryEscalations):
             for message in change.messages:
                 self._messages.setdefault(message.thread_id, []).append(message)
             self._audit.extend(change.audit)
+            return None
+
+    async def commit_batch(self, batch: DecisionBatch) -> BatchRefusal | None:
+        async with self._lock:  # every check before the first write: all or nothing
+            for vote in batch.approvals:
+                held = self._claims.get((vote.run_id, vote.key))
+                mine = [a for a in self._approvals.get(vote.run_id, []) if a.key == vote.key]
+                if held is not None or any(a.approver == vote.approver for a in mine):
+                    approver = None if held is not None else vote.approver
+                    return BatchRefusal(
+                        run_id=vote.run_id, key=vote.key, claim=held, approver=approver
+                    )
+            for claim in batch.claims:
+                held = self._claims.get((claim.run_id, claim.key))
+                if held is not None:
+                    return BatchRefusal(run_id=claim.run_id, key=claim.key, claim=held)
+            for vote in batch.approvals:
+                run = self._approvals.setdefault(vote.run_id, [])
+                run.append(vote)
+                run.sort(key=lambda a: (a.approved_at, a.key, a.approver))
+            for claim in batch.claims:
+                self._claims[(claim.run_id, claim.key)] = claim
+            self._audit.extend(batch.audit)
             return None
 
     async def load_run(

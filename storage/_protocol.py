@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Protocol, runtime_checkable
 
-from storage._change import ApprovalTally, StateChange
+from storage._change import ApprovalTally, BatchRefusal, DecisionBatch, StateChange
 from storage._prune import PruneReport
 from storage._records import (
     ApprovalRecord,
@@ -40,6 +40,15 @@ class Storage(Protocol):
         ``change.snapshot`` does not follow the stored version, ``KeyError`` when a completion
         names no claim, ``StaleLease`` when a fenced completion's owner or epoch is no longer
         the claim's; each writes nothing.
+        """
+        ...
+
+    async def commit_batch(self, batch: DecisionBatch) -> BatchRefusal | None:
+        """Write every decision of ``batch`` in one transaction, or none of them.
+
+        Returns None when applied, or the ``BatchRefusal`` of the first approval or claim that
+        could not be written (its key claimed already, or the approver's second approval); then
+        nothing at all was written: no approval, no claim, no audit event.
         """
         ...
 

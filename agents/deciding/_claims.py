@@ -79,11 +79,26 @@ async def find(
     rt: Runtime, run_id: str, tool_call_id: str | None, kind: Kind, fingerprint: str | None
 ) -> Found:
     """The stored run and the pending call a decision of ``kind`` is about (checked)."""
-    record, claims, approvals, escalated = await rt.storage.load_run_and_escalations(run_id)
+    loaded = await rt.storage.load_run_and_escalations(run_id)
+    return found_in(run_id, loaded, tool_call_id, kind, fingerprint)
+
+
+def found_in(
+    run_id: str,
+    loaded: tuple[
+        SnapshotRecord | None, list[ClaimRecord], list[ApprovalRecord], list[EscalationRecord]
+    ],
+    tool_call_id: str | None,
+    kind: Kind,
+    fingerprint: str | None,
+) -> Found:
+    """``find`` on a run already read (``Storage.load_run_and_escalations``): one read for
+    several calls."""
+    record, claims, approvals, escalated = loaded
     if record is None:
         matching = [c for c in _of_calls(claims) if tool_call_id in (None, c.tool_call_id)]
         if matching:
-            raise _already_decided(matching[-1])
+            raise already_decided(matching[-1])
         raise SnapshotNotFound(run_id)
     state = RunState.model_validate(record.data)
     pending = _select(state, {c.key: c for c in claims}, tool_call_id, kind)
@@ -180,7 +195,7 @@ async def add_approval(rt: Runtime, found: Found, decided_by: str) -> list[str]:
         )
     )
     if tally.claim is not None:
-        raise _already_decided(tally.claim)
+        raise already_decided(tally.claim)
     approvers = [a.approver for a in tally.approvals]
     if not tally.added:
         raise DuplicateApproval(
@@ -300,7 +315,7 @@ async def _take(rt: Runtime, record: ClaimRecord, audit: list[AuditEvent] | None
     """The claim and its audit in one transaction; nothing is written when someone was first."""
     existing = await rt.storage.commit(StateChange(claim=record, audit=audit or []))
     if existing is not None:
-        raise _already_decided(existing)
+        raise already_decided(existing)
 
 
 def _select(
@@ -312,7 +327,7 @@ def _select(
         if not undecided:
             decided = _of_calls(claims.values())
             if decided:
-                raise _already_decided(max(decided, key=lambda c: c.decided_at))
+                raise already_decided(max(decided, key=lambda c: c.decided_at))
             raise ToolCallNotSuspended(
                 state.run_id, None, f"run {state.run_id!r} has no pending tool call"
             )
@@ -322,11 +337,11 @@ def _select(
         if found is None:
             earlier = [c for c in claims.values() if c.tool_call_id == tool_call_id]
             if earlier:
-                raise _already_decided(max(earlier, key=lambda c: c.decided_at))
+                raise already_decided(max(earlier, key=lambda c: c.decided_at))
             raise ToolCallNotSuspended(state.run_id, tool_call_id)
         pending = found
         if pending.claim_key in claims:
-            raise _already_decided(claims[pending.claim_key])
+            raise already_decided(claims[pending.claim_key])
     if pending.kind != kind:
         raise ToolCallNotSuspended(state.run_id, pending.tool_call_id, _wrong_kind(pending))
     return pending
@@ -337,7 +352,7 @@ def _of_calls(claims: Iterable[ClaimRecord]) -> list[ClaimRecord]:
     return [c for c in claims if c.tool_call_id is not None]
 
 
-def _already_decided(claim: ClaimRecord) -> AlreadyDecided:
+def already_decided(claim: ClaimRecord) -> AlreadyDecided:
     if claim.decision == "expired":
         return ApprovalExpired(claim.run_id, claim.tool_call_id, decided_at=claim.decided_at)
     return AlreadyDecided(

@@ -8,7 +8,7 @@ is driven inside the supervisor's task.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -119,20 +119,33 @@ async def _take(
                     detail=detail,
                 )
                 return Continuation(stream=presented(stored, proposal), drive=_nothing)
-    local, detail = _local(decision, pending, tool)
+    local, detail = local_outcome(decision, pending, tool)
     if not forwarded and isinstance(decision, Approve) and pending.approvals_required > 1:
         assert decided_by is not None  # guard() refused a quorum approval without one
         approvers = pending.counted(await add_approval(rt, found, decided_by))
         if len(approvers) >= pending.approvals_required:
             pending, approvers = await still_counting(rt, found, approvers, decided_by)
         if len(approvers) < pending.approvals_required:
-            return _waiting_for_more(state, approvers, pending, found.escalations)
+            return waiting_for_more(state, {pending.claim_key: approvers}, found.escalations)
         detail = {**detail, "approved_by": approvers}
     taken = await claim(
         rt, state, pending, decision, decided_by=decided_by, source=source, detail=detail
     )
     if not forwarded:
-        _report(rt, state, pending, decision, source)
+        report(rt, state, pending, decision, source)
+    outcome = decided_outcome(rt, request, pending, decision, local)
+    return continuation(rt, record.version, state, pending, outcome, Lease.of(taken, rt.owner))
+
+
+def decided_outcome(
+    rt: Runtime,
+    request: DecisionRequest,
+    pending: PendingCallState,
+    decision: Decision,
+    local: OutcomeFn,
+) -> OutcomeFn:
+    """How a claimed call's outcome is produced: ``local`` on a call of this agent, else the
+    same decision forwarded to the sub-agent owning the call (claimed there, then driven)."""
     inner_decision = decision
     if isinstance(decision, Approve) and decision.args is None and pending.edited_from is not None:
         inner_decision = Approve(args=pending.args)  # the sub-agent still holds the shown args
@@ -153,27 +166,26 @@ async def _take(
         await inner.drive()
         return await outcome_of_sub_run(inner.stream)
 
-    return continuation(rt, record.version, state, pending, outcome, Lease.of(taken, rt.owner))
+    return outcome
 
 
 async def _nothing() -> None:
     """The drive of a stream that is already finished."""
 
 
-def _waiting_for_more(
+def waiting_for_more(
     state: RunState,
-    approvers: list[str],
-    approved: PendingCallState,
-    escalations: list[EscalationRecord],
+    approvers: dict[str, list[str]],
+    escalations: Sequence[EscalationRecord] = (),
 ) -> Continuation:
-    """A quorum call approved by fewer than it needs: a stream that finishes at once,
-    ``suspended``, listing who has approved."""
+    """Quorum calls approved by fewer than they need: a stream that finishes at once,
+    ``suspended``, listing who has approved each (``approvers`` per claim key)."""
     stream = AgentStream(state.run_id)
 
     async def drive() -> None:
         pending = [
-            approved.public(approvers, escalations)
-            if p.claim_key == approved.claim_key
+            p.public(approvers[p.claim_key], escalations)
+            if p.claim_key in approvers
             else p.public(escalations=escalations)
             for p in state.pending
         ]
@@ -186,7 +198,7 @@ def _waiting_for_more(
     return Continuation(stream=stream, drive=drive)
 
 
-def _local(
+def local_outcome(
     decision: Decision, pending: PendingCallState, tool: Tool | None
 ) -> tuple[OutcomeFn, dict[str, Any]]:
     """How the decision plays out on a call of this agent, and what its claim records."""
@@ -247,7 +259,7 @@ def continuation(
     """The rest of the run after a decided call: its outcome (under ``lease``), then the loop."""
     run = Run(rt, state, AgentStream(state.run_id), version=version)
     return Continuation(
-        stream=run.stream, drive=lambda: run.finish_decided(pending, outcome, lease)
+        stream=run.stream, drive=lambda: run.finish_decided([(pending, outcome, lease)])
     )
 
 
@@ -298,7 +310,7 @@ def _parsed_resume_data(tool: Tool | None, pending: PendingCallState, data: Any)
         raise InvalidResumeData(pending.tool_call_id, validation_errors(exc)) from None
 
 
-def _report(
+def report(
     rt: Runtime, state: RunState, pending: PendingCallState, decision: Decision, source: str
 ) -> None:
     """Tell the observers a decision was claimed (once, at the level the person decided on)."""

@@ -5,7 +5,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -14,6 +14,7 @@ from agents._runtime import Runtime
 from agents.deciding._decide import decide, retry
 from agents.deciding._escalation import escalate_call
 from agents.deciding._listing import list_suspended_runs, pending_call, send_tool_approval
+from agents.deciding._many import ManyRequest, decide_many
 from agents.decisions import Approve, Decision, DecisionRequest, Decline, Resume
 from agents.running._stream import AgentStream
 
@@ -67,6 +68,42 @@ class DecisionMethods:
             >>> stream = await agent.decide_request(request, Approve())
         """
         return await decide(self._runtime, request, decision)
+
+    async def decide_many(
+        self,
+        *,
+        run_id: str,
+        decisions: Mapping[str, Approve | Decline],
+        decided_by: str | None = None,
+        fingerprints: Mapping[str, str] | None = None,
+        definition_digests: Mapping[str, str] | None = None,
+        source: str = "python",
+    ) -> AgentStream:
+        """Decide several pending calls of one run in ONE storage transaction, all or nothing.
+
+        ``decisions`` maps each ``tool_call_id`` to ``Approve()`` or ``Decline(reason=...)``;
+        ``fingerprints`` / ``definition_digests`` (optional, per call) must match what is
+        pending. When any call is refused (``AlreadyDecided``, ``ApprovalExpired``,
+        ``NotAllowedToDecide``, ``FingerprintMismatch``, ``ToolChanged``, ``DuplicateApproval``)
+        the error names that call and nothing at all is recorded. Each approval counts toward
+        its own call's quorum (a quorum call gets one approval and keeps pending); the run goes
+        on, on the returned stream, once every call of its step is resolved.
+
+        Example:
+            >>> from agents import Approve, Decline
+            >>> stream = await agent.decide_many(
+            ...     run_id=rid, decisions={"c1": Approve(), "c2": Decline(reason="no")},
+            ...     decided_by="U1")
+        """
+        request = ManyRequest(
+            run_id=run_id,
+            decisions=dict(decisions),
+            decided_by=decided_by,
+            fingerprints=dict(fingerprints or {}),
+            definition_digests=dict(definition_digests or {}),
+            source=source,
+        )
+        return await decide_many(self._runtime, request)
 
     async def pending_call(self, *, run_id: str, tool_call_id: str) -> PendingToolCall | None:
         """The call ``tool_call_id`` of ``run_id`` while it waits for a person, else None

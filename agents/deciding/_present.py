@@ -16,7 +16,7 @@ from typing import Any
 
 from agents._results import RunResult
 from agents._runtime import Runtime
-from agents.deciding._claims import Found, _already_decided, decided_claim, decided_event
+from agents.deciding._claims import Found, already_decided, decided_claim, decided_event
 from agents.deciding._state import PendingCallState, RunState
 from agents.deciding._writes import requested_data
 from agents.errors import ToolChanged
@@ -102,7 +102,7 @@ async def present_again(
     ]
     existing = await rt.storage.commit(StateChange(claim=claim, snapshot=snapshot, audit=audit))
     if existing is not None:
-        raise _already_decided(existing)
+        raise already_decided(existing)
     return replaced
 
 

@@ -9,7 +9,7 @@ runner cannot deadlock on delegation).
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from agents._config import strict_json_args
@@ -47,6 +47,7 @@ logger = logging.getLogger(__name__)
 
 OutcomeFn = Callable[["Run"], Awaitable[Outcome]]
 """Produces a decided call's outcome, given the run that continues (to execute on)."""
+Decided = tuple[PendingCallState, OutcomeFn, Lease]  # a claimed call, its outcome, its lease
 
 
 class Run:
@@ -65,12 +66,12 @@ class Run:
         self.executor = Executor(rt)
         self.state = state
         self.stream = stream
-        self.writer = RunWriter(rt, version=version)
-        """Gathers what this stretch stores; one transaction per change of state."""
+        self.writer = RunWriter(rt, version=version)  # one transaction per change of state
         self.approval_predicate = (
             approval_predicate if approval_predicate is not None else state.require_tool_approval
         )
         self.tally = Tally()
+        self.approved_by: dict[str, list[str]] = {}  # per claim key, when known (a batch's)
 
     # -- entry points ----------------------------------------------------------------------
     async def start(self, prompt: str) -> None:
@@ -84,32 +85,34 @@ class Run:
         await self.writer.remember(self.state, [user])
         await self._loop()
 
-    async def finish_decided(self, pending: PendingCallState, of: OutcomeFn, lease: Lease) -> None:
-        """After a decision: the call's outcome under ``lease``, stored; go on if the step is."""
-        await self._guarded(self._finish_decided(pending, of, lease), "agent.resume")
+    async def finish_decided(self, decided: Sequence[Decided]) -> None:
+        """After decisions: each call's outcome under its lease, stored; go on if the step is."""
+        await self._guarded(self._finish_decided(decided), "agent.resume")
 
-    async def _finish_decided(
-        self, pending: PendingCallState, outcome_of: OutcomeFn, lease: Lease
-    ) -> None:
+    async def _finish_decided(self, decided: Sequence[Decided]) -> None:
         self.stream.emit(StartChunk(run_id=self.state.run_id))
-        record_wait(
-            tool_name=pending.tool_name,
-            tool_call_id=pending.tool_call_id,
-            since=pending.suspended_at,
-            carrier=self.state.trace_context,
-        )
-        self.stream.emit(
-            ToolCallResumedChunk(
-                run_id=self.state.run_id,
-                tool_call_id=pending.tool_call_id,
+        fresh: list[PendingCallState] = []
+        answering: Lease | None = None
+        for pending, outcome_of, lease in decided:  # a batch's calls one after the other
+            record_wait(
                 tool_name=pending.tool_name,
-                kind=pending.kind,
+                tool_call_id=pending.tool_call_id,
+                since=pending.suspended_at,
+                carrier=self.state.trace_context,
             )
-        )
-        outcome = await held(self.rt, lease, outcome_of(self))
-        self.writer.complete(self.state, pending, outcome, lease)
-        self.writer.patient = True  # from here on the thread is owed an answer
-        fresh, answering = await self._apply_outcome(pending, outcome)
+            self.stream.emit(
+                ToolCallResumedChunk(
+                    run_id=self.state.run_id,
+                    tool_call_id=pending.tool_call_id,
+                    tool_name=pending.tool_name,
+                    kind=pending.kind,
+                )
+            )
+            outcome = await held(self.rt, lease, outcome_of(self))
+            self.writer.complete(self.state, pending, outcome, lease)
+            self.writer.patient = True  # from here on the thread is owed an answer
+            more, answering = await self._apply_outcome(pending, outcome)
+            fresh += more
         if self.state.pending:
             await self._suspend(fresh)
         elif answering is None:
@@ -402,7 +405,7 @@ class Run:
         self.stream.close(self._result(reason))
 
     def _result(self, reason: FinishReason, error: BaseException | None = None) -> RunResult:
-        pending = [p.public() for p in self.state.pending]
+        pending = [p.public(self.approved_by.get(p.claim_key)) for p in self.state.pending]
         return self.tally.result(self.state.run_id, reason, pending, error)
 
     # -- persistence -----------------------------------------------------------------------

@@ -18,7 +18,7 @@ from bot.api._errors import (
 from bot.api._hook import DecisionObserver
 from bot.api._identity import ApiAccess, Caller
 from bot.api._routes import add_api_routes
-from bot.api._schemas import DecisionOut, PendingToolCallOut, SuspendedRunsPageOut
+from bot.api._schemas import DecideManyOut, DecisionOut, PendingToolCallOut, SuspendedRunsPageOut
 
 __all__ = [
     "PENDING_CALL_NOT_FOUND",
@@ -28,6 +28,7 @@ __all__ = [
     "ApiError",
     "ApiRequestError",
     "Caller",
+    "DecideManyOut",
     "DecisionObserver",
     "DecisionOut",
     "PendingToolCallOut",

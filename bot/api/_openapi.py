@@ -16,6 +16,8 @@ from pydantic.json_schema import JsonSchemaMode, models_json_schema
 
 from bot.api._schemas import (
     ApproveRequest,
+    DecideManyOut,
+    DecideManyRequest,
     DecisionOut,
     DecisionQuery,
     DeclineRequest,
@@ -33,6 +35,7 @@ PENDING_CALL = AGENT_PATH + "/pending-calls/{run_id}/{tool_call_id}"
 APPROVE = AGENT_PATH + "/approve-tool-call"
 DECLINE = AGENT_PATH + "/decline-tool-call"
 RESUME = AGENT_PATH + "/resume"
+DECIDE_MANY = AGENT_PATH + "/decide-many"
 OPENAPI = "/openapi.json"
 
 _REF = "#/components/schemas/{model}"
@@ -53,7 +56,8 @@ _STATUS_TEXT = {
     "(AGENT_RESUME_TOOL_CALL_NOT_SUSPENDED)",
     "413": "The body is larger than the server accepts (code PAYLOAD_TOO_LARGE)",
     "422": "Data that fails the tool's schema (AGENT_RESUME_INVALID_DATA, APPROVAL_INVALID_ARGS);"
-    " nothing was claimed, the call is still pending",
+    " nothing was claimed, the call is still pending; or a decide-many body naming a call twice"
+    " (INVALID_REQUEST)",
 }
 
 
@@ -64,6 +68,8 @@ def openapi_document() -> dict[str, Any]:
         (ApproveRequest, "validation"),
         (DeclineRequest, "validation"),
         (ResumeRequest, "validation"),
+        (DecideManyRequest, "validation"),
+        (DecideManyOut, "serialization"),
         (SuspendedRunsPageOut, "serialization"),
         (PendingToolCallOut, "serialization"),
         (DecisionOut, "serialization"),
@@ -87,7 +93,9 @@ def openapi_document() -> dict[str, Any]:
     wait = _query_parameters(DecisionQuery)
     decide_errors = ("400", "401", "403", "404", "409", "413", "422")
 
-    def post(summary: str, body: type[BaseModel], description: str) -> dict[str, Any]:
+    def post(
+        summary: str, body: type[BaseModel], description: str, answer: dict[str, Any] = decision
+    ) -> dict[str, Any]:
         return {
             "post": {
                 "summary": summary,
@@ -99,7 +107,7 @@ def openapi_document() -> dict[str, Any]:
                     "content": {"application/json": {"schema": ref(body, "validation")}},
                 },
                 "responses": {
-                    "200": _json("Claimed; the run continues in the background", decision),
+                    "200": _json("Claimed; the run continues in the background", answer),
                     **{s: _json(_STATUS_TEXT[s], error, s) for s in decide_errors},
                 },
             }
@@ -167,6 +175,16 @@ def openapi_document() -> dict[str, Any]:
             ResumeRequest,
             "Give a call that suspended itself the data it asked for (validated against its "
             "resumeSchema); the tool runs again with it.",
+        ),
+        API_PREFIX + DECIDE_MANY: post(
+            "Decide many tool calls",
+            DecideManyRequest,
+            "Approve or decline several pending calls of one run in one transaction, all or "
+            "nothing: when any is refused (already decided, expired, not allowed, fingerprint "
+            "or definition changed, the same approver twice) none is recorded and the error "
+            "names that call (toolCallId). Each approval counts toward its own call's quorum; "
+            "the run goes on once every call of its step is resolved.",
+            ref(DecideManyOut, "serialization"),
         ),
         API_PREFIX + OPENAPI: {
             "get": {

@@ -45,6 +45,7 @@ from bot.api._input import Problem, json_body, parse
 from bot.api._openapi import (
     API_PREFIX,
     APPROVE,
+    DECIDE_MANY,
     DECLINE,
     OPENAPI,
     PENDING_CALL,
@@ -55,6 +56,8 @@ from bot.api._openapi import (
 from bot.api._schemas import (
     DEFAULT_PER_PAGE,
     ApproveRequest,
+    DecideManyOut,
+    DecideManyRequest,
     DecisionOut,
     DecisionQuery,
     DeclineRequest,
@@ -108,6 +111,7 @@ def add_api_routes(
     api.router.add_post(APPROVE, _approve)
     api.router.add_post(DECLINE, _decline)
     api.router.add_post(RESUME, _resume)
+    api.router.add_post(DECIDE_MANY, _decide_many)
     api.router.add_get(OPENAPI, _openapi)
     api.router.add_route("*", "/{tail:.*}", _fallback)
     api.on_shutdown.append(_drain_agents)
@@ -249,11 +253,8 @@ async def _decide(
     )
     try:
         stream = await agent.decide_request(asked, decision)
-    except ToolChanged as exc:  # presented again: the Slack side posts the new card
-        if exc.presented_again and isinstance(exc.stream, AgentStream):
-            await _observe(
-                request, TakenDecision(request=asked, decision=decision, stream=exc.stream)
-            )
+    except ToolChanged as exc:
+        await _presented_again(request, exc, asked, decision)
         raise
     wait = parse(DecisionQuery, dict(request.query)).wait
     logger.info(
@@ -266,6 +267,57 @@ async def _decide(
     )
     await _observe(request, TakenDecision(request=asked, decision=decision, stream=stream))
     return await _accepted(stream, body.tool_call_id, wait)
+
+
+async def _decide_many(request: web.Request) -> web.Response:
+    """Claim every decision of the body in one transaction (``Agent.decide_many``), as the
+    caller's person; tell the observer once, with the whole batch."""
+    agent = _agent(request)
+    body = parse(DecideManyRequest, await json_body(request))
+    ids = [d.tool_call_id for d in body.decisions]
+    if len(set(ids)) != len(ids):
+        raise Problem(  # 422: valid by the schema, which cannot say "unique by toolCallId"
+            422, api_errors.INVALID_REQUEST, "name each toolCallId once in decisions"
+        )
+    decider = request[CALLER].decider(body.decided_by, body.run_id, ids[0])
+    decisions: dict[str, Approve | Decline] = {
+        d.tool_call_id: Approve() if d.decision == "approve" else Decline(reason=d.reason)
+        for d in body.decisions
+    }
+    try:
+        stream = await agent.decide_many(
+            run_id=body.run_id,
+            decisions=decisions,
+            decided_by=decider,
+            fingerprints={d.tool_call_id: d.fingerprint for d in body.decisions if d.fingerprint},
+            source=API_SOURCE,
+        )
+    except ToolChanged as exc:
+        asked = DecisionRequest(
+            run_id=body.run_id, tool_call_id=exc.tool_call_id, decided_by=decider, source=API_SOURCE
+        )
+        await _presented_again(request, exc, asked, Approve())
+        raise
+    logger.info("api: decided %d calls of run %s (agent %s)", len(ids), body.run_id, agent.id)
+    asked = DecisionRequest(
+        run_id=body.run_id, tool_call_id=ids[0], decided_by=decider, source=API_SOURCE
+    )
+    first = decisions[ids[0]]
+    await _observe(
+        request, TakenDecision(request=asked, decision=first, stream=stream, batch=decisions)
+    )
+    wait = parse(DecisionQuery, dict(request.query)).wait
+    result = await stream.result() if wait else None
+    out = DecideManyOut.of(body.run_id, ids, result).model_dump(mode="json", by_alias=True)
+    return web.json_response({k: v for k, v in out.items() if v is not None})
+
+
+async def _presented_again(
+    request: web.Request, exc: ToolChanged, asked: DecisionRequest, decision: Decision
+) -> None:
+    """A call presented again with its tool's new definition: the Slack side posts its card."""
+    if exc.presented_again and isinstance(exc.stream, AgentStream):
+        await _observe(request, TakenDecision(request=asked, decision=decision, stream=exc.stream))
 
 
 async def _observe(request: web.Request, taken: TakenDecision) -> None:
@@ -333,7 +385,10 @@ def _ok(model: BaseModel) -> web.Response:
 _ROUTES = [
     (re.compile(r"^agents/[^/]+/suspended-runs$"), "GET"),
     (re.compile(r"^agents/[^/]+/pending-calls/[^/]+/[^/]+$"), "GET"),
-    (re.compile(r"^agents/[^/]+/(approve-tool-call|decline-tool-call|resume)$"), "POST"),
+    (
+        re.compile(r"^agents/[^/]+/(approve-tool-call|decline-tool-call|resume|decide-many)$"),
+        "POST",
+    ),
     (re.compile(r"^openapi\.json$"), "GET"),
 ]
 

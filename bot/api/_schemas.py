@@ -26,6 +26,8 @@ MAX_PAGE = 1_000_000
 """Largest ``page`` (keeps offsets far from integer overflow in SQL backends)."""
 DEFAULT_PER_PAGE = 50
 """``perPage`` when only ``page`` is given."""
+MAX_BATCH = 100
+"""Most calls one ``decide-many`` request decides."""
 
 
 def _no_nul(value: str) -> str:
@@ -136,6 +138,32 @@ class ResumeRequest(_Request):
     decided_by: Id | None = None
     """Who answered, as for approve: a per-person token's user, or the service token's
     ``decidedBy`` with ``API_TOKEN_ACTS_FOR_USERS=true`` (recorded in the audit log)."""
+
+
+class BatchDecisionIn(_Request):
+    """One call of a ``decide-many`` body."""
+
+    tool_call_id: Id
+    """The pending call."""
+    decision: Literal["approve", "decline"]
+    """What to do with it."""
+    reason: Annotated[str, Field(max_length=MAX_REASON_LENGTH)] | None = None
+    """For ``decline``: why; the model is told."""
+    fingerprint: Id | None = None
+    """The fingerprint shown for this call; must match the pending call (else 409)."""
+
+
+class DecideManyRequest(_Request):
+    """Body of ``POST /api/agents/{agent_id}/decide-many``: several calls of one run, decided
+    in one transaction, all or nothing."""
+
+    run_id: Id
+    """The run holding the pending calls."""
+    decisions: Annotated[list[BatchDecisionIn], Field(min_length=1, max_length=MAX_BATCH)]
+    """One entry per call (each ``toolCallId`` once)."""
+    decided_by: Id | None = None
+    """Who decides, as for approve: a per-person token's user (may be left out), or the
+    service token's ``decidedBy`` with ``API_TOKEN_ACTS_FOR_USERS=true``."""
 
 
 # -- responses -----------------------------------------------------------------------------
@@ -260,6 +288,31 @@ class DecisionOut(_Wire):
             finish_reason=result.finish_reason,
             pending=[PendingToolCallOut.of(c) for c in result.pending],
             error=None if result.error is None else str(result.error),
+        )
+
+
+class DecideManyOut(_Wire):
+    """Every decision of the batch was claimed; the run continues in the background (with
+    ``?wait=true`` the answer carries the run's result, as for one decision)."""
+
+    run_id: str
+    tool_call_ids: list[str]
+    status: Literal["accepted"] = "accepted"
+    text: str | None = None
+    finish_reason: Literal["stop", "suspended", "length", "error", "abandoned"] | None = None
+    pending: list[PendingToolCallOut] | None = None
+    error: str | None = None
+
+    @classmethod
+    def of(cls, run_id: str, tool_call_ids: list[str], result: RunResult | None) -> DecideManyOut:
+        one = DecisionOut.of(run_id, tool_call_ids[0], result)
+        return cls(
+            run_id=run_id,
+            tool_call_ids=tool_call_ids,
+            text=one.text,
+            finish_reason=one.finish_reason,
+            pending=one.pending,
+            error=one.error,
         )
 
 

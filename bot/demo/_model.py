@@ -6,6 +6,7 @@ the ``ops`` supervisor (which delegates refunds to ``agent-billing``) and the ``
 sub-agent (which calls ``refund``):
 
 - "delete record 42" → ``delete-record {"id": 42}``; "show record 3"; "list records";
+- "delete records 3, 4 and 5" → three ``delete-record`` calls in one step (a batch card);
 - "refund order 7 for 250" → ``agent-billing`` (ops) / ``refund {"order": 7, "amount": 250}``;
 - "open a ticket about the printer" → ``open-ticket {"title": "printer"}``;
 - after tool results it says in words what happened; anything else gets the help text;
@@ -30,6 +31,8 @@ DEMO_MODEL_ID = "demo"
 _SYNONYMS = {"urgent": "high", "critical": "high", "asap": "high", "normal": "medium"}
 _NUMBER = r"#?(\d+)"
 _DELETE = re.compile(rf"\b(?:delete|remove)\s+record\s*{_NUMBER}", re.I)
+_AND = r"(?:\s*,\s*(?:and\s+)?|\s+and\s+|\s*&\s*)"
+_DELETE_MANY = re.compile(rf"\b(?:delete|remove)\s+records\s+(#?\d+(?:{_AND}#?\d+)+)", re.I)
 _SHOW = re.compile(rf"\b(?:show|get|view|find)\s+record\s*{_NUMBER}", re.I)
 _LIST = re.compile(r"\b(?:list|show)\b(?:\s+(?:all|the))?\s+records\b", re.I)
 _REFUND = re.compile(
@@ -64,11 +67,25 @@ class DemoModel:
         messages = request.messages
         if messages and messages[-1].role == "tool":
             return _words(summarize(messages))
-        call = route(_last_user_text(request), {t.name for t in request.tools})
+        offered = {t.name for t in request.tools}
+        many = route_many(_last_user_text(request), offered)
+        if many:
+            return [ToolCallRequest(f"demo_{uuid.uuid4().hex[:12]}", n, a) for n, a in many]
+        call = route(_last_user_text(request), offered)
         if call is not None:
             name, args = call
             return [ToolCallRequest(f"demo_{uuid.uuid4().hex[:12]}", name, args)]
         return _words(text.HELP)
+
+
+def route_many(message: str, tools: set[str]) -> list[tuple[str, dict[str, Any]]]:
+    """Several calls of one step a request maps to ("delete records 3, 4 and 5"); empty when
+    it names one call or none."""
+    m = _DELETE_MANY.search(message)
+    if m is None or "delete-record" not in tools:
+        return []
+    ids = list(dict.fromkeys(int(n) for n in re.findall(r"\d+", m.group(1))))
+    return [("delete-record", {"id": n}) for n in ids] if len(ids) > 1 else []
 
 
 def route(message: str, tools: set[str]) -> tuple[str, dict[str, Any]] | None:

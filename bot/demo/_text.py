@@ -8,6 +8,7 @@ HELP = (
     "requests:\n"
     "• list records · show record 3\n"
     "• delete record 42 (waits for a person to approve)\n"
+    "• delete records 3, 4 and 5 (one card for the three, with Approve all)\n"
     "• refund order 7 for 250 (billing agent; over 100 waits for approval)\n"
     "• open a ticket about the printer (I will ask for the priority)"
 )

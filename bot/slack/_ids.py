@@ -17,9 +17,15 @@ WITHDRAW_ACTION = "approval:withdraw"
 """``action_id`` of the Withdraw button: only the call's requester may use it."""
 SHOW_ALL_ACTION = "approval:show-all"
 """``action_id`` of "Show all" under arguments cut to fit: a modal with every argument."""
+APPROVE_ALL_ACTION = "approval:approve-all"
+"""``action_id`` of "Approve all N" on a batch card: every pending call of it, all or nothing."""
+DECLINE_ALL_ACTION = "approval:decline-all"
+"""``action_id`` of "Decline all N" on a batch card."""
 CARD_ACTIONS = (APPROVE_ACTION, EDIT_ACTION, DECLINE_ACTION, WITHDRAW_ACTION)
 """The buttons of an approval card."""
-ACTION_IDS = (*CARD_ACTIONS, PROVIDE_ACTION, SHOW_ALL_ACTION)
+BATCH_ACTIONS = (APPROVE_ALL_ACTION, DECLINE_ALL_ACTION)
+"""The buttons deciding every call of a batch card."""
+ACTION_IDS = (*CARD_ACTIONS, *BATCH_ACTIONS, PROVIDE_ACTION, SHOW_ALL_ACTION)
 """Every ``action_id`` a listener is registered for."""
 
 DECLINE_VIEW = "approval:decline-modal"
@@ -34,7 +40,9 @@ REASON_BLOCK = "reason"
 """``block_id`` of the reason input of the decline modal."""
 
 APPROVAL_BLOCK = "approval-actions"
-"""``block_id`` of the card's buttons."""
+"""``block_id`` of the card's buttons (a batch card's row: ``approval-actions:<n>``)."""
+BATCH_BLOCK = "batch"
+"""``block_id`` prefix of a batch card's own blocks ("Approve all", "Show all" of a row)."""
 SUSPENSION_BLOCK = "suspension-actions"
 """``block_id`` of the "Provide details" button under a question."""
 

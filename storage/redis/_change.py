@@ -14,9 +14,9 @@ from datetime import datetime
 from typing import Any
 
 from storage import _codec as codec
-from storage._change import Completion, StateChange, fenced
+from storage._change import BatchRefusal, Completion, DecisionBatch, StateChange, fenced
 from storage._errors import SnapshotVersionConflict
-from storage._records import AuditEvent, ClaimRecord, SnapshotRecord, utcnow
+from storage._records import ApprovalRecord, AuditEvent, ClaimRecord, SnapshotRecord, utcnow
 
 
 def member(run_id: str, key: str) -> str:
@@ -122,15 +122,7 @@ def payload(prefix: str, change: StateChange, befores: list[str | None] | None =
         ],
     }
     if (claim := change.claim) is not None:
-        doc["claim"] = {
-            "hash": f"{prefix}claims:{claim.run_id}",
-            "key": claim.key,
-            "doc": codec.dumps(claim),
-            "unfinished": claim.status == "claimed",
-            "score": str(codec.score(claim.decided_at)),
-            "member": member(claim.run_id, claim.key),
-            "lease": lease_score(claim.lease_until),
-        }
+        doc["claim"] = _claim_args(prefix, claim)
     if change.snapshot is not None:
         doc["snapshot"] = snapshot_args(prefix, change.snapshot)
     if change.delete_snapshot is not None:
@@ -141,6 +133,67 @@ def payload(prefix: str, change: StateChange, befores: list[str | None] | None =
             "doc": codec.dumps(change.thread),
         }
     return json.dumps(doc, separators=(",", ":"))
+
+
+def _claim_args(prefix: str, claim: ClaimRecord) -> dict[str, Any]:
+    """What a script needs to take ``claim`` and index it while it is unfinished."""
+    return {
+        "hash": f"{prefix}claims:{claim.run_id}",
+        "key": claim.key,
+        "doc": codec.dumps(claim),
+        "unfinished": claim.status == "claimed",
+        "score": str(codec.score(claim.decided_at)),
+        "member": member(claim.run_id, claim.key),
+        "lease": lease_score(claim.lease_until),
+    }
+
+
+def approval_field(record: ApprovalRecord) -> str:
+    """The field of ``record`` in its run's approvals hash (one per key and approver)."""
+    return json.dumps([record.key, record.approver], separators=(",", ":"))
+
+
+def batch_payload(prefix: str, batch: DecisionBatch) -> str:
+    """The ``COMMIT_BATCH`` script's argument."""
+    doc = {
+        "approvals": [
+            {
+                "claims": f"{prefix}claims:{a.run_id}",
+                "approvals": f"{prefix}approvals:{a.run_id}",
+                "key": a.key,
+                "field": approval_field(a),
+                "doc": codec.dumps(a),
+            }
+            for a in batch.approvals
+        ],
+        "claims": [_claim_args(prefix, c) for c in batch.claims],
+        "audit": [
+            {
+                "doc": codec.dumps(e),
+                "score": str(codec.score(e.at)),
+                "indexes": audit_indexes(prefix, e),
+            }
+            for e in batch.audit
+        ],
+    }
+    return json.dumps(doc, separators=(",", ":"))
+
+
+def batch_refusal(batch: DecisionBatch, reply: list[Any]) -> BatchRefusal | None:
+    """The refusal ``COMMIT_BATCH`` answered with, or None when it wrote the batch."""
+    kind = reply[0].decode() if isinstance(reply[0], bytes) else str(reply[0])
+    if kind == "ok":
+        return None
+    index = int(reply[1]) - 1
+    approvals = list(batch.approvals)
+    if kind == "again":
+        vote = approvals[index]
+        return BatchRefusal(run_id=vote.run_id, key=vote.key, approver=vote.approver)
+    refused = (
+        approvals[index] if index < len(approvals) else list(batch.claims)[index - len(approvals)]
+    )
+    held = codec.loads(ClaimRecord, reply[2])
+    return BatchRefusal(run_id=refused.run_id, key=refused.key, claim=held)
 
 
 def _fence(done: Completion) -> dict[str, Any]:

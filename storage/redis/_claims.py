@@ -18,12 +18,19 @@ from typing import Any
 import redis.asyncio as aioredis
 
 from storage import _codec as codec
-from storage._change import ApprovalTally, Completion, StateChange
+from storage._change import ApprovalTally, BatchRefusal, Completion, DecisionBatch, StateChange
 from storage._records import ApprovalRecord, ClaimRecord
-from storage.redis._change import lease_score, member
+from storage.redis._change import (
+    approval_field,
+    batch_payload,
+    batch_refusal,
+    lease_score,
+    member,
+)
 from storage.redis._scripts import (
     ADD_APPROVAL,
     CLAIM,
+    COMMIT_BATCH,
     EXPIRED_CLAIMS,
     SWAP_CLAIMS,
 )
@@ -56,6 +63,11 @@ class RedisClaims:
         self._expired_claims = client.register_script(EXPIRED_CLAIMS)
         self._swap_claims = client.register_script(SWAP_CLAIMS)
         self._add_approval = client.register_script(ADD_APPROVAL)
+        self._commit_batch = client.register_script(COMMIT_BATCH)
+
+    async def commit_batch(self, batch: DecisionBatch) -> BatchRefusal | None:
+        reply = await self._commit_batch(args=[self._p, batch_payload(self._p, batch)])
+        return batch_refusal(batch, reply)
 
     # -- claims ----------------------------------------------------------------------------
     async def claim(self, record: ClaimRecord) -> ClaimRecord | None:
@@ -154,7 +166,7 @@ class RedisClaims:
             keys=[f"{self._p}claims:{record.run_id}", f"{self._p}approvals:{record.run_id}"],
             args=[
                 record.key,
-                json.dumps([record.key, record.approver], separators=(",", ":")),
+                approval_field(record),
                 codec.dumps(record),
             ],
         )

@@ -299,3 +299,43 @@ append_audit(p, c.audit)
 return {'ok'}
 """
 )
+
+COMMIT_BATCH = (
+    AUDIT_EVENTS
+    + """
+-- ARGV: prefix, batch JSON {approvals: [{claims, approvals, key, field, doc}], claims:
+-- [{hash, key, doc, unfinished, score, member, lease}], audit: [...]}.
+-- Every check runs before the first write, so a refused batch writes nothing.
+-- Returns {'ok'}, {'claimed', index in the batch's approvals then claims, claim JSON} or
+-- {'again', index} (an approval its approver gave already).
+local p = ARGV[1]
+local b = cjson.decode(ARGV[2])
+for i, a in ipairs(b.approvals) do
+  local held = redis.call('HGET', a.claims, a.key)
+  if held then
+    return {'claimed', tostring(i), held}
+  end
+  if redis.call('HEXISTS', a.approvals, a.field) == 1 then
+    return {'again', tostring(i)}
+  end
+end
+for i, c in ipairs(b.claims) do
+  local held = redis.call('HGET', c.hash, c.key)
+  if held then
+    return {'claimed', tostring(#b.approvals + i), held}
+  end
+end
+for _, a in ipairs(b.approvals) do
+  redis.call('HSET', a.approvals, a.field, a.doc)
+end
+for _, c in ipairs(b.claims) do
+  redis.call('HSET', c.hash, c.key, c.doc)
+  if c.unfinished then
+    redis.call('ZADD', p .. 'claims:unfinished', c.score, c.member)
+    redis.call('ZADD', p .. 'claims:leases', c.lease, c.member)
+  end
+end
+append_audit(p, b.audit)
+return {'ok'}
+"""
+)

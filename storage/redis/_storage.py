@@ -73,6 +73,7 @@ DEFAULT_KEY_PREFIX = "countersign:"
 
 _PROTOCOL_METHODS = (
     "commit",
+    "commit_batch",
     "load_run",
     "save_snapshot",
     "load_snapshot",

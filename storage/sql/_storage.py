@@ -15,15 +15,15 @@ schema is migrated by Alembic on first use (see ``storage.sql._migrate``).
 from __future__ import annotations
 
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Sequence
 from datetime import datetime, timedelta
-from typing import Any, TypeVar
+from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.engine import URL
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from storage._change import ApprovalTally, Completion, StateChange
+from storage._change import ApprovalTally, BatchRefusal, Completion, DecisionBatch, StateChange
 from storage._errors import SnapshotVersionConflict
 from storage._prune import PruneReport
 from storage._records import (
@@ -35,6 +35,7 @@ from storage._records import (
     ThreadRecord,
     utcnow,
 )
+from storage.sql._batch import commit_batch, through_sqlalchemy
 from storage.sql._database import SQLDatabase
 from storage.sql._edge import SQLEdgeRecords
 from storage.sql._escalations import SQLEscalations
@@ -55,8 +56,6 @@ from storage.sql._schema import (
 from storage.sql.postgres import _decision_path as _pg_hot
 from storage.sql.sqlite import _decision_path as _sqlite_hot
 from storage.sql.sqlite._decision_path import RunState
-
-T = TypeVar("T")
 
 _KV_PURGE_EVERY_SECONDS = 60.0
 
@@ -115,8 +114,11 @@ class SQLStorage(SQLEdgeRecords, SQLEscalations):
         if postgres is not None:
             return await _pg_hot.apply(postgres, change)
         return await self._db.write(
-            _through_sqlalchemy(lambda c: _sqlite_hot.apply(c, change)), durable=durable
+            through_sqlalchemy(lambda c: _sqlite_hot.apply(c, change)), durable=durable
         )
+
+    async def commit_batch(self, batch: DecisionBatch) -> BatchRefusal | None:
+        return await commit_batch(self._db, batch, durable=self._durable_claims)
 
     async def load_run(self, run_id: str) -> RunState:
         sqlite = await self._db.sqlite_connection()
@@ -125,7 +127,7 @@ class SQLStorage(SQLEdgeRecords, SQLEscalations):
         postgres = await self._db.postgres()
         if postgres is not None:
             return await _pg_hot.load_run(postgres, run_id)
-        work = _through_sqlalchemy(lambda c: _sqlite_hot.load_run(c, run_id))
+        work = through_sqlalchemy(lambda c: _sqlite_hot.load_run(c, run_id))
 
         async def in_transaction(conn: AsyncConnection) -> RunState:
             async with conn.begin():  # SQLite: one transaction reads one snapshot
@@ -261,7 +263,7 @@ class SQLStorage(SQLEdgeRecords, SQLEscalations):
         if postgres is not None:
             return await _pg_hot.add_approval(postgres, record)
         return await self._db.write(
-            _through_sqlalchemy(lambda c: _sqlite_hot.add_approval(c, record))
+            through_sqlalchemy(lambda c: _sqlite_hot.add_approval(c, record))
         )
 
     async def list_approvals(self, run_ids: Sequence[str]) -> dict[str, list[ApprovalRecord]]:
@@ -387,15 +389,3 @@ class SQLStorage(SQLEdgeRecords, SQLEscalations):
     # -- retention -------------------------------------------------------------------------
     async def prune(self, *, before: datetime, audit: bool = False) -> PruneReport:
         return await self._db.write(lambda conn: prune(conn, before=before, audit_too=audit))
-
-
-def _through_sqlalchemy(
-    work: Callable[[_sqlite_hot.Connection], T],
-) -> Callable[[AsyncConnection], Awaitable[T]]:
-    """``work`` (``storage.sql.sqlite._decision_path``'s statements) on a connection SQLAlchemy
-    drives."""
-
-    async def run(conn: AsyncConnection) -> T:
-        return await conn.run_sync(lambda sync: work(_sqlite_hot.ThroughSQLAlchemy(sync)))
-
-    return run

@@ -1,6 +1,4 @@
-"""The approval card (SPEC 12), pending and decided: pure functions over
-``slack_sdk.models.blocks``.
-
+"""The approval card (SPEC 12), pending and decided: pure functions over slack_sdk's blocks.
 Pending: a header "Approve <title>?", the tool (``server · tool`` for MCP tools, "destructive"
 when its annotations say so), the arguments (``_args``), a context line (who asked, via which
 agents, who may approve, quorum progress, expiry), then Approve (with a confirm dialog when
@@ -50,8 +48,7 @@ SHOW_ALL_BLOCK = "approval-args"
 """``block_id`` of the "Show all" button."""
 NOT_SELF_BLOCK = "approval-context-not-self"
 """``block_id`` of a pending card's context line when the policy in force forbids its requester
-to approve it (absent where self-approval is allowed): what a client such as the local
-workspace reads to hint "you asked for this", instead of assuming the default."""
+to approve it (absent otherwise): a client such as the local workspace hints from it."""
 _NAME_LIMIT = 80
 
 
@@ -150,7 +147,7 @@ def approver_mention(approver: str) -> str:
     return mention(approver)
 
 
-def _who_may_approve(card: CardView) -> str:
+def who_may_approve(card: CardView) -> str:
     """Who may approve, as the policy in force says (``CardRules``): the requester is named as
     excluded only when self-approval is off for this call."""
     rules = card.rules
@@ -187,18 +184,18 @@ def quorum_progress(card: CardView) -> str | None:
     return msg.QUORUM_BY.format(count=count, needed=needed, who=who)
 
 
-def _requested(card: CardView) -> str:
+def requested(card: CardView) -> str:
     if card.requester and mention(card.requester).startswith("<@"):
         return msg.REQUESTED_BY.format(user=card.requester)
     return msg.REQUESTED_BY_UNKNOWN
 
 
 def _context(card: CardView, *, pending: bool) -> ContextBlock:
-    parts = [_requested(card)]
+    parts = [requested(card)]
     if len(card.agent_path) > 1:
         parts.append(msg.ASKED_VIA.format(path=_code_name(" → ".join(card.agent_path))))
     if pending:
-        parts.append(_who_may_approve(card))
+        parts.append(who_may_approve(card))
         escalated = escalated_line(card.rules, approver_mention)
         if escalated:
             parts.append(escalated)
@@ -214,13 +211,17 @@ def _context(card: CardView, *, pending: bool) -> ContextBlock:
     )
 
 
-def _show_all(card: CardView) -> ActionsBlock:
-    button = ButtonElement(
+def show_all_button(card: CardView) -> ButtonElement:
+    """ "Show all": a modal with every argument of the call."""
+    return ButtonElement(
         text=PlainTextObject(text=msg.SHOW_ALL_BUTTON),
         action_id=SHOW_ALL_ACTION,
         value=card.ref.encode(),
     )
-    return ActionsBlock(block_id=SHOW_ALL_BLOCK, elements=[button])
+
+
+def _show_all(card: CardView) -> ActionsBlock:
+    return ActionsBlock(block_id=SHOW_ALL_BLOCK, elements=[show_all_button(card)])
 
 
 def _args(card: CardView, edited: dict[str, Any] | None) -> list[Block]:
@@ -258,7 +259,7 @@ def _changes(original: dict[str, Any], edited: dict[str, Any]) -> SectionBlock |
     return SectionBlock(text=MarkdownTextObject(text=msg.CHANGED_LABEL), fields=fields)
 
 
-def _confirm(card: CardView) -> ConfirmObject:
+def confirm_dialog(card: CardView) -> ConfirmObject:
     tool = escape_truncated(card_title(card), 150)
     return ConfirmObject(
         title=PlainTextObject(text=msg.CONFIRM_TITLE),
@@ -269,8 +270,10 @@ def _confirm(card: CardView) -> ConfirmObject:
     )
 
 
-def decision_buttons(card: CardView, block_id: str = APPROVAL_BLOCK) -> ActionsBlock:
-    """Approve (primary, confirm dialog when the rules say so), Edit, Decline (danger)."""
+def decision_buttons(
+    card: CardView, block_id: str = APPROVAL_BLOCK, extra: ButtonElement | None = None
+) -> ActionsBlock:
+    """Approve (primary; confirm when the rules say so), Edit, Decline, Withdraw, ``extra``."""
     value = card.ref.encode()
     return ActionsBlock(
         block_id=block_id,
@@ -280,7 +283,7 @@ def decision_buttons(card: CardView, block_id: str = APPROVAL_BLOCK) -> ActionsB
                 action_id=APPROVE_ACTION,
                 value=value,
                 style="primary",
-                confirm=_confirm(card) if card.rules.confirm else None,
+                confirm=confirm_dialog(card) if card.rules.confirm else None,
             ),
             ButtonElement(
                 text=PlainTextObject(text=msg.EDIT_BUTTON), action_id=EDIT_ACTION, value=value
@@ -292,6 +295,7 @@ def decision_buttons(card: CardView, block_id: str = APPROVAL_BLOCK) -> ActionsB
                 style="danger",
             ),
             withdraw_button(value),
+            *([extra] if extra is not None else []),
         ],
     )
 
@@ -345,7 +349,7 @@ _DECIDED_WORD = {
 }
 
 
-def _shown_kind(decision: Decision | None) -> str:
+def shown_kind(decision: Decision | None) -> str:
     """How a card names an outcome: a decline by its requester is a withdrawal."""
     if decision is None:
         return "interrupted"
@@ -357,8 +361,22 @@ def _shown_kind(decision: Decision | None) -> str:
 def decided_card(card: CardView, decided: Decided) -> list[Block]:
     """The card after its outcome: the outcome in the header, who, when, why; no buttons."""
     decision = decided.decision
-    kind = _shown_kind(decision)
-    header = _HEADERS.get(kind, msg.HEADER_INTERRUPTED)
+    header = _HEADERS.get(shown_kind(decision), msg.HEADER_INTERRUPTED)
+    edited = decision.args if decision is not None and decision.kind == "approve" else None
+    if edited is not None and not changed_keys(card.args, edited):
+        edited = None
+    return [
+        _header(header, card),
+        _tool_section(card),
+        *_args(card, edited),
+        SectionBlock(text=MarkdownTextObject(text=outcome_line(card, decided))),
+        _context(card, pending=False),
+    ]
+
+
+def outcome_line(card: CardView, decided: Decided) -> str:
+    """Who decided what and when (quorum count, decline reason), as a decided card says it."""
+    decision, kind = decided.decision, shown_kind(decided.decision)
     line = _LINES.get(kind, msg.INTERRUPTED_CARD).format(
         who=names(decided.deciders), when=slack_date(decided.at)
     )
@@ -368,21 +386,12 @@ def decided_card(card: CardView, decided: Decided) -> list[Block]:
         line += " · " + msg.QUORUM.format(count=count, needed=needed)
     if decision is not None and decision.kind == "decline" and decision.reason:
         line += "\n" + msg.DECIDED_REASON.format(reason=escape_truncated(decision.reason, 1000))
-    edited = decision.args if decision is not None and decision.kind == "approve" else None
-    if edited is not None and not changed_keys(card.args, edited):
-        edited = None
-    return [
-        _header(header, card),
-        _tool_section(card),
-        *_args(card, edited),
-        SectionBlock(text=MarkdownTextObject(text=line)),
-        _context(card, pending=False),
-    ]
+    return line
 
 
 def decided_fallback(card: CardView, decided: Decided) -> str:
     """The notification text of a decided card."""
-    kind = _shown_kind(decided.decision)
+    kind = shown_kind(decided.decision)
     if kind == "expire":
         return escape_truncated(msg.EXPIRED_FALLBACK.format(tool=_named(card)), FALLBACK_LIMIT)
     who = [u for u in decided.deciders if u] or ["someone"]

@@ -38,6 +38,9 @@ class PostedCard:
     """The Slack workspace of that thread (the ``<team>`` of its thread id)."""
     question: dict[str, Any] | None = None
     """For a tool's question (not an approval card): what it asked (its suspend payload)."""
+    batch: tuple[str, ...] = ()
+    """On a batch card: the tool call ids of every call on the same message, in order (this
+    one included); empty for a card of its own."""
 
 
 class CardStore:
@@ -66,6 +69,7 @@ class CardStore:
             "agent_path": list(view.agent_path),
             **_shown(view),
             **({"question": question} if question is not None else {}),
+            **({"batch": list(card.batch)} if card.batch else {}),
         }
         where = {"channel": card.channel, "ts": card.ts, "thread_ts": card.thread_ts}
         presented = AuditEvent(
@@ -131,6 +135,7 @@ def _from_record(record: CardRecord) -> PostedCard:
         thread_ts=record.thread_ts,
         team=record.team,
         question=data.get("question"),
+        batch=tuple(str(c) for c in data.get("batch") or ()),
     )
 
 

@@ -8,7 +8,7 @@ import logging
 
 from agents import AgentStream, TakenDecision
 from bot.slack._services import Services
-from bot.slack.delivery._shown import show_decided
+from bot.slack.delivery._shown import show_decided, show_many_decided
 from storage import utcnow
 
 logger = logging.getLogger(__name__)
@@ -18,6 +18,19 @@ async def publish(services: Services, taken: TakenDecision) -> None:
     """Queue the Slack side of ``taken`` on the bot's runner (returns at once). A decision
     without a named person shows how it came (``api``)."""
     request = taken.request
+    if taken.batch:  # decide_many: every call shown, the run posted once
+        services.runner.submit(
+            show_many_decided(
+                services,
+                taken.batch,
+                run_id=request.run_id,
+                by=request.decided_by or request.source,
+                at=utcnow(),
+                stream=taken.stream,
+            ),
+            name=f"publish-{request.run_id}",
+        )
+        return
     if request.tool_call_id is None:  # no card names it: the run goes on by itself
         return
     services.runner.submit(

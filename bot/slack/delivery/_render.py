@@ -12,6 +12,7 @@ from slack_sdk.errors import SlackApiError
 import bot.slack._messages as msg
 from agents import (
     AgentStream,
+    PendingToolCall,
     ToolCallSuspendedChunk,
     fingerprint,
 )
@@ -28,11 +29,11 @@ from bot.slack.blocks._blocks import (
 )
 from bot.slack.blocks._refs import ApprovalRef
 from bot.slack.delivery._card_index import PostedCard
-from bot.slack.delivery._card_posts import post_card_or_keep
 from bot.slack.delivery._claimed import claimed_detail
 from bot.slack.delivery._outbox import post_owed
 from bot.slack.delivery._streamer import ReplyStreamer
 from bot.slack.delivery._thread import SlackThread
+from bot.slack.delivery.batch._cards import post_step_cards
 from storage import utcnow
 
 logger = logging.getLogger(__name__)
@@ -81,6 +82,9 @@ async def post_run(
     count, text = 0, ""
     last: tuple[str, str] | None = None
 
+    gated: list[PendingToolCall] = []  # approvals announced together: one step's calls
+    gated_run = stream.run_id
+
     async def finish_text() -> None:
         nonlocal count, text, last
         if owed:
@@ -98,15 +102,24 @@ async def post_run(
             count, last = count + 1, (ts, text)
         text = ""
 
+    async def post_gated() -> None:
+        nonlocal count, last
+        if gated:
+            count += await post_step_cards(services, thread, gated_run, list(gated))
+            last = None
+            gated.clear()
+
     async for chunk in stream.full_stream:
+        if chunk.type == "tool-call-approval":
+            await finish_text()
+            gated_run = chunk.run_id
+            gated.append(chunk.pending_call())
+            continue
+        await post_gated()
         if chunk.type == "text-delta":
             text += chunk.text
             if not owed:
                 await streamer.append(chunk.text)
-        elif chunk.type == "tool-call-approval":
-            await finish_text()
-            await post_card_or_keep(services, thread, chunk.run_id, chunk.pending_call())
-            count, last = count + 1, None
         elif chunk.type == "tool-call-suspended":
             await finish_text()
             await _post_question(services, thread, chunk)
@@ -114,6 +127,7 @@ async def post_run(
         elif chunk.type == "tool-call-resumed" and chunk.kind == "suspension" and answered_by:
             await _mark_answered(services, chunk.run_id, chunk.tool_call_id, answered_by, answer)
     await finish_text()
+    await post_gated()
     result = await stream.result()
     if result.finish_reason == "abandoned":  # taken over: the new owner posts the one outcome
         logger.info("run %s abandoned here: another instance took its call over", result.run_id)

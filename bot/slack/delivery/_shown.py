@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import replace
 from datetime import datetime
 from typing import TypeVar
@@ -42,6 +42,7 @@ from bot.slack.delivery._claimed import claimed_detail, taken_over, takeover_sta
 from bot.slack.delivery._outbox import enqueue, new_write
 from bot.slack.delivery._render import post_run, reporting_failures
 from bot.slack.delivery._thread import SlackThread
+from bot.slack.delivery.batch._cards import redraw_batch
 from storage import utcnow
 
 logger = logging.getLogger(__name__)
@@ -112,6 +113,42 @@ async def show_decided(
             await _patiently(services, show_outcome)  # the card must reach its outcome
         elif interrupted:
             await _update(services, card, Decided(decision=None, by=None, at=at))
+        await _post_or_keep(services, stream, thread)
+
+
+async def show_many_decided(
+    services: Services,
+    decisions: Mapping[str, Decision],
+    *,
+    run_id: str,
+    by: str | None,
+    at: datetime,
+    stream: AgentStream,
+) -> None:
+    """Show calls decided together (``decide_many``): each batch card they are on drawn again
+    once, a card of its own updated, then the run posted once in its thread."""
+    cards = [await services.cards.find(run_id, tool_call_id) for tool_call_id in decisions]
+    known = [card for card in cards if card is not None]
+    if not known:
+        return
+    first = known[0]
+    thread = SlackThread(
+        team=first.team,
+        channel=first.channel,
+        thread_ts=first.thread_ts,
+        requester=first.view.requester,
+    )
+    async with _thread_lock(services, thread.thread_id), reporting_failures(services, thread):
+        redrawn: set[str] = set()
+        for card in known:
+            if card.batch:
+                if card.ts not in redrawn:
+                    redrawn.add(card.ts)
+                    await redraw_batch(services, card)
+                continue
+            decided = Decided(decision=decisions[card.view.ref.tool_call_id], by=by, at=at)
+            await _update(services, card, decided)
+            await _update_reminder(services, card, decided)
         await _post_or_keep(services, stream, thread)
 
 
@@ -188,6 +225,9 @@ async def _presented_again(stream: AgentStream, card: PostedCard) -> ToolCallApp
 async def show_replaced(services: Services, card: PostedCard, line: str) -> None:
     """The card of a call presented again on a new card: "Replaced", why (``line``), no
     buttons."""
+    if card.batch:  # one row of a batch card: the message is drawn again, that row replaced
+        await redraw_batch(services, card)
+        return
     if not card.ts:
         return
     try:
@@ -223,6 +263,9 @@ async def _still_waiting(stream: AgentStream, card: PostedCard) -> PendingToolCa
 async def _show_progress(services: Services, card: PostedCard, call: PendingToolCall) -> None:
     """The card still waiting, with the quorum progress ("1 of 2 approvals: <@U1>": who still
     counts) and who may approve under the policy in force."""
+    if card.batch:
+        await redraw_batch(services, card)
+        return
     view = replace(described(services, card.view, call), approved_by=tuple(call.approved_by))
     try:
         await services.client.chat_update(
@@ -263,7 +306,11 @@ async def _update_reminder(services: Services, card: PostedCard, decided: Decide
 
 
 async def _update(services: Services, card: PostedCard, decided: Decided) -> None:
-    """Replace the card (or question) by its decided form; a failure leaves it stale (logged)."""
+    """Replace the card (or question) by its decided form; a failure leaves it stale (logged).
+    A call on a batch card has the whole message drawn again, from storage."""
+    if card.batch:
+        await redraw_batch(services, card)
+        return
     if not card.ts:
         return
     decision = decided.decision

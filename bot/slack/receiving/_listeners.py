@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ValidationError
 from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncBoltContext
@@ -13,7 +13,9 @@ from slack_bolt.response import BoltResponse
 from bot.ops._outage import unavailable
 from bot.slack._ids import (
     APPROVE_ACTION,
+    APPROVE_ALL_ACTION,
     DECLINE_ACTION,
+    DECLINE_ALL_ACTION,
     DECLINE_VIEW,
     EDIT_ACTION,
     EDIT_VIEW,
@@ -23,6 +25,7 @@ from bot.slack._ids import (
     WITHDRAW_ACTION,
 )
 from bot.slack._services import Services
+from bot.slack.deciding._batch import handle_all
 from bot.slack.deciding._clicks import handle_click, handle_withdraw
 from bot.slack.deciding._conversation import admit, answer
 from bot.slack.deciding._modals import finish_submission, open_modal, show_all_arguments, submitted
@@ -113,6 +116,16 @@ def register_listeners(app: AsyncApp, services: Services) -> None:
         if click is not None:
             services.runner.submit(show_all_arguments(services, click), name="show-all")
 
+    def on_all(kind: Literal["approve", "decline"]) -> Any:
+        async def listener(ack: AsyncAck, body: dict[str, Any]) -> None:
+            await ack()
+            click = _parsed(BlockActions, body, "a click")
+            if click is not None:
+                services.runner.submit(handle_all(services, click, kind), name=f"{kind}-all")
+
+        listener.__name__ = f"on_{kind}_all"
+        return listener
+
     def on_submit(choice: Choice) -> Any:
         async def listener(ack: AsyncAck, body: dict[str, Any]) -> None:
             submission = _parsed(ViewSubmission, body, "a submission")
@@ -142,6 +155,8 @@ def register_listeners(app: AsyncApp, services: Services) -> None:
     app.action(WITHDRAW_ACTION)(on_click("withdraw"))
     app.action(PROVIDE_ACTION)(on_click("provide"))
     app.action(SHOW_ALL_ACTION)(on_show_all)
+    app.action(APPROVE_ALL_ACTION)(on_all("approve"))
+    app.action(DECLINE_ALL_ACTION)(on_all("decline"))
     app.view(DECLINE_VIEW)(on_submit("decline"))
     app.view(EDIT_VIEW)(on_submit("edit"))
     app.view(PROVIDE_VIEW)(on_submit("provide"))

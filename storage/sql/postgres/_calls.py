@@ -15,14 +15,16 @@ more on a new connection. A connection lost while the statement ran raises
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
 
 import asyncpg
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from storage._errors import StorageUnavailable
+
+T = TypeVar("T")
 
 KEPT_CONNECTIONS = 2
 """Connections kept checked out between calls: a checkout through SQLAlchemy's pool costs about
@@ -126,6 +128,36 @@ class PostgresCalls:
                 break
         where = self._engine.url.render_as_string(hide_password=True)
         assert lost is not None
+        raise StorageUnavailable(where, lost) from lost
+
+    async def transaction(self, work: Callable[[Any], Awaitable[T]]) -> T:
+        """``work(driver)`` in one transaction on an ``asyncpg`` connection of the pool: its
+        statements commit together when it returns, and are rolled back when it raises.
+
+        A lost connection is ``StorageUnavailable`` (never tried again: the transaction may
+        have committed); errors of ``work`` and of its statements are raised as they are.
+        """
+        try:
+            conn = await self._borrow()
+        except (OSError, sa.exc.DBAPIError) as exc:  # the checkout: no server
+            self._unavailable(exc)
+            raise
+        try:
+            driver = _driver(conn)
+            try:
+                async with driver.transaction():
+                    return await work(driver)
+            except (asyncpg.PostgresError, OSError) as exc:
+                if not (driver.is_closed() or _connection_error(exc)):
+                    raise
+                await _discard(conn, driver)
+                lost: BaseException = exc
+            except (asyncpg.InterfaceError, asyncpg.InternalClientError) as exc:
+                await _discard(conn, driver)
+                lost = exc
+        finally:
+            await self._give_back(conn)
+        where = self._engine.url.render_as_string(hide_password=True)
         raise StorageUnavailable(where, lost) from lost
 
 

@@ -41,13 +41,13 @@ from storage.sql.sqlite._escalations import RunWithEscalations
 
 # ``$1::text``: the argument goes as text whatever JSON codec the connection was given, and
 # the result comes back as text that ``json.loads`` reads with its key order.
-_COMMIT = (
+COMMIT = (
     "SELECT countersign_commit($1::text::json, $2::text, $3::text, $4::text::json,"
     " $5::text[], $6::text::json, $7::text, $8::text, $9::text::json, $10::text,"
     " $11::text::json, $12::text[], $13::text::json, $14::text[])::text"
 )
-_LOAD_RUN = "SELECT countersign_load_run($1::text)::text"
-_ADD_APPROVAL = "SELECT countersign_add_approval($1::text::json)::text"
+LOAD_RUN = "SELECT countersign_load_run($1::text)::text"
+ADD_APPROVAL = "SELECT countersign_add_approval($1::text::json)::text"
 
 MISSING_CLAIM = "CS404"
 """SQLSTATE of ``countersign_commit`` completing a claim that does not exist."""
@@ -62,7 +62,7 @@ async def apply(calls: PostgresCalls, change: StateChange) -> ClaimRecord | None
     """Write ``change`` in one statement (``StateChange`` semantics): None when applied, the
     stored claim (having written nothing) when ``change.claim``'s key is taken."""
     try:
-        found = await calls.fetchval(_COMMIT, *_change_arguments(change))
+        found = await calls.fetchval(COMMIT, *change_arguments(change))
     except asyncpg.PostgresError as exc:
         if exc.sqlstate == VERSION_CONFLICT:
             run_id, expected = json.loads(exc.detail)
@@ -82,7 +82,7 @@ async def apply(calls: PostgresCalls, change: StateChange) -> ClaimRecord | None
 
 async def load_run(calls: PostgresCalls, run_id: str) -> RunState:
     """The snapshot, claims and approvals of ``run_id``, read by one statement."""
-    found = json.loads(await calls.fetchval(_LOAD_RUN, run_id, read=True))
+    found = json.loads(await calls.fetchval(LOAD_RUN, run_id, read=True))
     snapshot = found["snapshot"]
     return (
         None if snapshot is None else codec.from_document(SnapshotRecord, snapshot),
@@ -94,7 +94,7 @@ async def load_run(calls: PostgresCalls, run_id: str) -> RunState:
 async def load_run_and_escalations(calls: PostgresCalls, run_id: str) -> RunWithEscalations:
     """``load_run`` with the run's escalation steps, read by the same one statement (the
     function ``0010`` replaced)."""
-    found = json.loads(await calls.fetchval(_LOAD_RUN, run_id, read=True))
+    found = json.loads(await calls.fetchval(LOAD_RUN, run_id, read=True))
     snapshot = found["snapshot"]
     return (
         None if snapshot is None else codec.from_document(SnapshotRecord, snapshot),
@@ -107,7 +107,7 @@ async def load_run_and_escalations(calls: PostgresCalls, run_id: str) -> RunWith
 async def add_approval(calls: PostgresCalls, record: ApprovalRecord) -> ApprovalTally:
     """``Storage.add_approval`` in one statement (the call's advisory lock included)."""
     document = json.dumps(codec.document(record))
-    found = json.loads(await calls.fetchval(_ADD_APPROVAL, document))
+    found = json.loads(await calls.fetchval(ADD_APPROVAL, document))
     held = found["claim"]
     return ApprovalTally(
         added=found["added"],
@@ -118,7 +118,7 @@ async def add_approval(calls: PostgresCalls, record: ApprovalRecord) -> Approval
 
 # -- the arguments of countersign_commit: per part, its plain columns as one JSON document and
 # -- the text of its JSON columns apart (None when the part is absent) ----------------------
-def _change_arguments(change: StateChange) -> tuple[object, ...]:
+def change_arguments(change: StateChange) -> tuple[object, ...]:
     claim = change.claim
     completions, outcomes = None, None
     if change.completions:

@@ -21,7 +21,14 @@ from typing import Any, Protocol
 
 import sqlalchemy as sa
 
-from storage._change import ApprovalTally, Completion, StateChange, fenced
+from storage._change import (
+    ApprovalTally,
+    BatchRefusal,
+    Completion,
+    DecisionBatch,
+    StateChange,
+    fenced,
+)
 from storage._errors import SnapshotVersionConflict
 from storage._records import (
     ApprovalRecord,
@@ -195,6 +202,32 @@ def add_approval(conn: Connection, record: ApprovalRecord) -> ApprovalTally:
         added = conn.execute(_INSERT_APPROVAL, values).rowcount == 1
     rows = conn.execute(_APPROVALS_OF_KEY, (record.run_id, record.key)).fetchall()
     return ApprovalTally(added=added, approvals=[_approval(r) for r in rows], claim=held)
+
+
+class Refused(Exception):
+    """Raised inside a batch's transaction to roll it back; carries the refusal."""
+
+    def __init__(self, refusal: BatchRefusal) -> None:
+        super().__init__(refusal.key)
+        self.refusal = refusal
+
+
+def apply_batch(conn: Connection, batch: DecisionBatch) -> None:
+    """Write ``batch`` inside the caller's transaction (``DecisionBatch`` semantics); raises
+    ``Refused`` after some statements ran: the caller rolls back."""
+    for vote in batch.approvals:
+        tally = add_approval(conn, vote)
+        if not tally.added:
+            approver = None if tally.claim is not None else vote.approver
+            refusal = BatchRefusal(
+                run_id=vote.run_id, key=vote.key, claim=tally.claim, approver=approver
+            )
+            raise Refused(refusal)
+    for record in batch.claims:
+        held = _claim(conn, record)
+        if held is not None:
+            raise Refused(BatchRefusal(run_id=record.run_id, key=record.key, claim=held))
+    _append_audit(conn, batch.audit)
 
 
 def _claim(conn: Connection, record: ClaimRecord) -> ClaimRecord | None:

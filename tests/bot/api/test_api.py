@@ -511,6 +511,7 @@ async def test_openapi_describes_every_route_with_generated_schemas(store: Stora
             "/api/agents/{agent_id}/approve-tool-call",
             "/api/agents/{agent_id}/decline-tool-call",
             "/api/agents/{agent_id}/resume",
+            "/api/agents/{agent_id}/decide-many",
             "/api/openapi.json",
         }
         schemas = doc["components"]["schemas"]

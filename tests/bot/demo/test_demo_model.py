@@ -19,7 +19,7 @@ from agents.models import (
 )
 from agents.models._base import ModelEvent
 from bot import load_settings
-from bot.demo._model import DemoModel, extract, route
+from bot.demo._model import DemoModel, extract, route, route_many
 from bot.demo._ops_agent import agent_model, openai_client, ops_agent
 from storage import InMemoryStorage
 from tests.fakes.openai_server import FakeOpenAIServer
@@ -221,3 +221,22 @@ async def test_a_declined_delete_is_reported_and_keeps_the_record(
     done = await agent.decline_tool_call_generate(run_id=first.run_id, reason="still needed")
     assert done.text == "OK, I did not run delete-record: it was declined (still needed)."
     assert await db.count(records) == SEEDED_RECORDS
+
+
+@pytest.mark.parametrize(
+    "message",
+    ["delete records 3, 4 and 5", "please remove records #3, 4, and 5", "delete records 3 & 4 & 5"],
+)
+async def test_deleting_several_records_is_one_step_of_several_calls(message: str) -> None:
+    from agents._messages import Message, ToolSpec
+
+    tools = [ToolSpec(name=n, description=n, parameters={}) for n in sorted(OPS_TOOLS)]
+    events = DemoModel().answer(
+        ModelRequest(messages=[Message(role="user", content=message)], tools=tools)
+    )
+
+    calls = [e for e in events if isinstance(e, ToolCallRequest)]
+    assert [(c.name, c.args) for c in calls] == [("delete-record", {"id": n}) for n in (3, 4, 5)]
+    assert len({c.id for c in calls}) == 3
+    assert route_many("delete record 3", OPS_TOOLS) == []
+    assert route_many(message, {"get-record"}) == []

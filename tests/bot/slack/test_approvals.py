@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 
 from agents import Agent
 from agents.models import ScriptedModel, call, calls, reply
@@ -152,7 +153,7 @@ async def test_refused_click_gets_an_ephemeral_and_changes_nothing(
         assert executions.of("delete_record") == [{"id": "abc-123"}]
 
 
-async def test_parallel_gated_calls_get_one_card_each_and_the_model_waits_for_both(
+async def test_parallel_gated_calls_share_one_batch_card_and_the_model_waits_for_both(
     bot_with: BotFactory, executions: Executions
 ) -> None:
     script = [
@@ -162,14 +163,17 @@ async def test_parallel_gated_calls_get_one_card_each_and_the_model_waits_for_bo
     async with bot_with(script) as (bot, model):
         ts = await bot.mention("delete a and b")
         await bot.settle()
-        first, second = bot.cards(ts)
-        await bot.click(first, APPROVE_ACTION)
+        [card] = bot.cards(ts)  # SPEC 12: one batch card, each call with its own buttons
+        await bot.click(card, APPROVE_ACTION)  # the first row's Approve
         await bot.settle()
         assert len(model.requests) == 1
-        await bot.decline(second)
+        [card] = bot.cards(ts)
+        second_row = [b for b in card.blocks if b.get("block_id") == "approval-actions:2"]
+        await bot.decline(dataclasses.replace(card, blocks=second_row + card.blocks))
         assert executions.of("delete_record") == [{"id": "a"}]
-        assert "Approved by" in str(bot.cards(ts)[0].blocks)
-        assert "Declined by" in str(bot.cards(ts)[1].blocks)
+        [card] = bot.cards(ts)
+        assert "Approved by" in str(card.blocks) and "Declined by" in str(card.blocks)
+        assert not any(b["type"] == "actions" for b in card.blocks)
         assert bot.texts(ts) == ["Deleted a, kept b."]
 
 

@@ -1,0 +1,216 @@
+"""SPEC 12 batch cards in a thread: one card for a step's gated calls, each decided by its own
+buttons or all at once with "Approve all N" / "Decline all N" (``decide_many``, all or nothing),
+the card drawn again after every decision, by a click, the HTTP API or the expiry sweep."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from datetime import timedelta
+from pathlib import Path
+
+from agents.models import call, calls, reply
+from bot import APPROVE_ACTION
+from bot.background._periodic import sweep_expired
+from bot.slack._ids import APPROVE_ALL_ACTION, DECLINE_ALL_ACTION
+from bot.slack.blocks._home_view import HOME_BLOCK_PREFIX
+from storage import Storage, utcnow
+from tests.bot.conftest import BotFactory
+from tests.bot.harness import Bot, Executions, make_agent, start_bot
+from tests.fakes.slack_api import FakeSlackAPI, PostedMessage
+
+STEP = [
+    calls(*(call("delete_record", {"id": str(n)}, id=f"call_{n}") for n in (3, 4, 5))),
+    reply("Deleted what you approved."),
+]
+
+
+def _live(card: PostedMessage) -> list[str]:
+    return [e["action_id"] for b in card.blocks if b["type"] == "actions" for e in b["elements"]]
+
+
+async def _click_row(
+    bot: Bot, card: PostedMessage, row: int | str, action_id: str, user: str
+) -> None:
+    """Click ``action_id`` in row ``row`` (from 1; ``"all"``: Approve / Decline all)."""
+    block_id = "batch:all" if row == "all" else f"approval-actions:{row}"
+    wanted = [b for b in card.blocks if b.get("block_id") == block_id]
+    others = [b for b in card.blocks if b not in wanted]
+    clicked = dataclasses.replace(card, blocks=wanted + others)
+    response = await bot.click(clicked, action_id, user=user)
+    assert response.status == 200
+    await bot.settle()
+
+
+async def test_a_step_with_three_gated_calls_posts_one_batch_card_listing_each(
+    bot_with: BotFactory, executions: Executions
+) -> None:
+    async with bot_with(STEP) as (bot, _):
+        ts = await bot.mention("delete records 3, 4 and 5", user="U1")
+        await bot.settle()
+
+        [card] = bot.cards(ts)
+        text = json.dumps(card.blocks)
+        assert card.blocks[0]["text"]["text"] == "Approve 3 calls?"
+        for n in (3, 4, 5):
+            assert f"`{n}`" in text
+        assert _live(card).count(APPROVE_ACTION) == 3
+        assert _live(card)[-2:] == [APPROVE_ALL_ACTION, DECLINE_ALL_ACTION]
+        for n in (3, 4, 5):  # each call is indexed, so expiry, Home and the API find it
+            posted = await bot.services.cards.find(_run(bot), f"call_{n}")
+            assert posted is not None and posted.ts == card.ts
+            assert posted.batch == ("call_3", "call_4", "call_5")
+        assert executions.of("delete_record") == []
+
+
+def _run(bot: Bot) -> str:
+    [event] = [e for e in bot.slack.calls_to("chat.postMessage") if e.args.get("metadata")]
+    return str(event.args["metadata"]["event_payload"]["run_id"])
+
+
+async def test_one_rows_approve_updates_the_batch_card_and_approve_all_decides_the_rest(
+    bot_with: BotFactory, executions: Executions
+) -> None:
+    async with bot_with(STEP) as (bot, model):
+        ts = await bot.mention("delete records 3, 4 and 5", user="U1")
+        await bot.settle()
+        [card] = bot.cards(ts)
+
+        await _click_row(bot, card, 2, APPROVE_ACTION, user="U2")
+
+        [after_one] = bot.cards(ts)
+        assert executions.of("delete_record") == [{"id": "4"}]
+        assert _live(after_one).count(APPROVE_ACTION) == 2
+        assert "Approved by <@U2>" in json.dumps(after_one.blocks)
+        labels = [
+            e["text"]["text"]
+            for b in after_one.blocks
+            if b["type"] == "actions"
+            for e in b["elements"]
+        ]
+        assert "Approve all 2" in labels
+        assert len(model.requests) == 1  # the step is not resolved yet
+
+        await _click_row(bot, after_one, "all", APPROVE_ALL_ACTION, user="U3")
+
+        assert sorted(a["id"] for a in executions.of("delete_record")) == ["3", "4", "5"]
+        [done] = bot.cards(ts)
+        assert _live(done) == []
+        assert done.blocks[0]["text"]["text"] == "All 3 calls decided"
+        assert json.dumps(done.blocks).count("Approved by <@U3>") == 2
+        assert bot.texts(ts)[-1] == "Deleted what you approved."
+        claims = await bot.services.storage.list_claims(_run(bot))
+        assert {c.tool_call_id: c.decided_by for c in claims} == {
+            "call_3": "U3",
+            "call_4": "U2",
+            "call_5": "U3",
+        }
+
+
+async def test_decline_all_declines_every_call_and_nothing_runs(
+    bot_with: BotFactory, executions: Executions
+) -> None:
+    async with bot_with(STEP) as (bot, _):
+        ts = await bot.mention("delete records 3, 4 and 5", user="U1")
+        await bot.settle()
+        [card] = bot.cards(ts)
+
+        await _click_row(bot, card, "all", DECLINE_ALL_ACTION, user="U2")
+
+        assert executions.of("delete_record") == []
+        [done] = bot.cards(ts)
+        assert _live(done) == [] and json.dumps(done.blocks).count("Declined by <@U2>") == 3
+
+
+async def test_approve_all_refused_for_one_call_records_nothing_and_names_it(
+    slack: FakeSlackAPI, store: Storage, executions: Executions, tmp_path: Path
+) -> None:
+    """A two-person rule: U2 approved call 4 already, so U2's "Approve all 3" is refused
+    whole (naming call 4, row 2), and calls 3 and 5 get no approval from it."""
+    policy = tmp_path / "countersign.toml"
+    policy.write_text('[[rules]]\ntools = ["delete-*"]\napprovals = 2\n', encoding="utf-8")
+    agent, _ = make_agent(STEP, executions)
+    async with start_bot(slack, agent, store, env={"POLICY_FILE": str(policy)}) as bot:
+        ts = await bot.mention("delete records 3, 4 and 5", user="U1")
+        await bot.settle()
+        [card] = bot.cards(ts)
+        await _click_row(bot, card, 2, APPROVE_ACTION, user="U2")
+        [card] = bot.cards(ts)
+        assert "1 of 2 approvals: <@U2>" in json.dumps(card.blocks)
+
+        await _click_row(bot, card, "all", APPROVE_ALL_ACTION, user="U2")
+
+        [ephemeral] = bot.slack.calls_to("chat.postEphemeral")
+        assert ephemeral["user"] == "U2" and "call 2 (delete_record)" in ephemeral["text"]
+        approvals = (await store.list_approvals([_run(bot)]))[_run(bot)]
+        assert [(a.key.split("#")[0], a.approver) for a in approvals] == [("call_4", "U2")]
+        assert executions.of("delete_record") == []
+
+        await _click_row(bot, bot.cards(ts)[0], "all", APPROVE_ALL_ACTION, user="U3")
+
+        assert executions.of("delete_record") == [{"id": "4"}]  # 3 and 5 need one more
+        [card] = bot.cards(ts)
+        assert json.dumps(card.blocks).count("1 of 2 approvals: <@U3>") == 2
+        assert "Approved by <@U2> and <@U3>" in json.dumps(card.blocks)
+
+
+async def test_decide_many_through_the_api_draws_the_batch_card_again(
+    slack: FakeSlackAPI, store: Storage, executions: Executions
+) -> None:
+    agent, _ = make_agent(STEP, executions)
+    env = {"API_TOKEN": "api-secret", "API_TOKEN_ACTS_FOR_USERS": "true"}
+    async with start_bot(slack, agent, store, env=env) as bot:
+        ts = await bot.mention("delete records 3, 4 and 5", user="U1")
+        await bot.settle()
+        answer = await bot.http.post(
+            "/api/agents/ops/decide-many",
+            json={
+                "runId": _run(bot),
+                "decisions": [
+                    {"toolCallId": "call_3", "decision": "approve"},
+                    {"toolCallId": "call_5", "decision": "decline", "reason": "keep 5"},
+                ],
+                "decidedBy": "U7",
+            },
+            headers={"Authorization": "Bearer api-secret"},
+        )
+        assert answer.status == 200, await answer.text()
+        await bot.settle()
+
+        [card] = bot.cards(ts)
+        text = json.dumps(card.blocks)
+        assert "Approved by <@U7>" in text and "Declined by <@U7>" in text and "keep 5" in text
+        assert _live(card).count(APPROVE_ACTION) == 1  # call 4 still waits
+        assert executions.of("delete_record") == [{"id": "3"}]
+
+
+async def test_the_expiry_sweep_flips_every_row_and_leaves_no_live_button(
+    bot_with: BotFactory, executions: Executions
+) -> None:
+    async with bot_with(STEP) as (bot, _):
+        ts = await bot.mention("delete records 3, 4 and 5", user="U1")
+        await bot.settle()
+
+        assert await sweep_expired(bot.services, now=utcnow() + timedelta(days=2)) == 3
+        await bot.settle()
+
+        [card] = bot.cards(ts)
+        assert _live(card) == [] and json.dumps(card.blocks).count("Expired") == 3
+        assert executions.of("delete_record") == []
+
+
+async def test_a_decision_from_home_draws_the_batch_card_again(
+    bot_with: BotFactory, executions: Executions
+) -> None:
+    async with bot_with(STEP) as (bot, _):
+        ts = await bot.mention("delete records 3, 4 and 5", user="U1")
+        await bot.settle()
+        await bot.open_home("U2")
+
+        await bot.click_home(f"{HOME_BLOCK_PREFIX}0", APPROVE_ACTION, user="U2")
+        await bot.settle()
+
+        assert len(executions.of("delete_record")) == 1
+        [card] = bot.cards(ts)
+        assert _live(card).count(APPROVE_ACTION) == 2
+        assert "Approved by <@U2>" in json.dumps(card.blocks)
