@@ -183,3 +183,16 @@ EDIT_NEEDS_MORE = (
 NEEDS_APPROVERS = "{count} different approvers"
 NEEDS_CONFIRM = "a confirmation"
 ARG_ABOVE = "{name} above {limit}"
+
+# -- Slack's agent surfaces (SPEC 16): assistant threads, the status line ----------------------
+ASSISTANT_TITLE = "{agent}"
+"""The title of a new assistant thread."""
+PROMPTS_TITLE = "Try one of these:"
+PROMPT_WHAT_CAN_YOU_DO = "What can you do?"
+STATUS_THINKING = "is thinking…"
+STATUS_WAITING = "is waiting for {who} to approve {tool}…"
+STATUS_WAITING_ANYONE = "is waiting for an approver to approve {tool}…"
+STATUS_ASKING = "is waiting for an answer for {tool}…"
+STATUS_RUNNING = "is running {tool}…"
+STATUS_CLEARED = ""
+"""An empty status clears the status line."""

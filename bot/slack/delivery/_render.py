@@ -29,8 +29,8 @@ from bot.slack.blocks._refs import ApprovalRef
 from bot.slack.delivery._card_index import PostedCard
 from bot.slack.delivery._card_posts import post_card_or_keep
 from bot.slack.delivery._claimed import claimed_detail
-from bot.slack.delivery._streamer import ReplyStreamer
 from bot.slack.delivery._thread import SlackThread
+from bot.slack.surfaces._surface import RunSurface
 from storage import utcnow
 
 logger = logging.getLogger(__name__)
@@ -66,13 +66,8 @@ async def post_run(
     its "Provide details" button and shows the answer the tool received and the reply it came
     from (``answer``).
     """
-    client = services.client
-    streamer = ReplyStreamer(
-        client,
-        channel=thread.channel,
-        thread_ts=thread.thread_ts,
-        min_interval=services.stream_interval,
-    )
+    surface = await RunSurface.open(services, thread, stream.run_id)
+    streamer = surface.writer
     count, text = 0, ""
     last: tuple[str, str] | None = None
 
@@ -97,11 +92,14 @@ async def post_run(
             count, last = count + 1, None
         elif chunk.type == "tool-call-resumed" and chunk.kind == "suspension" and answered_by:
             await _mark_answered(services, chunk.run_id, chunk.tool_call_id, answered_by, answer)
+        await surface.follow(chunk)
     await finish_text()
     result = await stream.result()
     if result.finish_reason == "abandoned":  # taken over: the new owner posts the one outcome
         logger.info("run %s abandoned here: another instance took its call over", result.run_id)
         return Posted(messages=count, last_reply=last, abandoned=True)
+    if result.finish_reason != "suspended":
+        await surface.status.answered()
     if result.finish_reason == "error":
         await _report_failure(services, thread, result.error, f"run {result.run_id}")
         count, last = count + 1, None
