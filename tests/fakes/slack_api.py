@@ -299,6 +299,7 @@ async def _read_args(request: web.Request) -> dict[str, Any]:
         args = dict(body) if isinstance(body, dict) else {}
     else:
         args = {k: v for k, v in (await request.post()).items() if isinstance(v, str)}
+        args.update(request.query)  # slack_sdk sends ``params=`` of a POST in the query string
     for key in _JSON_FIELDS:
         if isinstance(args.get(key), str):
             args[key] = json.loads(args[key])

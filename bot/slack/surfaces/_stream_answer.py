@@ -151,20 +151,28 @@ class StreamedAnswer:
         )
 
     async def _schedule(self) -> None:
-        wait = self._interval - (self._clock() - self._sent_at)
-        if wait <= 0:
-            async with self._lock:
+        if self._timer is not None:
+            return  # a write is scheduled already: it takes this along
+        async with self._lock:
+            wait = self._interval - (self._clock() - self._sent_at)
+            if wait <= 0:
                 await self._write()
-        elif self._timer is None:
-            self._timer_waiting = True
-            self._timer = asyncio.get_running_loop().create_task(self._write_later(wait))
+                return
+        self._timer_waiting = True
+        self._timer = asyncio.get_running_loop().create_task(self._write_later(wait))
 
     async def _write_later(self, wait: float) -> None:
-        await self._sleep(wait)
-        self._timer_waiting = False
-        async with self._lock:
-            await self._write()
-        self._timer = None
+        """Write once the interval has passed, again while more arrived during a write."""
+        while True:
+            await self._sleep(wait)
+            async with self._lock:
+                self._timer_waiting = False
+                await self._write()
+                if not self._pending or self._fallback is not None:
+                    self._timer = None
+                    return
+                self._timer_waiting = True
+                wait = self._interval
 
     async def _write(self) -> None:
         if self._fallback is not None or not self._has_content():

@@ -1,0 +1,121 @@
+"""SPEC 16 streamed answers: the fallback to post + update (once, remembered, silent), a stream
+interrupted by a restart completed once, the append throttle, a stream Slack ended."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from typing import Any
+
+from agents.models import reply
+from bot.slack.delivery._thread import SlackThread
+from bot.slack.surfaces._stream_answer import StreamedAnswer
+from storage import Storage
+from tests.bot.conftest import BotFactory
+from tests.bot.harness import TEAM, Executions, make_agent, start_bot
+from tests.bot.slack.test_assistant_threads import DM, ask, open_assistant_thread
+from tests.fakes.slack_api import FakeSlackAPI
+
+
+async def test_where_streaming_is_not_available_the_answer_is_posted_once_and_remembered(
+    slack: FakeSlackAPI, bot_with: BotFactory
+) -> None:
+    slack.fail_next("chat.startStream", error="unknown_method")
+    async with bot_with([reply("First answer."), reply("Second answer.")]) as (bot, _):
+        thread_ts = await open_assistant_thread(bot)
+        await ask(bot, thread_ts, "one")
+        await ask(bot, thread_ts, "two")
+        texts = [m.text for m in slack.thread(DM, thread_ts)]
+    assert texts == ["First answer.", "Second answer."]  # no error shown, nothing lost
+    assert len(slack.calls_to("chat.startStream")) == 1  # not tried again
+    assert slack.calls_to("chat.appendStream") == []
+    assert len(slack.calls_to("chat.postMessage")) == 2  # posted, then updated as it grew
+
+
+async def test_another_streaming_error_is_not_taken_for_no_streaming(
+    slack: FakeSlackAPI, bot_with: BotFactory
+) -> None:
+    slack.fail_next("chat.startStream", error="channel_not_found")
+    async with bot_with([reply("Lost."), reply("Streamed.")]) as (bot, _):
+        thread_ts = await open_assistant_thread(bot)
+        await ask(bot, thread_ts, "one")
+        await ask(bot, thread_ts, "two")
+    assert len(slack.calls_to("chat.startStream")) == 2  # streaming stays on
+    assert [m.text for m in slack.thread(DM, thread_ts)][-1] == "Streamed."
+
+
+async def test_a_stream_interrupted_by_a_restart_is_completed_once(
+    slack: FakeSlackAPI, store: Storage
+) -> None:
+    thread = SlackThread(team=TEAM, channel=DM, thread_ts="1690000000.900000", requester="U1")
+    agent, _ = make_agent([], Executions())
+    async with start_bot(slack, agent, store) as first:
+        answer = StreamedAnswer(first.services, thread, run_id="run-1", interval=0)
+        await answer.append("Deleted rec")  # the process stops here, mid-answer
+    [interrupted] = slack.thread(DM, thread.thread_ts)
+    assert interrupted.ts in slack.surfaces.streaming
+
+    agent, _ = make_agent([], Executions())
+    async with start_bot(slack, agent, store) as second:  # the run's next delivery
+        answer = StreamedAnswer(second.services, thread, run_id="run-1", interval=0)
+        await answer.append("Deleted record a.")
+        assert await answer.finish() == interrupted.ts
+        again = StreamedAnswer(second.services, thread, run_id="run-1", interval=0)
+        await again.append("Anything else?")  # a later answer of the run streams anew
+        await again.finish()
+    messages = slack.thread(DM, thread.thread_ts)
+    assert [m.text for m in messages] == ["Deleted record a.", "Anything else?"]
+    assert slack.surfaces.streaming == set()
+    assert len(slack.calls_to("chat.startStream")) == 2
+
+
+async def test_appends_are_at_most_one_per_interval(slack: FakeSlackAPI, store: Storage) -> None:
+    now = [0.0]
+    at: list[tuple[str, float]] = []
+
+    async def sleep(seconds: float) -> None:
+        now[0] += seconds
+
+    async def seen(method: str) -> Any:
+        async def observe(args: dict[str, Any]) -> None:
+            at.append((method, now[0]))
+
+        return observe
+
+    for method in ("chat.startStream", "chat.appendStream", "chat.stopStream"):
+        slack.on(method, await seen(method))
+    thread = SlackThread(team=TEAM, channel=DM, thread_ts="1690000000.900001", requester="U1")
+    agent, _ = make_agent([], Executions())
+    async with start_bot(slack, agent, store) as bot:
+        answer = StreamedAnswer(
+            bot.services, thread, run_id="run-2", interval=0.5, clock=lambda: now[0], sleep=sleep
+        )
+        for word in ["One", " two", " three", " four", " five"]:
+            await answer.append(word)
+            await asyncio.sleep(0.05)  # a write the throttle's timer makes is answered
+            now[0] += 0.1
+        await answer.task("call-1", "list-records", "in_progress")
+        await answer.finish()
+    appends = [t for m, t in at if m != "chat.stopStream"]
+    assert at[0][0] == "chat.startStream"
+    assert [m for m, _ in at].count("chat.appendStream") >= 2
+    assert all(b - a >= 0.5 for a, b in itertools.pairwise(appends))
+    [message] = slack.thread(DM, thread.thread_ts)
+    assert message.text == "One two three four five"  # nothing held back was lost
+    assert [b["status"] for b in message.blocks] == ["in_progress"]
+
+
+async def test_a_stream_slack_ended_is_completed_by_an_update(
+    slack: FakeSlackAPI, store: Storage
+) -> None:
+    thread = SlackThread(team=TEAM, channel=DM, thread_ts="1690000000.900002", requester="U1")
+    agent, _ = make_agent([], Executions())
+    async with start_bot(slack, agent, store) as bot:
+        answer = StreamedAnswer(bot.services, thread, run_id="run-3", interval=0)
+        await answer.append("Half")
+        slack.surfaces.stop_all()  # e.g. the stream's time ran out
+        await answer.append(" and the rest.")
+        await answer.finish()
+    [message] = slack.thread(DM, thread.thread_ts)
+    assert message.text == "Half and the rest."
+    assert any(c["ts"] == message.ts for c in slack.calls_to("chat.update"))
