@@ -24,14 +24,26 @@ from bot.slack._services import Services
 from bot.slack.blocks._card import approver_mention
 from bot.slack.delivery._card_posts import card_view
 from bot.slack.delivery._thread import SlackThread
+from bot.slack.surfaces._threads import is_assistant_thread
 from bot.slack.surfaces._tools import tool_title
 
 logger = logging.getLogger(__name__)
 
 
-async def show_status(services: Services, thread: SlackThread, status: str) -> None:
-    """Set the status line of an assistant thread (``""`` clears it). A refusal (a thread that
-    is not an assistant thread after all, a revoked scope) is logged, never shown."""
+async def show_status(
+    services: Services, thread: SlackThread, status: str, *, assistant: bool | None = None
+) -> None:
+    """Set the status line of ``thread`` when it is an assistant thread (``""`` clears it);
+    nothing in a channel, where the card is the status. ``assistant``: the caller knows already
+    (None: asked of storage). A refusal (a revoked scope …) is logged, never shown.
+
+    The one entry point for deliveries outside a run's stream (a grant, an escalation widening
+    who may approve: ``show_status(services, thread, waiting_status(...))``).
+    """
+    if assistant is None:
+        assistant = await is_assistant_thread(services.storage, thread.thread_id)
+    if not assistant:
+        return
     try:
         await services.client.assistant_threads_setStatus(
             channel_id=thread.channel, thread_ts=thread.thread_ts, status=status
@@ -76,7 +88,7 @@ class RunStatus:
         if not self._on or status == self._shown:
             return
         self._shown = status
-        await show_status(self._services, self._thread, status)
+        await show_status(self._services, self._thread, status, assistant=True)
 
     async def follow(self, chunk: Chunk) -> None:
         """Move the status on with ``chunk`` of the run's stream.

@@ -33,6 +33,7 @@ from bot.slack._services import Services
 from bot.slack.blocks._blocks import answer_text
 from bot.slack.delivery._streamer import ReplyStreamer
 from bot.slack.delivery._thread import SlackThread
+from storage import Storage
 
 logger = logging.getLogger(__name__)
 
@@ -50,6 +51,15 @@ _Mode = Literal["stream", "update", "fallback"]
 def open_stream_key(run_id: str) -> str:
     """Where the ts of the run's open stream is kept."""
     return f"slack:stream:{run_id}"
+
+
+async def take_open_stream(storage: Storage, run_id: str) -> str | None:
+    """The ts of the run's stream left open (and forget it), e.g. for the outbox to complete
+    it once Slack answers again instead of posting the answer a second time."""
+    ts = await storage.get_value(open_stream_key(run_id))
+    if ts is not None:
+        await storage.delete_value(open_stream_key(run_id))
+    return ts
 
 
 class StreamedAnswer:

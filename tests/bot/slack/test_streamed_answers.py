@@ -7,7 +7,12 @@ import asyncio
 import itertools
 from typing import Any
 
-from agents.models import reply
+import pytest
+from slack_sdk.errors import SlackApiError
+from slack_sdk.web.async_client import AsyncWebClient
+
+from agents.models import call, reply
+from bot.slack.delivery._outbox import flush_outbox
 from bot.slack.delivery._thread import SlackThread
 from bot.slack.surfaces._stream_answer import StreamedAnswer
 from storage import Storage
@@ -119,3 +124,46 @@ async def test_a_stream_slack_ended_is_completed_by_an_update(
     [message] = slack.thread(DM, thread.thread_ts)
     assert message.text == "Half and the rest."
     assert any(c["ts"] == message.ts for c in slack.calls_to("chat.update"))
+
+
+async def test_slack_down_mid_stream_completes_the_streamed_message_once_it_answers(
+    slack: FakeSlackAPI, bot_with: BotFactory
+) -> None:
+    async def go_down(args: dict[str, Any]) -> None:
+        slack.down = "5xx"
+
+    script = [call("delete_record", {"id": "a"}), reply("Deleted record a for you.")]
+    async with bot_with(script) as (bot, _):
+        thread_ts = await open_assistant_thread(bot)
+        await ask(bot, thread_ts, "delete a")
+        [card] = bot.cards(thread_ts, channel=DM)
+        slack.on("chat.appendStream", go_down)  # Slack stops answering mid-answer
+        await bot.click(card, "approval:approve", user="U2")
+        await bot.settle()
+        slack.down = None
+        slack._observers.clear()
+        assert await flush_outbox(bot.services) >= 1
+    answers = [m for m in slack.thread(DM, thread_ts) if not bot_card(m)]
+    assert [m.text for m in answers][-1] == "Deleted record a for you."
+    assert sum("Deleted record" in m.text for m in answers) == 1  # written once, not twice
+    [task] = answers[-1].blocks  # into the message that streamed, not posted anew
+    assert task["type"] == "task_card"
+    assert slack.calls_to("chat.postMessage")[-1]["blocks"]  # the last post was the card
+
+
+def bot_card(message: Any) -> bool:
+    return any(b["type"] == "actions" or b["type"] == "header" for b in message.blocks)
+
+
+async def test_the_fake_refuses_a_chunk_slack_sdk_refuses(slack: FakeSlackAPI) -> None:
+    client = AsyncWebClient(token="xoxb-test", base_url=slack.base_url)
+    bad = {
+        "type": "blocks",
+        "blocks": [{"type": "task_card", "task_id": "1", "title": "x", "status": "done"}],
+    }
+    with pytest.raises(SlackApiError) as refused:
+        await client.chat_startStream(channel=DM, thread_ts="1.1", chunks=[bad])
+    assert refused.value.response["error"] == "invalid_arguments"
+    with pytest.raises(SlackApiError) as channel:
+        await client.chat_startStream(channel="C1", thread_ts="1.1", markdown_text="hi")
+    assert channel.value.response["error"] == "invalid_arguments"  # a channel needs its recipient
