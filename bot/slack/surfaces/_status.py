@@ -97,6 +97,8 @@ class RunStatus:
         approved call): the ``tool-call`` announcing a step's calls comes before anyone knows
         which of them wait, so it changes nothing ("is thinking…" stays).
         """
+        if not self._on:
+            return  # a channel: the card is the status (and nothing is read for it)
         services, thread = self._services, self._thread
         if chunk.type in ("start", "tool-result", "tool-output-denied"):
             await self.show(msg.STATUS_THINKING)

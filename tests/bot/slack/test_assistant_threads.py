@@ -7,8 +7,11 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
+import pytest
+
 from agents import Agent
 from agents.models import ScriptItem, call, reply
+from bot import BotConfigError, load_settings
 from storage import Storage
 from tests.bot.harness import TEAM, Bot, Executions, demo_tools, make_agent, next_ts, start_bot
 from tests.fakes.slack_api import FakeSlackAPI
@@ -166,3 +169,21 @@ async def test_in_a_channel_the_card_is_the_status_and_nothing_streams(
         assert bot.texts(ts) == ["Deleted."]
     assert slack.calls_to("assistant.threads.setStatus") == []
     assert slack.calls_to("chat.startStream") == []
+
+
+def test_more_than_four_suggested_prompts_is_a_configuration_problem() -> None:
+    with pytest.raises(BotConfigError, match="SUGGESTED_PROMPTS holds 5 prompts"):
+        load_settings({"SUGGESTED_PROMPTS": "a | b | c | d | e"})
+    assert load_settings({"SUGGESTED_PROMPTS": " a |b|| "}).suggested_prompts == ("a", "b")
+
+
+async def test_a_context_change_is_acknowledged_and_changes_nothing(
+    slack: FakeSlackAPI, store: Storage
+) -> None:
+    async with served(slack, store, []) as bot:
+        thread_ts = await open_assistant_thread(bot)
+        before = len(slack.calls)
+        event = {**assistant_started(thread_ts), "type": "assistant_thread_context_changed"}
+        assert (await bot.send_event(event)).status == 200
+        await bot.settle()
+        assert slack.calls[before:] == []
