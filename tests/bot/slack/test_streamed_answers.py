@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -12,10 +13,11 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from agents.models import call, reply
+from bot.background._periodic import Background
 from bot.slack.delivery._outbox import flush_outbox
 from bot.slack.delivery._thread import SlackThread
-from bot.slack.surfaces._stream_answer import StreamedAnswer
-from storage import Storage
+from bot.slack.surfaces._stream_answer import StreamedAnswer, open_stream_key
+from storage import ClaimRecord, Storage, utcnow
 from tests.bot.conftest import BotFactory
 from tests.bot.harness import TEAM, Executions, make_agent, start_bot
 from tests.bot.slack.test_assistant_threads import DM, ask, open_assistant_thread
@@ -167,3 +169,46 @@ async def test_the_fake_refuses_a_chunk_slack_sdk_refuses(slack: FakeSlackAPI) -
     with pytest.raises(SlackApiError) as channel:
         await client.chat_startStream(channel="C1", thread_ts="1.1", markdown_text="hi")
     assert channel.value.response["error"] == "invalid_arguments"  # a channel needs its recipient
+
+
+async def test_a_crashed_instances_open_stream_is_completed_by_the_recovered_run(
+    slack: FakeSlackAPI, store: Storage, executions: Executions
+) -> None:
+    script = [
+        call("delete_record", {"id": "9"}),
+        lambda request: reply("Record 9 was not deleted: " + (request.messages[-1].content or "")),
+    ]
+    agent, _ = make_agent(script, executions)
+    async with start_bot(slack, agent, store) as bot:
+        thread_ts = await open_assistant_thread(bot)
+        await ask(bot, thread_ts, "delete record 9")
+        [run] = (await bot.agent.list_suspended_runs()).runs
+        call_id = run.tool_calls[0].tool_call_id
+        # Another instance claimed the approval, started streaming the call's progress, and died
+        # before the tool finished: its stream is left open.
+        await store.claim(
+            ClaimRecord(
+                run_id=run.run_id,
+                key=f"{call_id}#0",
+                tool_call_id=call_id,
+                decision="approved",
+                decided_by="U2",
+                decided_at=utcnow() - timedelta(hours=1),
+            )
+        )
+        left = await bot.services.client.chat_startStream(
+            channel=DM,
+            thread_ts=thread_ts,
+            chunks=[{"type": "markdown_text", "text": "Deleting rec"}],
+        )
+        await store.add_if_absent(open_stream_key(run.run_id), str(left["ts"]), 3600)
+        background = Background(bot.services).start()
+        await bot.settle()
+        await background.stop()
+    assert executions.of("delete_record") == []
+    completed = slack.messages[str(left["ts"])]
+    assert completed.text.startswith("Record 9 was not deleted")  # completed in place
+    assert completed.ts not in slack.surfaces.streaming
+    answers = [m for m in slack.thread(DM, thread_ts) if "Record 9" in m.text]
+    assert answers == [completed]  # once, not a second message
+    assert slack.surfaces.status_of(DM, thread_ts) == ""
