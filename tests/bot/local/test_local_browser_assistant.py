@@ -12,11 +12,11 @@ import pytest
 from playwright.async_api import Page, expect
 
 from bot import APPROVE_ACTION
-from tests.bot.local.browser import act_as, browser, click, opened
+from tests.bot.local.browser import act_as, browser, click, narrow, opened, overflow_x
 from tests.bot.local.fixtures import Local
 
 pytestmark = [pytest.mark.slow, pytest.mark.asyncio(loop_scope="module")]
-__all__ = ["browser", "opened"]  # fixtures
+__all__ = ["browser", "narrow", "opened"]  # fixtures
 
 
 async def test_an_assistant_thread_shows_prompts_status_and_a_streamed_answer(
@@ -66,3 +66,17 @@ async def test_an_assistant_thread_shows_prompts_status_and_a_streamed_answer(
     await pane.screenshot(path=tmp_path / "assistant-answered.png")
     for shot in ("assistant-new.png", "assistant-waiting.png", "assistant-answered.png"):
         assert (tmp_path / shot).stat().st_size > 0
+
+
+async def test_the_assistant_view_fits_a_phone_sized_window(
+    narrow: tuple[Local, Page], tmp_path: Path
+) -> None:
+    _, page = narrow
+    await page.get_by_test_id("assistant-link").click()
+    await page.get_by_test_id("assistant-new").click()
+    await page.get_by_test_id("suggested-prompt").click()  # sends "What can you do?"
+    messages = page.get_by_test_id("assistant-messages")
+    await expect(messages.get_by_test_id("answer")).to_have_count(1)
+    await expect(page.get_by_test_id("assistant-status")).to_be_hidden()
+    assert await overflow_x(page) == 0
+    await page.screenshot(path=tmp_path / "assistant-420.png")
