@@ -148,6 +148,9 @@ class Settings(BaseModel):
     """``LOG_FORMAT``: text (one readable line per record) or json (one JSON object per line)."""
     otel_exporter_otlp_endpoint: str | None = None
     """``OTEL_EXPORTER_OTLP_ENDPOINT``: where traces go over OTLP/HTTP (unset: no tracing)."""
+    suggested_prompts: tuple[str, ...] = ()
+    """``SUGGESTED_PROMPTS``: the prompts a new assistant thread suggests, separated by "|" (up
+    to 4; unset: the agent's instructions' list items, else "What can you do?")."""
 
     @property
     def mode(self) -> Mode:
@@ -263,6 +266,7 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
         log_level=log_level,
         log_format=log_format,
         otel_exporter_otlp_endpoint=text("OTEL_EXPORTER_OTLP_ENDPOINT"),
+        suggested_prompts=_prompts(problems, text("SUGGESTED_PROMPTS")),
     )
     settings = _with_policy(problems, settings, text("POLICY_FILE"))
     settings = _with_api_tokens(problems, settings)
@@ -347,6 +351,17 @@ def _check_slack(
         problems.append(SIGNING_SECRET_MISSING)
     if signing_secret is not None and bot_token is None and app_token is None:
         problems.append(SIGNING_SECRET_WITHOUT_BOT_TOKEN)
+
+
+def _prompts(problems: list[str], raw: str | None) -> tuple[str, ...]:
+    prompts = tuple(p.strip() for p in (raw or "").split("|") if p.strip())
+    if len(prompts) > 4:
+        problems.append(
+            f"SUGGESTED_PROMPTS holds {len(prompts)} prompts: Slack shows at most 4 (separate "
+            "them with |)"
+        )
+        return prompts[:4]
+    return prompts
 
 
 def _approvers(problems: list[str], raw: str | None) -> tuple[str, ...]:

@@ -63,20 +63,21 @@ class Delivery:
     async def message(self, message: Message) -> list[int]:
         """Deliver a person's message: ``message`` and, when it mentions the bot, ``app_mention``
         (two deliveries with their own ``event_id``, as Slack sends them)."""
+        direct = message.channel != CHANNEL_ID
         event = {
             "type": "message",
             "user": message.user,
             "text": message.text,
             "ts": message.ts,
-            "channel": CHANNEL_ID,
-            "channel_type": "channel",
+            "channel": message.channel,
+            "channel_type": "im" if direct else "channel",
             "team": TEAM_ID,
             "event_ts": message.ts,
         }
         if message.thread_ts is not None:
             event["thread_ts"] = message.thread_ts
         events = [event]
-        if f"<@{BOT_USER_ID}>" in message.text:
+        if f"<@{BOT_USER_ID}>" in message.text and not direct:
             mention = {k: v for k, v in event.items() if k != "channel_type"}
             events.append({**mention, "type": "app_mention"})
         statuses = []
@@ -84,6 +85,21 @@ class Delivery:
             status, _ = await self.post(json.dumps(self._envelope(item)), "application/json")
             statuses.append(status)
         return statuses
+
+    async def assistant_thread_started(self, user: str, channel: str, thread_ts: str) -> int:
+        """Deliver ``assistant_thread_started``: ``user`` opened a new assistant thread."""
+        event = {
+            "type": "assistant_thread_started",
+            "assistant_thread": {
+                "user_id": user,
+                "channel_id": channel,
+                "thread_ts": thread_ts,
+                "context": {"channel_id": CHANNEL_ID, "team_id": TEAM_ID, "enterprise_id": None},
+            },
+            "event_ts": thread_ts,
+        }
+        status, _ = await self.post(json.dumps(self._envelope(event)), "application/json")
+        return status
 
     async def home_opened(self, user: str) -> int:
         """Deliver ``app_home_opened``: ``user`` opened the app's Home tab."""
@@ -122,11 +138,14 @@ class Delivery:
             "container": {
                 "type": "message",
                 "message_ts": message.ts,
-                "channel_id": CHANNEL_ID,
+                "channel_id": message.channel,
                 "is_ephemeral": message.ephemeral_for is not None,
                 **({"thread_ts": message.thread_ts} if message.thread_ts else {}),
             },
-            "channel": {"id": CHANNEL_ID, "name": CHANNEL_NAME},
+            "channel": {
+                "id": message.channel,
+                "name": CHANNEL_NAME if message.channel == CHANNEL_ID else "directmessage",
+            },
             "message": message.to_json() | {"type": "message"},
             "state": {"values": {}},
             "response_url": self.respond_url + self.workspace.new_response_url(user, message),

@@ -26,6 +26,7 @@ from bot.local._workspace import (
     TEAM_ID,
     Message,
     Workspace,
+    dm_of,
 )
 from bot.slack import APPROVE_ACTION
 
@@ -35,6 +36,7 @@ _STATIC = {
     "index.html": "text/html",
     "app.js": "text/javascript",
     "blockkit.js": "text/javascript",
+    "assistant.js": "text/javascript",
     "style.css": "text/css",
 }
 _MENTION = re.compile(r"(?<![<\w])@" + BOT_NAME + r"\b", re.I)
@@ -59,6 +61,7 @@ class Page:
         app.router.add_post("/_local/views/{view_id}/submit", self.submit)
         app.router.add_post("/_local/views/{view_id}/close", self.close_view)
         app.router.add_post("/_local/home", self.open_home)
+        app.router.add_post("/_local/assistant/threads", self.open_assistant_thread)
         app.router.add_post("/_local/home/actions", self.click_home)
 
     async def index(self, request: web.Request) -> web.Response:
@@ -106,16 +109,38 @@ class Page:
         user = self._user(body.get("user"))
         text = str(body.get("text") or "").strip()
         thread_ts = body.get("thread_ts") or None
+        channel = str(body.get("channel") or CHANNEL_ID)  # or the person's assistant threads
         if not text:
             raise web.HTTPBadRequest(text="empty message")
-        if thread_ts is not None and thread_ts not in self.workspace.messages:
+        if channel not in (CHANNEL_ID, dm_of(user)):
+            raise web.HTTPNotFound(text="no such channel")
+        found = None if thread_ts is None else self.workspace.messages.get(thread_ts)
+        if thread_ts is not None and (found is None or found.channel != channel):
             raise web.HTTPNotFound(text="no such thread")
-        text = slack_text(text, top_level=thread_ts is None)
+        text = slack_text(text, top_level=thread_ts is None and channel == CHANNEL_ID)
         message = self.workspace.add(
-            Message(ts=self.workspace.next_ts(), user=user, text=text, thread_ts=thread_ts)
+            Message(
+                ts=self.workspace.next_ts(),
+                user=user,
+                text=text,
+                thread_ts=thread_ts,
+                channel=channel,
+            )
         )
         statuses = await self.delivery.message(message)
         return web.json_response({"ok": True, "ts": message.ts, "delivered": statuses})
+
+    async def open_assistant_thread(self, request: web.Request) -> web.Response:
+        """The person opens a new assistant thread (the app's agent view): its root is made in
+        their direct messages with the app, then ``assistant_thread_started`` is delivered."""
+        user = self._user((await _json(request)).get("user"))
+        channel = dm_of(user)
+        root = self.workspace.add(
+            Message(ts=self.workspace.next_ts(), user=BOT_USER_ID, text="", channel=channel)
+        )
+        self.workspace.assistant.open(channel, root.ts, user)
+        status = await self.delivery.assistant_thread_started(user, channel, root.ts)
+        return web.json_response({"ok": status == 200, "thread_ts": root.ts, "status": status})
 
     async def click(self, request: web.Request) -> web.Response:
         """A button of a message. The page sends the button as it shows it (``block_id``,

@@ -14,6 +14,7 @@ from typing import Any
 
 from aiohttp import web
 
+from bot.local._assistant_api import assistant_methods
 from bot.local._workspace import (
     BOT_ID,
     BOT_NAME,
@@ -25,6 +26,7 @@ from bot.local._workspace import (
     TEAM_ID,
     Message,
     Workspace,
+    known_channel,
 )
 
 API_PATH = "/_slack/api/"
@@ -60,6 +62,7 @@ class WebAPI:
             "conversations.info": self.conversation_info,
             "conversations.members": self.members,
             "conversations.replies": self.replies,
+            **assistant_methods(workspace),
         }
 
     def install(self, app: web.Application) -> None:
@@ -124,7 +127,8 @@ class WebAPI:
         }
 
     def post_message(self, args: Args) -> Args:
-        if args.get("channel") != CHANNEL_ID:
+        channel = args.get("channel")
+        if not known_channel(channel):
             return _error("channel_not_found")
         if not args.get("text") and not args.get("blocks"):
             return _error("no_text")
@@ -140,9 +144,10 @@ class WebAPI:
                 thread_ts=thread_ts,
                 bot_id=BOT_ID,
                 metadata=_metadata(args.get("metadata")),
+                channel=str(channel),
             )
         )
-        return {"ok": True, "channel": CHANNEL_ID, "ts": message.ts, "message": message.to_json()}
+        return {"ok": True, "channel": channel, "ts": message.ts, "message": message.to_json()}
 
     def replies(self, args: Args) -> Args:
         """A thread's messages, oldest first (with their metadata when asked for)."""
@@ -159,7 +164,7 @@ class WebAPI:
 
     def update(self, args: Args) -> Args:
         message = self.workspace.messages.get(str(args.get("ts")))
-        if args.get("channel") != CHANNEL_ID or message is None:
+        if message is None or args.get("channel") != message.channel:
             return _error("message_not_found")
         if message.bot_id != BOT_ID or message.ephemeral_for is not None:
             return _error("cant_update_message")
@@ -170,10 +175,11 @@ class WebAPI:
         message.edited += 1
         self.workspace.changed()
         self.workspace.drop_decided_views()
-        return {"ok": True, "channel": CHANNEL_ID, "ts": message.ts, "text": message.text}
+        return {"ok": True, "channel": message.channel, "ts": message.ts, "text": message.text}
 
     def post_ephemeral(self, args: Args) -> Args:
-        if args.get("channel") != CHANNEL_ID:
+        channel = args.get("channel")
+        if not known_channel(channel):
             return _error("channel_not_found")
         user = str(args.get("user") or "")
         if self.workspace.person(user) is None:
@@ -187,6 +193,7 @@ class WebAPI:
                 thread_ts=args.get("thread_ts") or None,
                 bot_id=BOT_ID,
                 ephemeral_for=user,
+                channel=str(channel),
             )
         )
         return {"ok": True, "message_ts": message.ts}

@@ -20,6 +20,8 @@ from typing import Any
 
 from aiohttp import web
 
+from bot.local._assistant_state import AssistantThreads
+
 TEAM_ID = "T0LOCAL"
 CHANNEL_ID = "C0OPS"
 CHANNEL_NAME = "ops"
@@ -42,6 +44,18 @@ PEOPLE = (Person("U0ALEX", "alex"), Person("U0SAM", "sam"), Person("U0ROBIN", "r
 """The people the page can act as (the first is the default): three, so that a two-person rule
 (the demo's refunds over 1,000) completes without anyone approving their own request."""
 GROUPS = {APPROVERS_GROUP: ["U0SAM"]}
+
+
+def dm_of(user: str) -> str:
+    """The id of ``user``'s direct messages with the app (where its assistant threads are)."""
+    return "D0" + user.removeprefix("U")
+
+
+def known_channel(channel: object) -> bool:
+    """The channel, or a person's direct messages with the app."""
+    return channel == CHANNEL_ID or any(channel == dm_of(p.id) for p in PEOPLE)
+
+
 DECIDING_ACTIONS = frozenset(
     {"approval:approve", "approval:decline", "approval:edit", "suspension:provide"}
 )
@@ -63,9 +77,12 @@ class Message:
     """Set on ephemeral notes: the only person who sees it."""
     metadata: dict[str, Any] | None = None
     """Message metadata the poster attached (``conversations.replies`` returns it)."""
+    channel: str = CHANNEL_ID
+    """The channel, or a person's direct messages with the app (the assistant view)."""
 
     def to_json(self) -> dict[str, Any]:
         return {
+            "channel": self.channel,
             "ts": self.ts,
             "user": self.user,
             "text": self.text,
@@ -105,6 +122,8 @@ class Workspace:
         self._last_ts = 0.0
         self._ids = itertools.count(1)
         self.closing = False
+        self.assistant = AssistantThreads()
+        """The assistant threads' titles, prompts, status lines and open streams."""
 
     def person(self, user_id: str) -> Person | None:
         return next((p for p in PEOPLE if p.id == user_id), None)
@@ -197,11 +216,14 @@ class Workspace:
 
     def state(self, user: str) -> dict[str, Any]:
         """What ``user`` sees: messages, their own ephemeral notes and open modals."""
+        ordered = sorted(self.messages.values(), key=lambda m: float(m.ts))
         visible = [
             m.to_json()
-            for m in sorted(self.messages.values(), key=lambda m: float(m.ts))
-            if m.ephemeral_for in (None, user)
+            for m in ordered
+            if m.ephemeral_for in (None, user) and m.channel == CHANNEL_ID
         ]
+        dm = dm_of(user)
+        assistant = self.assistant.state(dm, [m.to_json() for m in ordered if m.channel == dm])
         views = [v.to_json() for v in self.views.values() if v.user == user]
         home = self.homes.get(user)
         return {
@@ -209,6 +231,7 @@ class Workspace:
             "messages": visible,
             "views": views,
             "home": home.to_json() if home else None,
+            "assistant": assistant,
         }
 
 

@@ -8,9 +8,10 @@ and in its thread.
 A click is read by following the folders: ``receiving/`` (the bolt app, listeners, payloads) →
 ``deciding/`` (clicks, modals, thread replies → one runtime decision) → ``delivery/`` (cards
 updated, the run's stream posted, the card index, the outbox, the Home tab), with every Block Kit
-builder in ``blocks/``. Who may decide lives in ``bot.policy``; locks and de-duplication in
-``bot.coordination``; readiness and outages in ``bot.ops``; the periodic work in
-``bot.background``.
+builder in ``blocks/`` and Slack's agent surfaces in ``surfaces/`` (assistant threads' title,
+prompts and status line, answers streamed with task cards). Who may decide lives in
+``bot.policy``; locks and de-duplication in ``bot.coordination``; readiness and outages in
+``bot.ops``; the periodic work in ``bot.background``.
 """
 
 from bot.slack._ids import APPROVE_ACTION, DECLINE_ACTION

@@ -46,12 +46,20 @@ BATCH_BLOCK = "batch"
 SUSPENSION_BLOCK = "suspension-actions"
 """``block_id`` of the "Provide details" button under a question."""
 
-LISTENED_EVENTS = ("app_home_opened", "app_mention", "message")
+LISTENED_EVENTS = (
+    "app_home_opened",
+    "app_mention",
+    "assistant_thread_context_changed",
+    "assistant_thread_started",
+    "message",
+)
 """Event types with a listener."""
 
 BOT_EVENTS = (
     "app_home_opened",
     "app_mention",
+    "assistant_thread_context_changed",
+    "assistant_thread_started",
     "message.channels",
     "message.groups",
     "message.im",
@@ -59,10 +67,13 @@ BOT_EVENTS = (
     "subteam_updated",
 )
 """Event subscriptions in ``manifest.yml``: the Home tab, mentions, thread replies, DMs, and
-user-group changes (approvers given as ``S…`` ids are looked up again at once)."""
+user-group changes (approvers given as ``S…`` ids are looked up again at once), and the
+assistant view's threads (``assistant_thread_started``: title and suggested prompts;
+``assistant_thread_context_changed``: acknowledged)."""
 
 BOT_SCOPES = (
     "app_mentions:read",
+    "assistant:write",
     "channels:history",
     "chat:write",
     "groups:history",
@@ -72,9 +83,12 @@ BOT_SCOPES = (
 """OAuth bot scopes in ``manifest.yml``, each used by the bot:
 
 - ``app_mentions:read``: the ``app_mention`` event;
+- ``assistant:write``: the assistant view: its events, ``assistant.threads.setStatus`` /
+  ``setTitle`` / ``setSuggestedPrompts``;
 - ``channels:history`` / ``groups:history``: thread replies (``message.channels``/``.groups``);
 - ``im:history``: direct messages (``message.im``);
-- ``chat:write``: ``chat.postMessage``, ``chat.update``, ``chat.postEphemeral``;
+- ``chat:write``: ``chat.postMessage``, ``chat.update``, ``chat.postEphemeral``, and the
+  streamed answers (``chat.startStream`` / ``appendStream`` / ``stopStream``);
 - ``usergroups:read``: ``usergroups.users.list`` for user groups (``S…``) in ``APPROVERS``.
 
 ``views.open`` (the modals), ``views.publish`` (the Home tab), ``chat.getPermalink`` (its links

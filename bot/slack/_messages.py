@@ -211,3 +211,16 @@ CONFIRM_DECLINE_ALL = "Decline all {count} calls still pending on this card? Non
 BATCH_REFUSED = "Nothing was decided: call {number} ({tool}) was refused. {why}"
 BATCH_NOTHING_PENDING = "Every call on this card was decided already."
 BATCH_ROW_REPLACED = ":repeat: Replaced: a new card in this thread decides this call"
+
+# -- Slack's agent surfaces (SPEC 16): assistant threads, the status line ----------------------
+ASSISTANT_TITLE = "{agent}"
+"""The title of a new assistant thread."""
+PROMPTS_TITLE = "Try one of these:"
+PROMPT_WHAT_CAN_YOU_DO = "What can you do?"
+STATUS_THINKING = "is thinking…"
+STATUS_WAITING = "is waiting for {who} to approve {tool}…"
+STATUS_WAITING_ANYONE = "is waiting for an approver to approve {tool}…"
+STATUS_ASKING = "is waiting for an answer for {tool}…"
+STATUS_RUNNING = "is running {tool}…"
+STATUS_CLEARED = ""
+"""An empty status clears the status line."""

@@ -16,6 +16,7 @@ from bot.slack.blocks._home_view import HomeViewers
 from bot.slack.deciding._workspace import EdgePolicy, SettingsPolicy
 from bot.slack.delivery._card_index import CardStore
 from bot.slack.delivery._team_urls import TeamURLs
+from bot.slack.surfaces._support import StreamSupport
 from storage import Storage
 
 
@@ -44,7 +45,12 @@ class Services:
     workspace: EdgePolicy
     """What only the Slack edge knows about the clicking user (their workspace)."""
     stream_interval: float = 1.0
-    """Seconds between two updates of a streamed answer."""
+    """Seconds between two updates of an answer posted and updated (channel threads)."""
+    append_interval: float = 0.5
+    """Seconds between two ``chat.appendStream`` calls of an answer streamed in an assistant
+    thread."""
+    streaming: StreamSupport = field(default_factory=StreamSupport)
+    """Whether Slack streams answers here (off for good after Slack said it does not)."""
     outages: Outages = field(default_factory=Outages)
     """Which dependencies are down now (each outage logged once, and its recovery)."""
     home_viewers: HomeViewers = field(default_factory=HomeViewers)
@@ -70,6 +76,7 @@ def create_services(
     workspace: EdgePolicy | None = None,
     dedupe: Deduper | None = None,
     stream_interval: float = 1.0,
+    append_interval: float = 0.5,
 ) -> Services:
     """Assemble ``Services`` around the served agent (its storage is used unless one is given).
 
@@ -91,4 +98,5 @@ def create_services(
         policy=policy,
         workspace=workspace or SettingsPolicy(client),
         stream_interval=stream_interval,
+        append_interval=append_interval,
     )

@@ -408,6 +408,7 @@ async def start_bot(
         settings=settings,
         workspace=policy,
         stream_interval=0,
+        append_interval=0,
     )
     web_app = create_web_app(services, create_bolt_app(services, signing_secret=SECRET))
     install_api(web_app, services)  # mounted only when env sets API_TOKEN, as in production

@@ -22,6 +22,8 @@ from typing import Any, Literal
 from aiohttp import WSMsgType, web
 from aiohttp.test_utils import TestServer
 
+from tests.fakes.slack_agent_api import ASSISTANT_METHODS, STREAM_METHODS, AgentSurfaces
+
 _JSON_FIELDS = ("blocks", "attachments", "view", "metadata")
 
 
@@ -86,6 +88,8 @@ class FakeSlackAPI:
         self._disconnects: dict[str, int] = {}
         self._observers: dict[str, list[Callable[[dict[str, Any]], Awaitable[None]]]] = {}
         self._ts = itertools.count(1)
+        self.surfaces = AgentSurfaces()
+        """Assistant threads' statuses, titles and prompts; which messages still stream."""
         app = web.Application()
         app.router.add_post("/api/{method}", self._handle)
         app.router.add_get("/api/{method}", self._handle)  # e.g. usergroups.users.list
@@ -106,6 +110,10 @@ class FakeSlackAPI:
     def base_url(self) -> str:
         """The Web API base URL to give the client (ends with ``/api/``)."""
         return str(self._server.make_url("/api/"))
+
+    def new_ts(self) -> str:
+        """A fresh message ``ts``."""
+        return f"1700000000.{next(self._ts):06d}"
 
     def calls_to(self, method: str) -> list[ApiCall]:
         """Recorded calls of one method, in order."""
@@ -213,8 +221,10 @@ class FakeSlackAPI:
                 "bot_id": self.bot_id,
                 "is_enterprise_install": False,
             }
+        if method in ASSISTANT_METHODS or method in STREAM_METHODS:
+            return self.surfaces.answer(method, args, self)
         if method == "chat.postMessage":
-            ts = f"1700000000.{next(self._ts):06d}"
+            ts = self.new_ts()
             message = {"type": "message", "text": args.get("text"), "ts": ts, "bot_id": self.bot_id}
             if args.get("thread_ts"):
                 message["thread_ts"] = args["thread_ts"]
@@ -289,6 +299,7 @@ async def _read_args(request: web.Request) -> dict[str, Any]:
         args = dict(body) if isinstance(body, dict) else {}
     else:
         args = {k: v for k, v in (await request.post()).items() if isinstance(v, str)}
+        args.update(request.query)  # slack_sdk sends ``params=`` of a POST in the query string
     for key in _JSON_FIELDS:
         if isinstance(args.get(key), str):
             args[key] = json.loads(args[key])

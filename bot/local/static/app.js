@@ -8,7 +8,7 @@ const state = {
   since: -1,
   data: null,
   thread: null, // ts of the open thread
-  pane: "channel", // or "home"
+  pane: "channel", // or "home", "assistant"
   viewKey: "",
   homeKey: "",
   seen: new Set(), // ts of the ephemeral notes already seen
@@ -116,6 +116,7 @@ function render() {
     showMessages($("thread-messages"), thread.map((m) => [m, undefined]));
   }
   renderHome(data.home);
+  if (state.pane === "assistant") renderAssistant(data);
   renderView(data.views[data.views.length - 1]);
   noticeEphemerals(data);
 }
@@ -137,6 +138,8 @@ function showPane(pane) {
   state.pane = pane;
   $("channel").classList.toggle("hidden", pane !== "channel");
   $("home").classList.toggle("hidden", pane !== "home");
+  $("assistant").classList.toggle("hidden", pane !== "assistant");
+  $("assistant-link").classList.toggle("active", pane === "assistant");
   $("thread").classList.toggle("hidden", pane !== "channel" || !state.thread);
   document.body.classList.toggle("thread-open", pane === "channel" && Boolean(state.thread));
   $("channel-link").classList.toggle("active", pane === "channel");

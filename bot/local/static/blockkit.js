@@ -122,10 +122,26 @@ function renderBlocks(blocks, onClick) {
       node = el("hr", "block divider");
     } else if (block.type === "image") {
       node = el("div", "block context", esc(block.alt_text || ""));
+    } else if (block.type === "task_card") {
+      node = taskCard(block);
     }
     if (node) out.appendChild(node);
   });
   return out;
+}
+
+// A tool's progress in a streamed answer: pending → in_progress → complete or error.
+const TASK_ICONS = { pending: "○", in_progress: "◔", complete: "✅", error: "⚠️" };
+function taskCard(block) {
+  const node = el("div", `block task-card ${block.status}`);
+  node.dataset.testid = "task-card";
+  node.dataset.status = block.status;
+  node.appendChild(el("span", "task-icon", TASK_ICONS[block.status] || "○"));
+  node.appendChild(el("span", "task-title", esc(block.title)));
+  const output = block.output || block.details;
+  const words = output && (output.elements || []).flatMap((s) => s.elements || []).map((e) => e.text || "").join("");
+  if (words) node.appendChild(el("span", "task-output", esc(words)));
+  return node;
 }
 
 // -- modal inputs ------------------------------------------------------------------------

@@ -34,6 +34,7 @@ from bot.slack.delivery._outbox import post_owed
 from bot.slack.delivery._streamer import ReplyStreamer
 from bot.slack.delivery._thread import SlackThread
 from bot.slack.delivery.batch._cards import post_step_cards
+from bot.slack.surfaces._surface import RunSurface
 from storage import utcnow
 
 logger = logging.getLogger(__name__)
@@ -70,15 +71,12 @@ async def post_run(
     its "Provide details" button and shows the answer the tool received and the reply it came
     from (``answer``).
     ``owed``: the run goes on after a decided call, so its answer is the call's outcome in
-    the thread: posted whole, through ``post_owed`` (kept first: a crash cannot lose it).
+    the thread: posted whole, through ``post_owed`` (kept first: a crash cannot lose it);
+    streamed in an assistant thread (the stream's message is kept by ``StreamedAnswer``).
     """
-    client = services.client
-    streamer = ReplyStreamer(
-        client,
-        channel=thread.channel,
-        thread_ts=thread.thread_ts,
-        min_interval=services.stream_interval,
-    )
+    surface = await RunSurface.open(services, thread, stream.run_id)
+    streamer = surface.writer
+    owed = owed and isinstance(streamer, ReplyStreamer)  # a stream keeps its own message
     count, text = 0, ""
     last: tuple[str, str] | None = None
 
@@ -114,6 +112,7 @@ async def post_run(
             await finish_text()
             gated_run = chunk.run_id
             gated.append(chunk.pending_call())
+            await surface.follow(chunk)
             continue
         await post_gated()
         if chunk.type == "text-delta":
@@ -126,12 +125,15 @@ async def post_run(
             count, last = count + 1, None
         elif chunk.type == "tool-call-resumed" and chunk.kind == "suspension" and answered_by:
             await _mark_answered(services, chunk.run_id, chunk.tool_call_id, answered_by, answer)
+        await surface.follow(chunk)
     await finish_text()
     await post_gated()
     result = await stream.result()
     if result.finish_reason == "abandoned":  # taken over: the new owner posts the one outcome
         logger.info("run %s abandoned here: another instance took its call over", result.run_id)
         return Posted(messages=count, last_reply=last, abandoned=True)
+    if result.finish_reason != "suspended":
+        await surface.status.answered()
     if result.finish_reason == "error":
         await _report_failure(services, thread, result.error, f"run {result.run_id}")
         count, last = count + 1, None

@@ -43,6 +43,7 @@ from bot.slack.delivery._outbox import enqueue, new_write
 from bot.slack.delivery._render import post_run, reporting_failures
 from bot.slack.delivery._thread import SlackThread
 from bot.slack.delivery.batch._cards import redraw_batch
+from bot.slack.surfaces._stream_answer import take_open_stream
 from storage import utcnow
 
 logger = logging.getLogger(__name__)
@@ -190,7 +191,8 @@ async def _keep_takeover_shown(
 
 
 async def _post_or_keep(services: Services, stream: AgentStream, thread: SlackThread) -> None:
-    """Post the run in its thread; with Slack unreachable, keep its answer in the outbox."""
+    """Post the run in its thread; with Slack unreachable, keep its answer in the outbox (as
+    an update of the answer's stream when one was started: the answer is written once)."""
     try:
         await post_run(services, stream, thread, owed=True)
     except Exception as exc:
@@ -198,15 +200,18 @@ async def _post_or_keep(services: Services, stream: AgentStream, thread: SlackTh
             raise
         services.outages.down("slack", exc)
         result = await stream.result()  # the run goes on without Slack
-        await enqueue(
-            services,
-            new_write(
+        text = answer_text(result.text)
+        streamed = await take_open_stream(services.storage, stream.run_id)
+        if streamed is not None:
+            write = new_write(method="chat.update", channel=thread.channel, ts=streamed, text=text)
+        else:
+            write = new_write(
                 method="chat.postMessage",
                 channel=thread.channel,
                 thread_ts=thread.thread_ts,
-                text=answer_text(result.text),
-            ),
-        )
+                text=text,
+            )
+        await enqueue(services, write)
 
 
 async def _presented_again(stream: AgentStream, card: PostedCard) -> ToolCallApprovalChunk | None:

@@ -31,6 +31,7 @@ from bot.slack.deciding._conversation import admit, answer
 from bot.slack.deciding._modals import finish_submission, open_modal, show_all_arguments, submitted
 from bot.slack.deciding._workspace import Choice
 from bot.slack.delivery._home import card_click, publish_home
+from bot.slack.receiving._assistant import create_assistant
 from bot.slack.receiving._payloads import (
     BlockActions,
     EventEnvelope,
@@ -144,6 +145,7 @@ def register_listeners(app: AsyncApp, services: Services) -> None:
         listener.__name__ = f"on_{choice}_submit"
         return listener
 
+    app.assistant(create_assistant(services))  # before the message listener: assistant events
     app.event("app_home_opened")(on_home_opened)
     app.event("app_mention")(on_event)
     app.event("message")(on_event)

@@ -60,6 +60,13 @@ async def test_every_subscribed_event_has_a_listener(
             }
             if kind:
                 event["channel_type"] = channel_types[kind]
+            if type_.startswith("assistant_thread_"):
+                event["assistant_thread"] = {
+                    "user_id": "U1",
+                    "channel_id": "D1",
+                    "thread_ts": "1.1",
+                    "context": {"channel_id": "C9", "team_id": "T1"},
+                }
             response = await bot.send_event(event)
             assert response.status == 200, name
         unlisted = await bot.send_event({"type": "reaction_added", "user": "U1"})

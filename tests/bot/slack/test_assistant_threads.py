@@ -1,0 +1,189 @@
+"""SPEC 16: assistant threads get a title and prompts; their runs show a status line that follows
+the run through an approval, and stream their answers; channels keep the card as the status."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import pytest
+
+from agents import Agent
+from agents.models import ScriptItem, call, reply
+from bot import BotConfigError, load_settings
+from storage import Storage
+from tests.bot.harness import TEAM, Bot, Executions, demo_tools, make_agent, next_ts, start_bot
+from tests.fakes.slack_api import FakeSlackAPI
+
+DM = "D1"
+
+
+def assistant_started(thread_ts: str, *, user: str = "U1") -> dict[str, Any]:
+    """The ``assistant_thread_started`` event Slack sends when a person opens the agent view."""
+    return {
+        "type": "assistant_thread_started",
+        "assistant_thread": {
+            "user_id": user,
+            "channel_id": DM,
+            "thread_ts": thread_ts,
+            "context": {"channel_id": "C1", "team_id": TEAM, "enterprise_id": None},
+        },
+        "event_ts": thread_ts,
+    }
+
+
+async def open_assistant_thread(bot: Bot) -> str:
+    """A person opens a new assistant thread; returns its ``thread_ts``."""
+    thread_ts = next_ts()
+    response = await bot.send_event(assistant_started(thread_ts))
+    assert response.status == 200, await response.text()
+    await bot.settle()
+    return thread_ts
+
+
+async def ask(bot: Bot, thread_ts: str, text: str, *, user: str = "U1") -> None:
+    """A person writes in the assistant thread (a ``message.im`` in the thread)."""
+    await bot.message(text, user=user, channel=DM, thread_ts=thread_ts, channel_type="im")
+    await bot.settle()
+
+
+@asynccontextmanager
+async def served(
+    slack: FakeSlackAPI,
+    store: Storage,
+    script: list[ScriptItem],
+    *,
+    instructions: str = "",
+    **env: str,
+) -> AsyncIterator[Bot]:
+    agent = Agent(
+        id="ops",
+        name="Ops",
+        instructions=instructions,
+        model=make_agent(script, Executions())[1],
+        tools=demo_tools(Executions()),
+    )
+    async with start_bot(slack, agent, store, env=env) as bot:
+        yield bot
+
+
+def statuses(slack: FakeSlackAPI, thread_ts: str) -> list[str]:
+    return [s for c, t, s in slack.surfaces.statuses if (c, t) == (DM, thread_ts)]
+
+
+async def test_a_new_assistant_thread_gets_a_title_and_the_prompts_of_the_instructions(
+    slack: FakeSlackAPI, store: Storage
+) -> None:
+    instructions = "You run ops.\nYou can:\n- list the records\n- open a ticket\n"
+    async with served(slack, store, [], instructions=instructions) as bot:
+        thread_ts = await open_assistant_thread(bot)
+    assert slack.surfaces.titles[(DM, thread_ts)] == "Ops"
+    prompts = slack.surfaces.prompts[(DM, thread_ts)]
+    assert prompts == [
+        {"title": "List the records", "message": "List the records"},
+        {"title": "Open a ticket", "message": "Open a ticket"},
+    ]
+
+
+async def test_the_suggested_prompts_setting_wins_over_the_instructions(
+    slack: FakeSlackAPI, store: Storage
+) -> None:
+    async with served(
+        slack, store, [], instructions="- list", SUGGESTED_PROMPTS="Delete a record | Refund 5"
+    ) as bot:
+        thread_ts = await open_assistant_thread(bot)
+    assert [p["message"] for p in slack.surfaces.prompts[(DM, thread_ts)]] == [
+        "Delete a record",
+        "Refund 5",
+    ]
+
+
+async def test_the_status_follows_the_run_through_an_approval_then_clears(
+    slack: FakeSlackAPI, store: Storage
+) -> None:
+    script = [call("delete_record", {"id": "a"}), reply("Deleted record a.")]
+    async with served(slack, store, script, APPROVERS="U2") as bot:
+        thread_ts = await open_assistant_thread(bot)
+        await ask(bot, thread_ts, "delete a")
+        waiting = "is waiting for <@U2> to approve delete-record…"
+        assert statuses(slack, thread_ts) == ["is thinking…", waiting]
+        assert slack.surfaces.status_of(DM, thread_ts) == waiting
+        [card] = bot.cards(thread_ts, channel=DM)  # an ordinary message, never streamed
+        assert card.ts not in {c["ts"] for c in slack.calls_to("chat.stopStream")}
+        assert any(c.method == "chat.postMessage" and c["blocks"] for c in slack.calls)
+        before = len(statuses(slack, thread_ts))
+        assert (await bot.click(card, "approval:approve", user="U2")).status == 200
+        await bot.settle()
+        after = statuses(slack, thread_ts)[before:]
+    assert waiting not in after  # the wait is over: never claimed again
+    assert "is running delete-record…" in after
+    assert after.index("is running delete-record…") < len(after) - 1
+    assert after[-1] == ""  # cleared when the run answered
+    [answer] = [m for m in slack.thread(DM, thread_ts) if "Deleted record a." in m.text]
+    assert answer.ts not in slack.surfaces.streaming
+    assert [b["status"] for b in answer.blocks if b["type"] == "task_card"] == ["complete"]
+
+
+async def test_a_declined_call_is_never_said_to_run(slack: FakeSlackAPI, store: Storage) -> None:
+    script = [call("delete_record", {"id": "a"}), reply("Not deleted.")]
+    async with served(slack, store, script) as bot:
+        thread_ts = await open_assistant_thread(bot)
+        await ask(bot, thread_ts, "delete a")
+        [card] = bot.cards(thread_ts, channel=DM)
+        await bot.decline(card, user="U2", reason="no")
+    shown = statuses(slack, thread_ts)
+    assert not any(s.startswith("is running") for s in shown)
+    assert shown[-1] == ""
+    [answer] = [m for m in slack.thread(DM, thread_ts) if "Not deleted." in m.text]
+    assert [b["status"] for b in answer.blocks if b["type"] == "task_card"] == ["error"]
+
+
+async def test_the_answer_is_streamed_in_chunks_and_stopped(
+    slack: FakeSlackAPI, store: Storage
+) -> None:
+    async with served(slack, store, [reply("Three records are there.")]) as bot:
+        thread_ts = await open_assistant_thread(bot)
+        await ask(bot, thread_ts, "list")
+    [start] = slack.calls_to("chat.startStream")
+    assert start["thread_ts"] == thread_ts and start["channel"] == DM
+    assert len(slack.calls_to("chat.appendStream")) >= 2  # as the model produced it
+    [stop] = slack.calls_to("chat.stopStream")
+    assert stop["ts"] == slack.thread(DM, thread_ts)[0].ts
+    assert slack.calls_to("chat.postMessage") == []
+    [answer] = slack.thread(DM, thread_ts)
+    assert answer.text == "Three records are there."
+    assert slack.surfaces.streaming == set()
+
+
+async def test_in_a_channel_the_card_is_the_status_and_nothing_streams(
+    slack: FakeSlackAPI, store: Storage
+) -> None:
+    script = [call("delete_record", {"id": "a"}), reply("Deleted.")]
+    async with served(slack, store, script) as bot:
+        ts = await bot.mention("delete a")
+        await bot.settle()
+        [card] = bot.cards(ts)
+        await bot.click(card, "approval:approve", user="U2")
+        await bot.settle()
+        assert bot.texts(ts) == ["Deleted."]
+    assert slack.calls_to("assistant.threads.setStatus") == []
+    assert slack.calls_to("chat.startStream") == []
+
+
+def test_more_than_four_suggested_prompts_is_a_configuration_problem() -> None:
+    with pytest.raises(BotConfigError, match="SUGGESTED_PROMPTS holds 5 prompts"):
+        load_settings({"SUGGESTED_PROMPTS": "a | b | c | d | e"})
+    assert load_settings({"SUGGESTED_PROMPTS": " a |b|| "}).suggested_prompts == ("a", "b")
+
+
+async def test_a_context_change_is_acknowledged_and_changes_nothing(
+    slack: FakeSlackAPI, store: Storage
+) -> None:
+    async with served(slack, store, []) as bot:
+        thread_ts = await open_assistant_thread(bot)
+        before = len(slack.calls)
+        event = {**assistant_started(thread_ts), "type": "assistant_thread_context_changed"}
+        assert (await bot.send_event(event)).status == 200
+        await bot.settle()
+        assert slack.calls[before:] == []
