@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from storage._change import ApprovalTally, Completion, StateChange
 from storage._errors import (
+    GrantUnavailable,
     SnapshotVersionConflict,
     StaleLease,
     StorageConfigError,
@@ -26,6 +27,8 @@ from storage._records import (
     CardRecord,
     ClaimRecord,
     EdgeAuditKind,
+    GrantRecord,
+    GrantUse,
     MessageRecord,
     OutboxEntry,
     RuntimeAuditKind,
@@ -48,6 +51,9 @@ __all__ = [
     "ClaimRecord",
     "Completion",
     "EdgeAuditKind",
+    "GrantRecord",
+    "GrantUnavailable",
+    "GrantUse",
     "InMemoryStorage",
     "MessageRecord",
     "OutboxEntry",

@@ -17,6 +17,7 @@ from storage._records import (
     AuditEvent,
     CardRecord,
     ClaimRecord,
+    GrantRecord,
     MessageRecord,
     OutboxEntry,
     R,
@@ -36,6 +37,8 @@ _TIMESTAMPS = frozenset(
         "approved_at",
         "posted_at",
         "next_try_at",
+        "expires_at",
+        "revoked_at",
     }
 )
 
@@ -45,6 +48,7 @@ Record = (
     | AuditEvent
     | CardRecord
     | ClaimRecord
+    | GrantRecord
     | MessageRecord
     | OutboxEntry
     | SnapshotRecord

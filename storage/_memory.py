@@ -11,6 +11,7 @@ from datetime import datetime
 from storage._change import ApprovalTally, StateChange, fenced
 from storage._errors import SnapshotVersionConflict
 from storage._memory_edge import MemoryEdgeRecords
+from storage._memory_grants import MemoryGrants
 from storage._prune import PruneReport
 from storage._records import (
     ApprovalRecord,
@@ -23,7 +24,7 @@ from storage._records import (
 )
 
 
-class InMemoryStorage(MemoryEdgeRecords):
+class InMemoryStorage(MemoryEdgeRecords, MemoryGrants):
     """Everything in dicts guarded by one lock; ``memory://`` selects it.
 
     Example:
@@ -31,7 +32,8 @@ class InMemoryStorage(MemoryEdgeRecords):
     """
 
     def __init__(self) -> None:
-        super().__init__()
+        MemoryEdgeRecords.__init__(self)
+        MemoryGrants.__init__(self)
         self._lock = asyncio.Lock()
         self._snapshots: dict[str, SnapshotRecord] = {}
         self._claims = _ClaimIndex()
@@ -56,6 +58,8 @@ class InMemoryStorage(MemoryEdgeRecords):
                     raise fenced(done, held)
             if change.snapshot is not None:
                 self._check_version(change.snapshot)
+            if (unusable := self._grant_refusal(change)) is not None:
+                raise unusable
             if change.claim is not None:
                 self._claims[(change.claim.run_id, change.claim.key)] = change.claim
             for done in change.completions:
@@ -69,6 +73,7 @@ class InMemoryStorage(MemoryEdgeRecords):
             for message in change.messages:
                 self._messages.setdefault(message.thread_id, []).append(message)
             self._audit.extend(change.audit)
+            self._write_grants(change)
             return None
 
     async def load_run(

@@ -13,6 +13,7 @@ from storage._records import (
     AuditEvent,
     CardRecord,
     ClaimRecord,
+    GrantRecord,
     MessageRecord,
     OutboxEntry,
     SnapshotRecord,
@@ -143,6 +144,34 @@ class Storage(Protocol):
 
         Approvals are deleted with their run's snapshot: once the run ends, its claims
         remember the decisions and the audit log who approved.
+        """
+        ...
+
+    # -- standing grants (SPEC 15) --------------------------------------------------------
+    async def get_grant(self, grant_id: str) -> GrantRecord | None:
+        """One grant (revoked, expired or used up ones too), or None."""
+        ...
+
+    async def list_grants(
+        self,
+        *,
+        agent_id: str | None = None,
+        tool_name: str | None = None,
+        thread_id: str | None = None,
+        resource_id: str | None = None,
+        granted_by: str | None = None,
+        active_at: datetime | None = None,
+    ) -> list[GrantRecord]:
+        """Grants matching every given filter, newest first (``storage._grants.listed``:
+        ``thread_id`` with ``resource_id`` selects the grants that apply in that thread;
+        ``active_at`` only those usable at that moment)."""
+        ...
+
+    async def revoke_grant(
+        self, grant_id: str, *, revoked_by: str | None, at: datetime
+    ) -> GrantRecord | None:
+        """Mark a grant revoked (atomically; no use after ``at`` happens, from any process) and
+        return it; one revoked already is returned as it was; None when there is no such grant.
         """
         ...
 

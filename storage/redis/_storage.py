@@ -55,6 +55,7 @@ from storage._records import (
 from storage.redis import _change as change_args
 from storage.redis._claims import RedisClaims, sorted_approvals, sorted_claims
 from storage.redis._edge import EDGE_METHODS, RedisEdge
+from storage.redis._grants import GRANT_METHODS, RedisGrants
 from storage.redis._prune import RedisPrune
 from storage.redis._scripts import (
     APPEND_AUDIT,
@@ -95,6 +96,7 @@ _PROTOCOL_METHODS = (
     "delete_value",
     "prune",
     *EDGE_METHODS,
+    *GRANT_METHODS,
 )
 """Every protocol method: each reports an unreachable server as ``StorageUnavailable``."""
 
@@ -102,7 +104,7 @@ _TEMP_KEY_SECONDS = 30
 _MESSAGE_CHUNK = 200
 
 
-class RedisStorage(RedisClaims, RedisPrune, RedisEdge):
+class RedisStorage(RedisClaims, RedisPrune, RedisEdge, RedisGrants):
     """Storage in Redis; ``redis://host:6379/0`` (``rediss://`` for TLS) URLs.
 
     Give it a ``redis.asyncio.Redis`` you own (never closed here unless ``owns_client``), or use
@@ -176,7 +178,7 @@ class RedisStorage(RedisClaims, RedisPrune, RedisEdge):
                 return None
             if kind == "claimed":
                 return codec.loads(ClaimRecord, reply[1])
-            if kind in ("conflict", "missing", "fenced"):
+            if kind in ("conflict", "missing", "fenced", "grant"):
                 raise change_args.refusal(change, kind, reply)
             # "changed": a claim to complete is not as the script expects: read, then send
             # the completed claims computed here

@@ -37,6 +37,7 @@ from storage._records import (
 )
 from storage.sql._database import SQLDatabase
 from storage.sql._edge import SQLEdgeRecords
+from storage.sql._grants import SQLGrants
 from storage.sql._prune import prune
 from storage.sql._schema import (
     CLAIM_ORDER,
@@ -60,7 +61,7 @@ T = TypeVar("T")
 _KV_PURGE_EVERY_SECONDS = 60.0
 
 
-class SQLStorage(SQLEdgeRecords):
+class SQLStorage(SQLEdgeRecords, SQLGrants):
     """Storage in a SQL database; ``sqlite+aiosqlite://`` and ``postgresql+asyncpg://`` URLs.
 
     Give it a URL (it creates, and on ``close`` disposes, its engine) or an ``AsyncEngine``
@@ -107,6 +108,8 @@ class SQLStorage(SQLEdgeRecords):
                 sqlite, lambda conn: _sqlite_hot.apply(conn, change), durable=durable
             )
         postgres = await self._db.postgres()
+        if postgres is not None and (change.grant or change.grant_use):
+            return await self._commit_with_grant_on_postgres(change)
         if postgres is not None:
             return await _pg_hot.apply(postgres, change)
         return await self._db.write(

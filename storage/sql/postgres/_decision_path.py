@@ -39,7 +39,7 @@ from storage.sql.sqlite._decision_path import RunState
 
 # ``$1::text``: the argument goes as text whatever JSON codec the connection was given, and
 # the result comes back as text that ``json.loads`` reads with its key order.
-_COMMIT = (
+COMMIT = (
     "SELECT countersign_commit($1::text::json, $2::text, $3::text, $4::text::json,"
     " $5::text[], $6::text::json, $7::text, $8::text, $9::text::json, $10::text,"
     " $11::text::json, $12::text[], $13::text::json, $14::text[])::text"
@@ -60,22 +60,34 @@ async def apply(calls: PostgresCalls, change: StateChange) -> ClaimRecord | None
     """Write ``change`` in one statement (``StateChange`` semantics): None when applied, the
     stored claim (having written nothing) when ``change.claim``'s key is taken."""
     try:
-        found = await calls.fetchval(_COMMIT, *_change_arguments(change))
+        found = await calls.fetchval(COMMIT, *change_arguments(change))
     except asyncpg.PostgresError as exc:
-        if exc.sqlstate == VERSION_CONFLICT:
-            run_id, expected = json.loads(exc.detail)
-            raise SnapshotVersionConflict(run_id, expected) from None
-        if exc.sqlstate == MISSING_CLAIM:
-            run_id, key = json.loads(exc.detail)
-            raise KeyError(
-                f"no claim {key!r} on run {run_id!r} to complete: claim() it before completing it"
-            ) from None
-        if exc.sqlstate == LEASE_LOST:
-            run_id, key, owner, epoch, held_by, held_at = json.loads(exc.detail)
-            held = f"{held_by!r} at epoch {held_at}"
-            raise StaleLease(run_id, key, owner=owner, epoch=epoch, held=held) from None
+        if (ours := refusal(exc)) is not None:
+            raise ours from None
         raise
+    return claim_found(found)
+
+
+def claim_found(found: str | None) -> ClaimRecord | None:
+    """What ``countersign_commit`` answered: None (applied) or the stored claim."""
     return None if found is None else codec.from_document(ClaimRecord, json.loads(found))
+
+
+def refusal(exc: asyncpg.PostgresError) -> Exception | None:
+    """Our error for one ``countersign_commit`` raised with our own SQLSTATE, else None."""
+    if exc.sqlstate == VERSION_CONFLICT:
+        run_id, expected = json.loads(exc.detail)
+        return SnapshotVersionConflict(run_id, expected)
+    if exc.sqlstate == MISSING_CLAIM:
+        run_id, key = json.loads(exc.detail)
+        return KeyError(
+            f"no claim {key!r} on run {run_id!r} to complete: claim() it before completing it"
+        )
+    if exc.sqlstate == LEASE_LOST:
+        run_id, key, owner, epoch, held_by, held_at = json.loads(exc.detail)
+        held = f"{held_by!r} at epoch {held_at}"
+        return StaleLease(run_id, key, owner=owner, epoch=epoch, held=held)
+    return None
 
 
 async def load_run(calls: PostgresCalls, run_id: str) -> RunState:
@@ -103,7 +115,7 @@ async def add_approval(calls: PostgresCalls, record: ApprovalRecord) -> Approval
 
 # -- the arguments of countersign_commit: per part, its plain columns as one JSON document and
 # -- the text of its JSON columns apart (None when the part is absent) ----------------------
-def _change_arguments(change: StateChange) -> tuple[object, ...]:
+def change_arguments(change: StateChange) -> tuple[object, ...]:
     claim = change.claim
     completions, outcomes = None, None
     if change.completions:

@@ -142,6 +142,10 @@ def apply(conn: Connection, change: StateChange) -> ClaimRecord | None:
         existing = _claim(conn, change.claim)
         if existing is not None:
             return existing
+    if change.grant is not None or change.grant_use is not None:
+        from storage.sql.sqlite._grants import write_grants
+
+        write_grants(conn, change)
     for done in change.completions:
         values: tuple[Any, ...] = (_json(done.outcome), _timestamp(utcnow()), done.run_id, done.key)
         if done.owner is None:
@@ -360,3 +364,10 @@ def _optional_timestamp(value: datetime | None) -> str | None:
 
 def _parse_time(text: str) -> datetime:
     return datetime.fromisoformat(text).replace(tzinfo=UTC)
+
+
+# what storage.sql.sqlite._grants writes and reads the same way
+json_text = _json
+timestamp = _timestamp
+optional_timestamp = _optional_timestamp
+parse_time = _parse_time
