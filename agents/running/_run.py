@@ -14,8 +14,9 @@ from typing import Any
 
 from agents._config import strict_json_args
 from agents._messages import Message, ToolCallPart
-from agents._results import FinishReason, RunResult, ToolResultRecord
+from agents._results import FinishReason, RunResult
 from agents._runtime import Runtime
+from agents.deciding._grants import Granted, take_granted
 from agents.deciding._lease import Lease, held
 from agents.deciding._state import PendingCallState, RunState
 from agents.deciding._writes import RunWriter
@@ -32,8 +33,6 @@ from agents.running._chunks import (
     TextDeltaChunk,
     ToolCallChunk,
     ToolCallResumedChunk,
-    ToolOutputDeniedChunk,
-    ToolResultChunk,
 )
 from agents.running._executor import Executor, outcome_of_sub_run
 from agents.running._outcome import Outcome
@@ -267,7 +266,7 @@ class Run:
             else:
                 fresh.extend(self._fold(c.id, c.name, c.args, by_id[c.id], []))
                 await self._remember_outcome(c.id, c.name, by_id[c.id])
-                await self._announce(c.id, c.name, by_id[c.id])
+                self.tally.announce(self.stream, c.id, c.name, by_id[c.id])
         self.state.pending.extend(fresh)
         return fresh
 
@@ -301,32 +300,6 @@ class Run:
             self.state, call_id, local_tool, local_args, outcome, previous
         )
 
-    async def _announce(self, call_id: str, local_tool: str, outcome: Outcome) -> None:
-        """Tell memory, the tally and the stream about a terminal outcome."""
-        if not outcome.terminal:
-            return
-        self.tally.tool_results.append(
-            ToolResultRecord(tool_call_id=call_id, tool_name=local_tool, result=outcome.result)
-        )
-        if outcome.status == "denied":
-            self.stream.emit(
-                ToolOutputDeniedChunk(
-                    run_id=self.state.run_id,
-                    tool_call_id=call_id,
-                    tool_name=local_tool,
-                    reason=outcome.reason,
-                )
-            )
-        else:
-            self.stream.emit(
-                ToolResultChunk(
-                    run_id=self.state.run_id,
-                    tool_call_id=call_id,
-                    tool_name=local_tool,
-                    result=outcome.result,
-                )
-            )
-
     async def _apply_outcome(
         self, pending: PendingCallState, outcome: Outcome
     ) -> list[PendingCallState]:
@@ -353,7 +326,7 @@ class Run:
                     await self.writer.save(self.state)
                 else:
                     await self.writer.finish(self.state)
-                await self._announce(pending.call_id, pending.local_tool, outcome)
+                self.tally.announce(self.stream, pending.call_id, pending.local_tool, outcome)
                 return fresh
             except SnapshotVersionConflict:
                 record = await self.rt.storage.load_snapshot(self.state.run_id)
@@ -364,15 +337,40 @@ class Run:
 
     # -- suspension and the end ------------------------------------------------------------
     async def _suspend(self, fresh: list[PendingCallState]) -> None:
-        """Store the snapshot FIRST (with the requests' audit), then announce the new calls."""
+        """Store the snapshot FIRST (with the requests' audit), then announce the new calls;
+        those a standing grant approves (claimed in storage now) run instead of waiting."""
+        granted: list[Granted] = []
         if fresh:
             self.state.trace_context = current_carrier()
             self.writer.requested(self.state, fresh)
             await self.writer.save(self.state)
+            granted = await take_granted(self.rt, self.state, fresh)
+        taken = {g.pending.claim_key for g in granted}
         for p in fresh:
-            self.stream.emit(p.announcement(self.state.run_id))
+            if p.claim_key not in taken:
+                self.stream.emit(p.announcement(self.state.run_id))
+        if granted:
+            await self._run_granted(granted)
+            return
         self.stream.emit(FinishChunk(run_id=self.state.run_id, finish_reason="suspended"))
         self.stream.close(self._result("suspended"))
+
+    async def _run_granted(self, granted: list[Granted]) -> None:
+        """Run the calls grants approved (``tool-call-granted`` first), then go on as after a
+        decision: suspend while anything is pending, else call the model again."""
+        fresh: list[PendingCallState] = []
+        for g in granted:
+            self.stream.emit(g.chunk(self.state.run_id))
+            pending = g.pending
+            outcome = await held(
+                self.rt, g.lease, self.execute(pending.call_id, pending.local_tool, pending.args)
+            )
+            self.writer.complete(self.state, pending, outcome, g.lease)
+            fresh.extend(await self._apply_outcome(pending, outcome))
+        if self.state.pending:
+            await self._suspend(fresh)
+            return
+        await self._loop()
 
     async def _finish(self, reason: FinishReason) -> None:
         await self.writer.finish(self.state)

@@ -91,10 +91,10 @@ class RedisGrants:
         granted_by: str | None = None,
         active_at: datetime | None = None,
     ) -> list[GrantRecord]:
-        ids: list[str | bytes] = await self._r.zrange(f"{self._p}grants", 0, -1)
+        ids = [_text(i) for i in await self._r.zrange(f"{self._p}grants", 0, -1)]
         async with self._r.pipeline(transaction=False) as pipe:
             for grant_id in ids:
-                pipe.hmget(f"{self._p}grant:{_text(grant_id)}", _FIELDS)
+                pipe.hmget(f"{self._p}grant:{grant_id}", _FIELDS)
             rows = await pipe.execute()
         found = [g for g in map(_record, rows) if g is not None]
         return newest_first(
@@ -134,5 +134,5 @@ def _record(values: list[Any]) -> GrantRecord | None:
     )
 
 
-def _text(value: str | bytes) -> str:
-    return value.decode() if isinstance(value, bytes) else value
+def _text(value: Any) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value)

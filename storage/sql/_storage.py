@@ -54,6 +54,7 @@ from storage.sql._schema import (
 )
 from storage.sql.postgres import _decision_path as _pg_hot
 from storage.sql.sqlite import _decision_path as _sqlite_hot
+from storage.sql.sqlite import _grants as _sqlite_grants
 from storage.sql.sqlite._decision_path import RunState
 
 T = TypeVar("T")
@@ -105,7 +106,7 @@ class SQLStorage(SQLEdgeRecords, SQLGrants):
         sqlite = await self._db.sqlite_connection()
         if sqlite is not None:
             return await self._db.sqlite_write(
-                sqlite, lambda conn: _sqlite_hot.apply(conn, change), durable=durable
+                sqlite, lambda conn: _sqlite_grants.apply(conn, change), durable=durable
             )
         postgres = await self._db.postgres()
         if postgres is not None and (change.grant or change.grant_use):
@@ -113,7 +114,7 @@ class SQLStorage(SQLEdgeRecords, SQLGrants):
         if postgres is not None:
             return await _pg_hot.apply(postgres, change)
         return await self._db.write(
-            _through_sqlalchemy(lambda c: _sqlite_hot.apply(c, change)), durable=durable
+            _through_sqlalchemy(lambda c: _sqlite_grants.apply(c, change)), durable=durable
         )
 
     async def load_run(self, run_id: str) -> RunState:

@@ -142,10 +142,6 @@ def apply(conn: Connection, change: StateChange) -> ClaimRecord | None:
         existing = _claim(conn, change.claim)
         if existing is not None:
             return existing
-    if change.grant is not None or change.grant_use is not None:
-        from storage.sql.sqlite._grants import write_grants
-
-        write_grants(conn, change)
     for done in change.completions:
         values: tuple[Any, ...] = (_json(done.outcome), _timestamp(utcnow()), done.run_id, done.key)
         if done.owner is None:

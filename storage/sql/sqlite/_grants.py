@@ -12,8 +12,15 @@ from __future__ import annotations
 from storage._change import StateChange
 from storage._errors import GrantUnavailable
 from storage._grants import refusal
-from storage._records import GrantRecord
-from storage.sql.sqlite._decision_path import Connection, json_text, optional_timestamp, timestamp
+from storage._records import ClaimRecord, GrantRecord
+from storage.sql.sqlite._decision_path import (
+    Connection,
+    json_text,
+    optional_timestamp,
+    parse_time,
+    timestamp,
+)
+from storage.sql.sqlite._decision_path import apply as apply_without_grants
 
 _GRANT_COLUMNS = (
     "grant_id, agent_id, tool_name, agent_path, thread_id, resource_id, pins, granted_by,"
@@ -26,6 +33,15 @@ _USE_GRANT = (
     " AND expires_at > ? AND uses < max_uses"
 )
 _GRANT_OF_ID = f"SELECT {_GRANT_COLUMNS} FROM grants WHERE grant_id = ?"
+
+
+def apply(conn: Connection, change: StateChange) -> ClaimRecord | None:
+    """``storage.sql.sqlite._decision_path.apply``, then the change's grant, in the caller's
+    transaction (nothing of the grant when the claim was taken first)."""
+    existing = apply_without_grants(conn, change)
+    if existing is None and (change.grant is not None or change.grant_use is not None):
+        write_grants(conn, change)
+    return existing
 
 
 def write_grants(conn: Connection, change: StateChange) -> None:
@@ -67,8 +83,6 @@ def _row(g: GrantRecord) -> tuple[object, ...]:
 
 def _record(row: tuple[object, ...]) -> GrantRecord:
     """Only the fields ``refusal`` reads need to be right here (the rest is not returned)."""
-    from storage.sql.sqlite._decision_path import parse_time
-
     return GrantRecord(
         grant_id=str(row[0]),
         agent_id=str(row[1]),
