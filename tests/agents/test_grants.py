@@ -147,10 +147,8 @@ async def test_a_granted_call_is_the_grantors_decision_audited_with_the_grant() 
     assert (claim.decision, claim.decided_by) == ("approved", "U1")
     assert claim.detail == {"source": "grant", "grant_id": grant_id}
     decided = [e for e in await store.query_audit(run_id=result.run_id) if e.kind == "decided"]
-    assert [(e.actor, e.source, e.data["grant_id"]) for e in decided] == [
-        ("U1", "grant", grant_id)
-    ]
-    created = [e for e in await store.query_audit() if e.kind == "decided"][0]
+    assert [(e.actor, e.source, e.data["grant_id"]) for e in decided] == [("U1", "grant", grant_id)]
+    created = next(e for e in await store.query_audit() if e.kind == "decided")
     assert created.data["grant_id"] == grant_id  # the approval that created it says so too
 
 
@@ -336,22 +334,23 @@ async def test_an_edited_approval_creates_no_grant() -> None:
 async def test_two_instances_racing_for_the_last_uses_run_exactly_max_uses(
     backend: str, tmp_path: Path
 ) -> None:
-    async with unique_url(backend, tmp_path) as url:
-        async with open_storage(url) as one, open_storage(url) as two:
-            deploys = Deploys()
-            first = _agent(deploys, ScriptedModel([_either] * 20), one)
-            second = _agent(deploys, ScriptedModel([_either] * 20), two)
-            await _granted_first(first, max_uses=3)
+    async with (
+        unique_url(backend, tmp_path) as url,
+        open_storage(url) as one,
+        open_storage(url) as two,
+    ):
+        deploys = Deploys()
+        first = _agent(deploys, ScriptedModel([_either] * 20), one)
+        second = _agent(deploys, ScriptedModel([_either] * 20), two)
+        await _granted_first(first, max_uses=3)
 
-            async def run(agent: Agent) -> str:
-                result = await agent.generate(
-                    "x", thread_id="T1", resource_id="C1", requested_by="U9"
-                )
-                return result.finish_reason
+        async def run(agent: Agent) -> str:
+            result = await agent.generate("x", thread_id="T1", resource_id="C1", requested_by="U9")
+            return result.finish_reason
 
-            reasons = await asyncio.gather(*(run((first, second)[n % 2]) for n in range(6)))
+        reasons = await asyncio.gather(*(run((first, second)[n % 2]) for n in range(6)))
 
-            assert sorted(reasons) == ["stop"] * 3 + ["suspended"] * 3
-            assert len(deploys.done) == 1 + 3
-            [spent] = await second.list_grants(active_only=False)
-            assert spent.uses == 3
+        assert sorted(reasons) == ["stop"] * 3 + ["suspended"] * 3
+        assert len(deploys.done) == 1 + 3
+        [spent] = await second.list_grants(active_only=False)
+        assert spent.uses == 3
