@@ -26,6 +26,7 @@ from agents.deciding._lease import Lease
 from agents.deciding._state import PendingCallState, RunState
 from agents.decisions import Approve, ask_policy
 from agents.errors import GrantNotAllowed
+from agents.observing._observe import DecisionTaken, notify
 from agents.running._chunks import ToolCallGrantedChunk
 from storage import ClaimRecord, GrantRecord, GrantUnavailable, GrantUse, StateChange, utcnow
 
@@ -209,6 +210,19 @@ async def _use(
         return None
     if existing is not None:
         return None
+    if rt.observers:
+        notify(
+            rt.observers,
+            DecisionTaken(
+                agent_id=rt.id,
+                run_id=state.run_id,
+                tool_call_id=pending.tool_call_id,
+                tool_name=pending.tool_name,
+                decision="approved",
+                source=GRANT_SOURCE,
+                waited_seconds=max(0.0, (utcnow() - pending.suspended_at).total_seconds()),
+            ),
+        )
     return record, _after_use(grant)
 
 
