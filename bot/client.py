@@ -21,7 +21,7 @@ from urllib.parse import quote
 
 import aiohttp
 
-from agents import Approve, Decline, PendingToolCall, Resume, SuspendedRunsPage
+from agents import Approve, Decline, Grant, GrantRequest, PendingToolCall, Resume, SuspendedRunsPage
 from bot.api import (
     PENDING_CALL_NOT_FOUND,
     AgentNotFound,
@@ -29,6 +29,9 @@ from bot.api import (
     ApiError,
     ApiRequestError,
     DecisionOut,
+    GrantOut,
+    GrantRequestIn,
+    GrantsOut,
     PendingToolCallOut,
     SuspendedRunsPageOut,
     error_from,
@@ -207,10 +210,12 @@ class AgentClient:
         fingerprint: str | None = None,
         decided_by: str | None = None,
         wait: bool = False,
+        grant: GrantRequest | None = None,
     ) -> Decision:
-        """Approve a pending call (with edited ``args`` when given); claimed before returning."""
+        """Approve a pending call (with edited ``args`` when given; with ``grant``: also
+        approve later calls like it, SPEC 15); claimed before returning."""
         return await self._decide(
-            Approve(args=args),
+            Approve(args=args, grant=grant),
             run_id=run_id,
             tool_call_id=tool_call_id,
             fingerprint=fingerprint,
@@ -256,6 +261,26 @@ class AgentClient:
             wait=wait,
         )
 
+    async def list_grants(
+        self,
+        *,
+        thread_id: str | None = None,
+        resource_id: str | None = None,
+        granted_by: str | None = None,
+    ) -> list[Grant]:
+        """The agent's standing grants usable now (``Agent.list_grants``), newest first."""
+        params = _present(threadId=thread_id, resourceId=resource_id, grantedBy=granted_by)
+        data = await self.client._request("GET", self._path("grants"), params=params)
+        return [g.to_runtime() for g in GrantsOut.model_validate(data).grants]
+
+    async def revoke_grant(self, grant_id: str, *, revoked_by: str | None = None) -> Grant:
+        """Revoke a standing grant (``Agent.revoke_grant``); ``GrantNotAllowed`` unless the
+        token's person (or ``revoked_by``, as for ``decided_by``) is its grantor or an
+        approver of its rule."""
+        body = {"grantId": grant_id, **_present(revokedBy=revoked_by)}
+        data = await self.client._request("POST", self._path("revoke-grant"), body=body)
+        return GrantOut.model_validate(data).to_runtime()
+
     async def _decide(
         self,
         decision: Approve | Decline | Resume,
@@ -271,6 +296,8 @@ class AgentClient:
         if decision.kind == "approve":
             tail = "approve-tool-call"
             body |= _present(args=decision.args, fingerprint=fingerprint)
+            if decision.grant is not None:
+                body["grant"] = GrantRequestIn.of(decision.grant)
         elif decision.kind == "decline":
             tail = "decline-tool-call"
             body |= _present(reason=decision.reason, fingerprint=fingerprint)

@@ -39,6 +39,8 @@ from agents import (
     TakenDecision,
 )
 from agents.errors import AgentError, ToolChanged
+from bot.api._grant_routes import ROUTE_PATTERNS as GRANT_ROUTES
+from bot.api._grant_routes import add_grant_routes
 from bot.api._hook import DecisionObserver
 from bot.api._identity import ApiAccess, Caller
 from bot.api._input import Problem, json_body, parse
@@ -108,6 +110,7 @@ def add_api_routes(
     api.router.add_post(APPROVE, _approve)
     api.router.add_post(DECLINE, _decline)
     api.router.add_post(RESUME, _resume)
+    add_grant_routes(api, _agent, _revoker)
     api.router.add_get(OPENAPI, _openapi)
     api.router.add_route("*", "/{tail:.*}", _fallback)
     api.on_shutdown.append(_drain_agents)
@@ -208,7 +211,9 @@ async def _pending_call(request: web.Request) -> web.Response:
 async def _approve(request: web.Request) -> web.Response:
     agent = _agent(request)
     body = parse(ApproveRequest, await json_body(request))
-    return await _decide(request, agent, body, Approve(args=body.args), body.fingerprint)
+    grant = None if body.grant is None else body.grant.to_runtime()
+    decision = Approve(args=body.args, grant=grant)
+    return await _decide(request, agent, body, decision, body.fingerprint)
 
 
 async def _decline(request: web.Request) -> web.Response:
@@ -303,6 +308,11 @@ async def _drain_agents(app: web.Application) -> None:
 
 
 # -- helpers -------------------------------------------------------------------------------
+def _revoker(request: web.Request, revoked_by: str | None, grant_id: str) -> str | None:
+    """Who revokes, as the token says (like ``decidedBy``)."""
+    return request[CALLER].decider(revoked_by, "", grant_id)
+
+
 def _agent(request: web.Request) -> Agent:
     agent_id = request.match_info["agent_id"]
     served = request.app[AGENTS]
@@ -335,6 +345,7 @@ _ROUTES = [
     (re.compile(r"^agents/[^/]+/pending-calls/[^/]+/[^/]+$"), "GET"),
     (re.compile(r"^agents/[^/]+/(approve-tool-call|decline-tool-call|resume)$"), "POST"),
     (re.compile(r"^openapi\.json$"), "GET"),
+    *((re.compile(pattern), method) for pattern, method in GRANT_ROUTES),
 ]
 
 

@@ -15,6 +15,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
 from agents import PendingToolCall, RunResult, SuspendedRun, SuspendedRunsPage
+from bot.api._grant_schemas import GrantRequestIn
 
 MAX_ID_LENGTH = 255
 """Longest run, tool call, thread, resource id or ``decidedBy`` (the SQL id column width)."""
@@ -94,6 +95,9 @@ class ApproveRequest(_Request):
     """The fingerprint shown to the approver; must match the pending call (else 409)."""
     args: dict[str, Any] | None = None
     """Approve with these edited arguments (validated against the tool's input schema)."""
+    grant: GrantRequestIn | None = None
+    """Also store a standing grant for later calls like this one (SPEC 15); 403
+    ``GRANT_NOT_ALLOWED`` where the call's rule allows none or beyond its bounds."""
     decided_by: Id | None = None
     """The Slack user id of the person deciding. With a per-person token: that token's user
     (may be left out; any other value is 403). With the service token: taken as the decider
@@ -174,6 +178,10 @@ class PendingToolCallOut(_Wire):
     """The arguments shown before an edit made this the proposal; null: never edited."""
     grantable: bool = False
     """Whether its rule allows approving it with a standing grant."""
+    grant_max_seconds: float | None = None
+    """When grantable: the longest such a grant may last (null: no bound)."""
+    grant_max_uses: int | None = None
+    """When grantable: the most calls such a grant may approve (null: no bound)."""
 
     @classmethod
     def of(cls, call: PendingToolCall) -> PendingToolCallOut:
