@@ -38,6 +38,7 @@ from bot.slack._ids import (
     WITHDRAW_ACTION,
 )
 from bot.slack.blocks._args import args_view, changed_keys, field_key, field_value, reveal
+from bot.slack.blocks._grant_blocks import grant_button
 from bot.slack.blocks._mrkdwn import escape_truncated, mention
 from bot.slack.blocks._refs import ApprovalRef
 
@@ -82,6 +83,8 @@ class CardView:
     """Who approved so far (quorum calls)."""
     expires_at: datetime | None = None
     """When the call expires (declined); None: never."""
+    grantable: bool = False
+    """Its rule allows standing grants: the card offers "Approve and allow…" (SPEC 15)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -278,6 +281,7 @@ def decision_buttons(card: CardView, block_id: str = APPROVAL_BLOCK) -> ActionsB
                 style="primary",
                 confirm=_confirm(card) if card.rules.confirm else None,
             ),
+            *([grant_button(value)] if card.grantable else []),
             ButtonElement(
                 text=PlainTextObject(text=msg.EDIT_BUTTON), action_id=EDIT_ACTION, value=value
             ),

@@ -24,6 +24,7 @@ from slack_sdk.errors import SlackApiError
 
 from agents import PendingToolCall, SuspendedRunsPage
 from bot.slack._services import Services
+from bot.slack.blocks._grant_blocks import with_grants
 from bot.slack.blocks._home_view import HOME_ITEMS, Waiting, home_view
 from bot.slack.blocks._refs import ApprovalRef
 from bot.slack.delivery._card_index import PostedCard
@@ -79,7 +80,8 @@ async def publish_home(services: Services, user: str, pending: Pending | None = 
     services.home_viewers.add(user)
     try:
         listing = await waiting_for(services, user, pending)
-        view = home_view(listing.waiting, more=listing.more)
+        grants = await services.agent.list_grants(granted_by=user)
+        view = with_grants(home_view(listing.waiting, more=listing.more), grants)
         await services.client.views_publish(user_id=user, view=view)
     except SlackApiError as exc:
         logger.warning("could not publish the Home tab: %s", exc.response.get("error"))

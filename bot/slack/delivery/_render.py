@@ -12,6 +12,7 @@ from slack_sdk.errors import SlackApiError
 import bot.slack._messages as msg
 from agents import (
     AgentStream,
+    ToolCallGrantedChunk,
     ToolCallSuspendedChunk,
     fingerprint,
 )
@@ -25,6 +26,7 @@ from bot.slack.blocks._blocks import (
     question_blocks,
     question_fallback,
 )
+from bot.slack.blocks._grant_blocks import granted_fallback, granted_line
 from bot.slack.blocks._refs import ApprovalRef
 from bot.slack.delivery._card_index import PostedCard
 from bot.slack.delivery._card_posts import post_card_or_keep
@@ -91,6 +93,10 @@ async def post_run(
             await finish_text()
             await post_card_or_keep(services, thread, chunk.run_id, chunk.pending_call())
             count, last = count + 1, None
+        elif chunk.type == "tool-call-granted":
+            await finish_text()
+            await _post_granted(services, thread, chunk)
+            count, last = count + 1, None
         elif chunk.type == "tool-call-suspended":
             await finish_text()
             await _post_question(services, thread, chunk)
@@ -108,6 +114,18 @@ async def post_run(
     elif result.finish_reason != "suspended":
         services.outages.up("model")
     return Posted(messages=count, last_reply=last)
+
+
+async def _post_granted(
+    services: Services, thread: SlackThread, granted: ToolCallGrantedChunk
+) -> None:
+    """A call a standing grant approved: one compact line with Revoke, instead of a card."""
+    await services.client.chat_postMessage(
+        channel=thread.channel,
+        thread_ts=thread.thread_ts,
+        text=granted_fallback(granted),
+        blocks=as_dicts(granted_line(granted)),
+    )
 
 
 async def _post_question(
