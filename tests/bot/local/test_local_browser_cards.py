@@ -154,7 +154,9 @@ async def test_the_home_tab_lists_what_waits_and_its_approve_decides_the_card(
     await act_as(page, "sam")
     await page.get_by_test_id("home-link").click()
     home = page.get_by_test_id("home")
-    await expect(home.locator(".block.header")).to_have_text("Waiting for you")
+    await expect(home.locator(".block.header")).to_have_text(
+        ["Waiting for you", "Your active grants"]
+    )
     await expect(home).to_contain_text("Delete a record")
     await expect(home).to_contain_text("requested by @alex")
     await expect(home.locator(BUTTONS)).to_have_text(
