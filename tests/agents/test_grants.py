@@ -354,3 +354,25 @@ async def test_two_instances_racing_for_the_last_uses_run_exactly_max_uses(
         assert len(deploys.done) == 1 + 3
         [spent] = await second.list_grants(active_only=False)
         assert spent.uses == 3
+
+
+async def test_a_rule_that_now_needs_a_quorum_or_a_confirm_is_not_approved_by_a_grant() -> None:
+    deploys = Deploys()
+    rules = {"now": CallRules(require_approval=True, grants=GrantLimits(max_uses=5))}
+    agent = Agent(
+        id="ops",
+        model=ScriptedModel([_either] * 10),
+        tools=[deploys.tool(grants=False)],
+        storage=InMemoryStorage(),
+    ).served(ServedParts(call_rules=lambda name, tool_id, path, args: rules["now"]))
+    await _granted_first(agent)
+
+    rules["now"] = CallRules(require_approval=True, approvals=2, grants=GrantLimits(max_uses=5))
+    quorum = await agent.generate("x", thread_id="T1", resource_id="C1", requested_by="U9")
+    rules["now"] = CallRules(require_approval=True, confirm=True, grants=GrantLimits(max_uses=5))
+    confirm = await agent.generate("x", thread_id="T1", resource_id="C1", requested_by="U9")
+
+    assert (quorum.finish_reason, confirm.finish_reason) == ("suspended", "suspended")
+    assert len(deploys.done) == 1
+    [unused] = await agent.list_grants()
+    assert unused.uses == 0
