@@ -14,6 +14,7 @@ later call with one, listing and revoking them.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -92,14 +93,14 @@ def requested_grant(found: Found, decision: Approve, decided_by: str | None) -> 
     )
 
 
-def _refuser(pending: PendingCallState) -> Any:
+def _refuser(pending: PendingCallState) -> Callable[[str], GrantNotAllowed]:
     def refuse(reason: str) -> GrantNotAllowed:
         return GrantNotAllowed(reason, tool_call_id=pending.tool_call_id)
 
     return refuse
 
 
-def pinned(args: dict[str, Any], free_args: Any) -> dict[str, Any]:
+def pinned(args: dict[str, Any], free_args: Iterable[str]) -> dict[str, Any]:
     """Every argument but the free ones: what a grant pins."""
     free = set(free_args)
     return {name: value for name, value in args.items() if name not in free}
