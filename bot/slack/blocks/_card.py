@@ -38,7 +38,7 @@ from bot.slack._ids import (
     WITHDRAW_ACTION,
 )
 from bot.slack.blocks._args import args_view, changed_keys, field_key, field_value, reveal
-from bot.slack.blocks._grant_blocks import grant_button
+from bot.slack.blocks._grant_blocks import grant_button, granted_too
 from bot.slack.blocks._mrkdwn import escape_truncated, mention
 from bot.slack.blocks._refs import ApprovalRef
 
@@ -366,6 +366,8 @@ def decided_card(card: CardView, decided: Decided) -> list[Block]:
         count = len(decided.approvers)
         needed = max(card.rules.approvals_required, count)
         line += " · " + msg.QUORUM.format(count=count, needed=needed)
+    if decision is not None and decision.kind == "approve" and decision.grant is not None:
+        line += "\n" + granted_too(decision.grant)
     if decision is not None and decision.kind == "decline" and decision.reason:
         line += "\n" + msg.DECIDED_REASON.format(reason=escape_truncated(decision.reason, 1000))
     edited = decision.args if decision is not None and decision.kind == "approve" else None

@@ -21,7 +21,7 @@ from slack_sdk.models.blocks import (
 from slack_sdk.models.views import View
 
 import bot.slack._messages as msg
-from agents import Grant, ToolCallGrantedChunk
+from agents import Grant, GrantRequest, ToolCallGrantedChunk
 from bot.slack._ids import GRANT_ACTION, REVOKE_GRANT_ACTION
 from bot.slack.blocks._mrkdwn import escape_truncated, mention
 
@@ -48,6 +48,15 @@ def grant_button(value: str) -> ButtonElement:
     return ButtonElement(
         text=PlainTextObject(text=msg.GRANT_BUTTON), action_id=GRANT_ACTION, value=value
     )
+
+
+def granted_too(grant: GrantRequest) -> str:
+    """What a card approved with a grant adds: "and allowed up to 10 later calls like it in
+    this thread for 1 h"."""
+    hours, rest = divmod(int(grant.seconds), 3600)
+    duration = f"{hours} h" if hours and not rest else f"{max(1, int(grant.seconds) // 60)} min"
+    where = msg.GRANT_SCOPE_THREAD if grant.within == "thread" else msg.GRANT_SCOPE_RESOURCE
+    return msg.GRANT_MADE.format(uses=grant.max_uses, where=where.lower(), duration=duration)
 
 
 def revoke_button(grant_id: str) -> ButtonElement:

@@ -112,6 +112,9 @@ async def test_the_grant_modal_is_bounded_by_the_rule_and_approves_with_a_grant(
         await bot.settle()
         view = await _approve_with_grant(bot, ts)
         [grant] = await bot.agent.list_grants()
+        [card] = bot.cards(ts)
+        [update] = bot.updates_of(card.ts)
+        assert "allowed up to 2 later calls like it in this thread for 1 h" in str(update["blocks"])
 
     blocks = {b.get("block_id"): b for b in view["blocks"]}
     durations = [o["value"] for o in blocks[DURATION_BLOCK]["element"]["options"]]
