@@ -67,6 +67,46 @@ class PendingToolCall(_ItemAccess):
     escalated_approvers: list[str] = field(default_factory=list)
     """Users and user groups the escalation steps added: they may approve this call too,
     besides the approvers of its rule (in the order the steps added them)."""
+    grant_max_seconds: float | None = None
+    """When grantable: the longest such a grant may last (None: no bound)."""
+    grant_max_uses: int | None = None
+    """When grantable: the most calls such a grant may approve (None: no bound)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Grant(_ItemAccess):
+    """A standing grant (SPEC 15): later calls of ``tool_name`` at ``agent_path`` in its scope
+    whose pinned arguments equal ``pins`` are approved by it, as decisions of ``granted_by``."""
+
+    grant_id: str
+    """Its id (revoke it with ``Agent.revoke_grant(grant_id, revoked_by=...)``)."""
+    tool_name: str
+    """The tool whose calls it approves."""
+    agent_path: list[str]
+    """The chain of agent ids from the top to the agent owning the tool."""
+    thread_id: str | None
+    """Scope ``thread``: the memory thread it applies in (else None)."""
+    resource_id: str | None
+    """Scope ``resource``: the resource (channel) it applies in (else None)."""
+    pins: dict[str, Any]
+    """Every argument of the approved call but the free ones: later calls must match them."""
+    free_args: list[str]
+    """The arguments that may differ."""
+    granted_by: str
+    """Who granted it."""
+    created_at: datetime
+    expires_at: datetime
+    """It approves nothing at or after this moment."""
+    max_uses: int
+    """The most calls it approves."""
+    uses: int
+    """How many it approved so far."""
+    revoked_at: datetime | None = None
+    """When it was revoked (None: not revoked)."""
+    revoked_by: str | None = None
+    """Who revoked it."""
+    agent_id: str = ""
+    """The agent whose runs it applies to."""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -27,11 +27,49 @@ from agents.running._stream import AgentStream
 DecisionKind = Literal["approve", "decline", "resume", "expire"]
 
 
+GrantScope = Literal["thread", "resource"]
+"""Where a standing grant applies: the call's memory thread, or every thread of its resource."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class GrantRequest:
+    """Approve this call AND later calls like it (SPEC 15): a standing, scoped, expiring grant.
+
+    Example:
+        >>> Approve(grant=GrantRequest(seconds=3600, max_uses=20, free_args=("version",)))
+    """
+
+    seconds: float
+    """How long the grant lasts from now (at most the rule's ``grants.max_seconds``)."""
+    max_uses: int
+    """How many later calls it may approve (at most the rule's ``grants.max_uses``)."""
+    within: GrantScope = "thread"
+    """``thread``: calls of this call's memory thread; ``resource``: of any thread of its
+    resource (a Slack channel)."""
+    free_args: tuple[str, ...] = ()
+    """Arguments that may differ in later calls; every other argument is pinned to its value
+    in this call."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class GrantLimits:
+    """How far a standing grant of a call may reach (a rule's ``grants``); None: no bound."""
+
+    max_seconds: float | None = None
+    """The longest a grant may last."""
+    max_uses: int | None = None
+    """The most calls one grant may approve."""
+
+
 @dataclass(frozen=True, kw_only=True)
 class Approve:
     """Run the pending call (with ``args`` instead of the model's, when given)."""
 
     kind: Literal["approve"] = field(default="approve", init=False)
+    grant: GrantRequest | None = None
+    """Also store a standing grant for later calls like this one (in the same transaction as
+    this approval); refused with ``GrantNotAllowed`` (nothing recorded) where the call's rule
+    allows no grant, beyond its bounds, for a quorum or confirm rule, or with edited ``args``."""
     args: dict[str, Any] | None = None
     """Edited arguments, validated against the tool's input schema before anything is claimed;
     None runs the call with the arguments it was shown with. Edited arguments are a new
@@ -206,6 +244,9 @@ class CallRules:
     confirm: bool = False
     """Approve asks "are you sure?" first (an edge's dialog). The runtime only compares it: an
     edit whose arguments need a confirm the shown ones did not is presented again."""
+    grants: GrantLimits | None = None
+    """The standing grants the call allows (a policy rule's ``grants``); None: none, unless
+    its tool was created with ``grants=True``. Never with a quorum or a confirm."""
 
 
 CallRulesFn = Callable[[str, str, tuple[str, ...], dict[str, Any]], CallRules | None]

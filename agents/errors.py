@@ -12,6 +12,7 @@ AgentError
 ├── ToolChanged            APPROVAL_TOOL_CHANGED
 ├── InvalidResumeData      AGENT_RESUME_INVALID_DATA
 ├── InvalidToolArgs        APPROVAL_INVALID_ARGS
+├── GrantNotAllowed        GRANT_NOT_ALLOWED (a standing grant refused; nothing recorded)
 ├── AgentConfigError       AGENT_CONFIG_INVALID
 ├── LeaseLost              CLAIM_LEASE_LOST (a takeover fenced this owner out)
 ├── ModelError             MODEL_ERROR
@@ -306,6 +307,20 @@ class NotAllowedToDecide(AgentError):
         return {**super().to_dict(), "rule": self.rule, "reason": self.reason}
 
 
+class GrantNotAllowed(AgentError):
+    """A standing grant refused (SPEC 15: rule, bounds, quorum, confirm, edit, revoker)."""
+
+    code = "GRANT_NOT_ALLOWED"
+
+    def __init__(self, reason: str, *, tool_call_id: str | None = None) -> None:
+        self.reason = reason
+        self.tool_call_id = tool_call_id  # the call whose approval asked for it (or None)
+        super().__init__(
+            f"no standing grant here: {reason}. Nothing was recorded"
+            + (f"; tool call {tool_call_id!r} is still pending" if tool_call_id else "")
+        )
+
+
 class AgentConfigError(AgentError):
     """An ``Agent`` was built or called with options it cannot use."""
 
@@ -330,12 +345,9 @@ class ModelError(AgentError):
         self.hint = hint
         """What to fix, in one sentence a person in the thread can act on (or pass on), e.g.
         "an admin should set OPENAI_API_KEY"; None when there is nothing they can do."""
-        parts = [message]
-        if status is not None:
-            parts.append(f"status {status}")
-        if request_id:
-            parts.append(f"request id {request_id}")
-        super().__init__("; ".join(parts))
+        extra = [f"status {status}"] if status is not None else []
+        extra += [f"request id {request_id}"] if request_id else []
+        super().__init__("; ".join([message, *extra]))
 
 
 class RunnerClosed(AgentError):
@@ -382,8 +394,7 @@ class LeaseLost(AgentError):
 
 
 def _summary(errors: list[dict[str, Any]]) -> str:
-    parts = []
-    for error in errors[:5]:
-        loc = ".".join(str(p) for p in error.get("loc", ()) or ()) or "(root)"
-        parts.append(f"{loc}: {error.get('msg')}")
-    return "; ".join(parts) or "invalid"
+    said = [
+        f"{'.'.join(map(str, e.get('loc', ()) or ())) or '(root)'}: {e.get('msg')}" for e in errors
+    ]
+    return "; ".join(said[:5]) or "invalid"

@@ -15,14 +15,14 @@ and ``ApiRequestError`` (400).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from types import TracebackType
-from typing import Any, Literal
+from typing import Any
 from urllib.parse import quote
 
 import aiohttp
 
-from agents import Approve, Decline, PendingToolCall, Resume, SuspendedRunsPage
+from agents import Approve, Decline, Grant, GrantRequest, PendingToolCall, Resume, SuspendedRunsPage
+from bot._client_results import Decision, ManyDecisions
 from bot.api import (
     PENDING_CALL_NOT_FOUND,
     AgentNotFound,
@@ -31,6 +31,9 @@ from bot.api import (
     ApiRequestError,
     DecideManyOut,
     DecisionOut,
+    GrantOut,
+    GrantRequestIn,
+    GrantsOut,
     PendingToolCallOut,
     SuspendedRunsPageOut,
     error_from,
@@ -46,47 +49,6 @@ __all__ = [
     "Decision",
     "ManyDecisions",
 ]
-
-
-@dataclass(frozen=True, kw_only=True)
-class Decision:
-    """What a decision call answered: it was claimed; with ``wait=True``, the run's result."""
-
-    run_id: str
-    """The run the decision belongs to."""
-    tool_call_id: str
-    """The call that was decided."""
-    status: Literal["accepted"] = "accepted"
-    """Always ``accepted``: the decision was claimed (errors are raised instead)."""
-    text: str | None = None
-    """``wait=True``: the answer's text once the run finished or suspended again."""
-    finish_reason: Literal["stop", "suspended", "length", "error", "abandoned"] | None = None
-    """``wait=True``: how the run stopped."""
-    pending: list[PendingToolCall] | None = field(default=None)
-    """``wait=True``: calls still (or newly) waiting for a person."""
-    error: str | None = None
-    """``wait=True`` and ``finish_reason == "error"``: what went wrong."""
-
-
-@dataclass(frozen=True, kw_only=True)
-class ManyDecisions:
-    """What ``decide_many`` answered: every decision was claimed; with ``wait=True``, the
-    run's result."""
-
-    run_id: str
-    """The run the decisions belong to."""
-    tool_call_ids: list[str]
-    """The calls decided, in the order given."""
-    status: Literal["accepted"] = "accepted"
-    """Always ``accepted``: every decision was claimed (a refusal is raised instead)."""
-    text: str | None = None
-    """``wait=True``: the answer's text once the run finished or suspended again."""
-    finish_reason: Literal["stop", "suspended", "length", "error", "abandoned"] | None = None
-    """``wait=True``: how the run stopped."""
-    pending: list[PendingToolCall] | None = field(default=None)
-    """``wait=True``: calls still (or newly) waiting for a person."""
-    error: str | None = None
-    """``wait=True`` and ``finish_reason == "error"``: what went wrong."""
 
 
 class Client:
@@ -250,10 +212,12 @@ class AgentClient:
         fingerprint: str | None = None,
         decided_by: str | None = None,
         wait: bool = False,
+        grant: GrantRequest | None = None,
     ) -> Decision:
-        """Approve a pending call (with edited ``args`` when given); claimed before returning."""
+        """Approve a pending call (with edited ``args`` when given; with ``grant``: also
+        approve later calls like it, SPEC 15); claimed before returning."""
         return await self._decide(
-            Approve(args=args),
+            Approve(args=args, grant=grant),
             run_id=run_id,
             tool_call_id=tool_call_id,
             fingerprint=fingerprint,
@@ -339,6 +303,26 @@ class AgentClient:
             error=out.error,
         )
 
+    async def list_grants(
+        self,
+        *,
+        thread_id: str | None = None,
+        resource_id: str | None = None,
+        granted_by: str | None = None,
+    ) -> list[Grant]:
+        """The agent's standing grants usable now (``Agent.list_grants``), newest first."""
+        params = _present(threadId=thread_id, resourceId=resource_id, grantedBy=granted_by)
+        data = await self.client._request("GET", self._path("grants"), params=params)
+        return [g.to_runtime() for g in GrantsOut.model_validate(data).grants]
+
+    async def revoke_grant(self, grant_id: str, *, revoked_by: str | None = None) -> Grant:
+        """Revoke a standing grant (``Agent.revoke_grant``); ``GrantNotAllowed`` unless the
+        token's person (or ``revoked_by``, as for ``decided_by``) is its grantor or an
+        approver of its rule."""
+        body = {"grantId": grant_id, **_present(revokedBy=revoked_by)}
+        data = await self.client._request("POST", self._path("revoke-grant"), body=body)
+        return GrantOut.model_validate(data).to_runtime()
+
     async def _decide(
         self,
         decision: Approve | Decline | Resume,
@@ -354,6 +338,8 @@ class AgentClient:
         if decision.kind == "approve":
             tail = "approve-tool-call"
             body |= _present(args=decision.args, fingerprint=fingerprint)
+            if decision.grant is not None:
+                body["grant"] = GrantRequestIn.of(decision.grant)
         elif decision.kind == "decline":
             tail = "decline-tool-call"
             body |= _present(reason=decision.reason, fingerprint=fingerprint)

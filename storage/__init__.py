@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from storage._change import ApprovalTally, BatchRefusal, Completion, DecisionBatch, StateChange
 from storage._errors import (
+    GrantUnavailable,
     SnapshotVersionConflict,
     StaleLease,
     StorageConfigError,
@@ -27,6 +28,8 @@ from storage._records import (
     ClaimRecord,
     EdgeAuditKind,
     EscalationRecord,
+    GrantRecord,
+    GrantUse,
     MessageRecord,
     OutboxEntry,
     RuntimeAuditKind,
@@ -52,6 +55,9 @@ __all__ = [
     "DecisionBatch",
     "EdgeAuditKind",
     "EscalationRecord",
+    "GrantRecord",
+    "GrantUnavailable",
+    "GrantUse",
     "InMemoryStorage",
     "MessageRecord",
     "OutboxEntry",

@@ -15,6 +15,8 @@ from storage._records import (
     ApprovalRecord,
     AuditEvent,
     ClaimRecord,
+    GrantRecord,
+    GrantUse,
     MessageRecord,
     SnapshotRecord,
     ThreadRecord,
@@ -72,6 +74,12 @@ class StateChange:
     """Messages appended to their threads in order, as ``Storage.append_messages``."""
     audit: Sequence[AuditEvent] = ()
     """Audit events appended in order."""
+    grant: GrantRecord | None = None
+    """A standing grant to store (the approval that creates it is this change's claim)."""
+    grant_use: GrantUse | None = None
+    """A use of a standing grant, counted with this change (the claim it approves): when the
+    grant may not be used now (``storage._grants.refusal``) the whole change is refused with
+    ``GrantUnavailable`` and writes nothing. Checked after the claim's single use."""
 
 
 @dataclass(frozen=True, kw_only=True)

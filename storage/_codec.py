@@ -18,6 +18,7 @@ from storage._records import (
     CardRecord,
     ClaimRecord,
     EscalationRecord,
+    GrantRecord,
     MessageRecord,
     OutboxEntry,
     R,
@@ -38,6 +39,8 @@ _TIMESTAMPS = frozenset(
         "posted_at",
         "next_try_at",
         "escalated_at",
+        "expires_at",
+        "revoked_at",
     }
 )
 
@@ -48,6 +51,7 @@ Record = (
     | CardRecord
     | ClaimRecord
     | EscalationRecord
+    | GrantRecord
     | MessageRecord
     | OutboxEntry
     | SnapshotRecord

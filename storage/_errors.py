@@ -4,7 +4,8 @@ StorageError
 ├── StorageConfigError      the storage URL cannot be used
 ├── StorageUnavailable      the database / Redis server does not answer (try again later)
 ├── SnapshotVersionConflict another process changed a snapshot first
-└── StaleLease              a claim was taken over: its old owner may no longer write for it
+├── StaleLease              a claim was taken over: its old owner may no longer write for it
+└── GrantUnavailable        a standing grant is revoked, expired or used up (nothing written)
 """
 
 from __future__ import annotations
@@ -64,4 +65,19 @@ class StaleLease(StorageError):
             + ": another instance took it over after its lease lapsed; drop this write and the "
             "run (the new owner reports the outcome), and make CLAIM_LEASE_SECONDS longer than "
             "pauses of this process"
+        )
+
+
+class GrantUnavailable(StorageError):
+    """A change used a standing grant that may not be used now (revoked, expired, every use
+    taken, or unknown): nothing of the change was written. The call it would have approved
+    waits for a person as usual."""
+
+    def __init__(self, grant_id: str, why: str) -> None:
+        self.grant_id = grant_id
+        """The grant the change tried to use."""
+        self.why = why
+        """Why not, in words."""
+        super().__init__(
+            f"grant {grant_id!r} approves nothing more: {why}; the call waits for a person"
         )

@@ -10,8 +10,9 @@ from datetime import datetime
 
 from storage._change import ApprovalTally, BatchRefusal, DecisionBatch, StateChange, fenced
 from storage._errors import SnapshotVersionConflict
+from storage._memory_claims import ClaimIndex
 from storage._memory_edge import MemoryEdgeRecords
-from storage._memory_escalations import MemoryEscalations
+from storage._memory_standing import MemoryEscalations, MemoryGrants
 from storage._prune import PruneReport
 from storage._records import (
     ApprovalRecord,
@@ -25,20 +26,21 @@ from storage._records import (
 )
 
 
-class InMemoryStorage(MemoryEdgeRecords, MemoryEscalations):
+class InMemoryStorage(MemoryEdgeRecords, MemoryEscalations, MemoryGrants):
     """Everything in dicts guarded by one lock; ``memory://`` selects it.
 
     Example:
         >>> store = InMemoryStorage()
     """
 
-    _claims: _ClaimIndex
+    _claims: ClaimIndex
 
     def __init__(self) -> None:
-        super().__init__()
+        MemoryEdgeRecords.__init__(self)
+        MemoryGrants.__init__(self)
         self._lock = asyncio.Lock()
         self._snapshots: dict[str, SnapshotRecord] = {}
-        self._claims = _ClaimIndex()
+        self._claims = ClaimIndex()
         self._threads: dict[str, ThreadRecord] = {}
         self._messages: dict[str, list[MessageRecord]] = {}
         self._audit: list[AuditEvent] = []
@@ -61,6 +63,8 @@ class InMemoryStorage(MemoryEdgeRecords, MemoryEscalations):
                     raise fenced(done, held)
             if change.snapshot is not None:
                 self._check_version(change.snapshot)
+            if (unusable := self._grant_refusal(change)) is not None:
+                raise unusable
             if change.claim is not None:
                 self._claims[(change.claim.run_id, change.claim.key)] = change.claim
             for done in change.completions:
@@ -74,6 +78,7 @@ class InMemoryStorage(MemoryEdgeRecords, MemoryEscalations):
             for message in change.messages:
                 self._messages.setdefault(message.thread_id, []).append(message)
             self._audit.extend(change.audit)
+            self._write_grants(change)
             return None
 
     async def commit_batch(self, batch: DecisionBatch) -> BatchRefusal | None:
@@ -383,27 +388,3 @@ class InMemoryStorage(MemoryEdgeRecords, MemoryEscalations):
 
     async def close(self) -> None:
         return None
-
-
-class _ClaimIndex(dict[tuple[str, str], ClaimRecord]):
-    """Claims by ``(run_id, key)``, also findable by run without scanning them all."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self._keys_by_run: dict[str, set[str]] = {}
-
-    def __setitem__(self, ids: tuple[str, str], claim: ClaimRecord) -> None:
-        super().__setitem__(ids, claim)
-        self._keys_by_run.setdefault(ids[0], set()).add(ids[1])
-
-    def __delitem__(self, ids: tuple[str, str]) -> None:
-        super().__delitem__(ids)
-        keys = self._keys_by_run.get(ids[0])
-        if keys is not None:
-            keys.discard(ids[1])
-            if not keys:
-                del self._keys_by_run[ids[0]]
-
-    def of_run(self, run_id: str) -> list[ClaimRecord]:
-        """The claims of one run."""
-        return [self[(run_id, key)] for key in self._keys_by_run.get(run_id, ())]

@@ -14,6 +14,7 @@ from storage._records import (
     CardRecord,
     ClaimRecord,
     EscalationRecord,
+    GrantRecord,
     MessageRecord,
     OutboxEntry,
     SnapshotRecord,
@@ -178,6 +179,34 @@ class Storage(Protocol):
     async def list_escalations(self, run_ids: Sequence[str]) -> dict[str, list[EscalationRecord]]:
         """The escalation steps of several runs in one round trip, by key then step (none:
         ``[]``). Kept after the run ends, as its claims are (the audit says the same)."""
+        ...
+
+    # -- standing grants (SPEC 15) --------------------------------------------------------
+    async def get_grant(self, grant_id: str) -> GrantRecord | None:
+        """One grant (revoked, expired or used up ones too), or None."""
+        ...
+
+    async def list_grants(
+        self,
+        *,
+        agent_id: str | None = None,
+        tool_name: str | None = None,
+        thread_id: str | None = None,
+        resource_id: str | None = None,
+        granted_by: str | None = None,
+        active_at: datetime | None = None,
+    ) -> list[GrantRecord]:
+        """Grants matching every given filter, newest first (``storage._grants.listed``:
+        ``thread_id`` with ``resource_id`` selects the grants that apply in that thread;
+        ``active_at`` only those usable at that moment)."""
+        ...
+
+    async def revoke_grant(
+        self, grant_id: str, *, revoked_by: str | None, at: datetime
+    ) -> GrantRecord | None:
+        """Mark a grant revoked (atomically; no use after ``at`` happens, from any process) and
+        return it; one revoked already is returned as it was; None when there is no such grant.
+        """
         ...
 
     # -- memory ----------------------------------------------------------------------------

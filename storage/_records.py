@@ -228,6 +228,57 @@ class OutboxEntry:
     """Not to be taken before this (an instance making it holds it until then)."""
 
 
+@dataclass(frozen=True, kw_only=True)
+class GrantRecord:
+    """One standing grant: later calls of ``tool_name`` at ``agent_path`` in its scope whose
+    pinned arguments equal ``pins`` are approved by it, as decisions of ``granted_by``."""
+
+    grant_id: str
+    """Primary key."""
+    agent_id: str
+    """The agent whose runs it approves calls of (the top-level agent)."""
+    tool_name: str
+    """The tool it approves calls of (the inner tool for a sub-agent's call)."""
+    agent_path: list[str]
+    """The chain of agent ids from the top to the agent owning the tool."""
+    thread_id: str | None
+    """Scope ``thread``: only calls of this memory thread (None for scope ``resource``)."""
+    resource_id: str | None
+    """Scope ``resource``: calls of any thread of this resource (None for scope ``thread``)."""
+    pins: JSON
+    """The arguments a call must have, equal, to be approved (every argument of the approved
+    call but the free ones)."""
+    granted_by: str
+    """Who granted it; each call it approves is recorded as their decision."""
+    created_at: datetime
+    expires_at: datetime
+    """No use at or after this moment."""
+    max_uses: int
+    """The most calls it approves."""
+    uses: int = 0
+    """Calls it approved so far (counted in the claim's transaction)."""
+    revoked_at: datetime | None = None
+    """When it was revoked (None: not revoked); no use after it."""
+    revoked_by: str | None = None
+    """Who revoked it."""
+    free_args: list[str] = field(default_factory=list)
+    """The argument names that may vary (left out of ``pins``)."""
+    run_id: str | None = None
+    """The run of the approval that created it."""
+    tool_call_id: str | None = None
+    """The call whose approval created it."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class GrantUse:
+    """One use of a grant, counted atomically with the claim it approves."""
+
+    grant_id: str
+    """The grant used."""
+    at: datetime
+    """When: refused at or after ``expires_at`` and after ``revoked_at``."""
+
+
 R = TypeVar(
     "R",
     ApprovalRecord,
@@ -235,6 +286,7 @@ R = TypeVar(
     CardRecord,
     ClaimRecord,
     EscalationRecord,
+    GrantRecord,
     MessageRecord,
     OutboxEntry,
     SnapshotRecord,

@@ -68,6 +68,9 @@ class Tool:
     """The human name approval cards show ("Delete a record"); None: cards use the description."""
     approvals: int = 1
     """Distinct approvers a gated call needs before it runs (2 = the two-person rule)."""
+    grants: bool = False
+    """True: approving a call of it may create a standing grant (SPEC 15) when no policy rule
+    matches the call (a matching rule's ``grants`` decides otherwise)."""
     json_schema: dict[str, Any] | None = field(default=None, hash=False)
     """A JSON schema the model sees instead of ``input_schema``'s, for tools whose schema comes
     from elsewhere (an MCP server's ``inputSchema``); None: the schema of ``input_schema``."""
@@ -215,6 +218,7 @@ def create_tool(
     idempotent: bool = False,
     title: str | None = None,
     approvals: int = 1,
+    grants: bool = False,
 ) -> Tool:
     """Define a tool.
 
@@ -262,4 +266,5 @@ def create_tool(
         idempotent=idempotent,
         title=title,
         approvals=approvals,
+        grants=grants,
     )

@@ -40,6 +40,7 @@ from storage import (
     AuditEvent,
     ClaimRecord,
     EscalationRecord,
+    GrantRecord,
     SnapshotRecord,
     StateChange,
     utcnow,
@@ -229,13 +230,15 @@ async def claim(
     decided_by: str | None,
     source: str,
     detail: dict[str, Any],
+    grant: GrantRecord | None = None,
 ) -> ClaimRecord:
     """THE claim of a decision: atomically take the call, then audit it; returns the claim
     (held by this process at lease epoch 0, which every write for its work carries).
 
     Every check that must hold for a decision belongs here, inside the claim. The loser of a
     race gets ``AlreadyDecided`` (``ApprovalExpired`` when the call expired first).
-    ``source`` (button, API, expiry sweep...) is recorded, never interpreted.
+    ``source`` (button, API, expiry sweep...) is recorded, never interpreted. ``grant``: a
+    standing grant the approval creates, stored in the same transaction (SPEC 15).
     """
     verdict = CLAIMED_AS[decision.kind]
     now = utcnow()
@@ -250,7 +253,7 @@ async def claim(
         lease_until=now + timedelta(seconds=rt.claim_lease_seconds),
     )
     decided = decided_event(rt, state, pending, verdict, decided_by, source or "python", detail)
-    await _take(rt, record, audit=[decided])
+    await _take(rt, record, audit=[decided], grant=grant)
     return record
 
 
@@ -311,9 +314,15 @@ async def claim_retry(rt: Runtime, state: RunState, decided_by: str | None) -> N
     )
 
 
-async def _take(rt: Runtime, record: ClaimRecord, audit: list[AuditEvent] | None = None) -> None:
-    """The claim and its audit in one transaction; nothing is written when someone was first."""
-    existing = await rt.storage.commit(StateChange(claim=record, audit=audit or []))
+async def _take(
+    rt: Runtime,
+    record: ClaimRecord,
+    audit: list[AuditEvent] | None = None,
+    grant: GrantRecord | None = None,
+) -> None:
+    """The claim, its audit (and a grant it creates) in one transaction; nothing is written
+    when someone was first."""
+    existing = await rt.storage.commit(StateChange(claim=record, audit=audit or [], grant=grant))
     if existing is not None:
         raise already_decided(existing)
 

@@ -24,6 +24,7 @@ from agents.deciding._edits import edited_proposal
 from agents.deciding._lease import Lease
 from agents.deciding._present import check_definition, present_again, presented
 from agents.deciding._state import PendingCallState, RunState
+from agents.deciding.standing._grants import requested_grant
 from agents.decisions import (
     EXPIRED_REASON,
     WITHDRAWN_REASON,
@@ -101,10 +102,13 @@ async def _take(
                 rt, found, decided_by=decided_by, source=source, seen=request.definition_digest
             )
     tool = rt.find_tool(pending.agent_path, pending.tool_name)
+    grant = None
+    if not forwarded and isinstance(decision, Approve):
+        grant = requested_grant(found, decision, decided_by)  # raises before any claim
     if not forwarded and isinstance(decision, Approve) and decision.args is not None:
         args = _validated_args(tool, pending, decision.args)  # raises before any claim
         if args == pending.args:
-            decision = Approve()
+            decision = Approve(grant=decision.grant)
         else:
             proposal = await edited_proposal(rt, found, args, decided_by)
             if proposal is not None:
@@ -128,8 +132,17 @@ async def _take(
         if len(approvers) < pending.approvals_required:
             return waiting_for_more(state, {pending.claim_key: approvers}, found.escalations)
         detail = {**detail, "approved_by": approvers}
+    if grant is not None:
+        detail = {**detail, "grant_id": grant.grant_id}
     taken = await claim(
-        rt, state, pending, decision, decided_by=decided_by, source=source, detail=detail
+        rt,
+        state,
+        pending,
+        decision,
+        decided_by=decided_by,
+        source=source,
+        detail=detail,
+        grant=grant,
     )
     if not forwarded:
         report(rt, state, pending, decision, source)

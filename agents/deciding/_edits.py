@@ -63,6 +63,7 @@ async def edited_proposal(
         approvals_required=needed,
         edited_from=dict(pending.args),
         definition_digest=tool.definition_digest if tool is not None else None,
+        grants=None,  # an edited proposal never creates a grant, nor is approved by one
     )
     if ttl is not None:
         proposal = proposal.model_copy(

@@ -9,12 +9,13 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from agents._results import PendingToolCall, RunResult, SuspendedRunsPage
+from agents._results import Grant, PendingToolCall, RunResult, SuspendedRunsPage
 from agents._runtime import Runtime
 from agents.deciding._decide import decide, retry
-from agents.deciding._escalation import escalate_call
 from agents.deciding._listing import list_suspended_runs, pending_call, send_tool_approval
 from agents.deciding._many import ManyRequest, decide_many
+from agents.deciding.standing._escalation import escalate_call
+from agents.deciding.standing._grants import list_grants, revoke_grant
 from agents.decisions import Approve, Decision, DecisionRequest, Decline, Resume
 from agents.running._stream import AgentStream
 
@@ -289,6 +290,40 @@ class DecisionMethods:
             >>> stream = await agent.retry_run(run_id=failed.run_id)
         """
         return await retry(self._runtime, run_id=run_id, decided_by=decided_by)
+
+    async def list_grants(
+        self,
+        thread_id: str | None = None,
+        resource_id: str | None = None,
+        granted_by: str | None = None,
+        *,
+        active_only: bool = True,
+    ) -> list[Grant]:
+        """This agent's standing grants usable now, newest first (SPEC 15); with ``thread_id``
+        and ``resource_id`` those that apply in that thread; ``active_only=False`` lists
+        revoked, expired and used-up ones too.
+
+        Example:
+            >>> mine = await agent.list_grants(granted_by="U024BE7LH")
+        """
+        return await list_grants(
+            self._runtime,
+            thread_id=thread_id,
+            resource_id=resource_id,
+            granted_by=granted_by,
+            active_only=active_only,
+        )
+
+    async def revoke_grant(self, grant_id: str, *, revoked_by: str | None = None) -> Grant:
+        """Revoke a standing grant at once, for every process: it approves nothing more.
+
+        Its grantor may, and anyone the decision policy lets approve the calls it pins (an
+        approver of its rule); anyone else gets ``GrantNotAllowed``, as does an unknown id.
+
+        Example:
+            >>> grant = await agent.revoke_grant(grant_id, revoked_by="U024BE7LH")
+        """
+        return await revoke_grant(self._runtime, grant_id, revoked_by=revoked_by)
 
 
 async def finished(stream: AgentStream) -> RunResult:

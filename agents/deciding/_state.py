@@ -24,6 +24,13 @@ class DelegateRef(BaseModel):
     tool_call_id: str
 
 
+class GrantBounds(BaseModel):
+    """A stored call's grant bounds (``agents.decisions.GrantLimits``); None: no bound."""
+
+    max_seconds: float | None = None
+    max_uses: int | None = None
+
+
 class PendingCallState(BaseModel):
     """One pending call as stored."""
 
@@ -60,6 +67,10 @@ class PendingCallState(BaseModel):
     carried_approvals: list[str] = Field(default_factory=list)
     """Approvals written with the call itself, not in storage's approvals: the editor's, when
     an edit made this the new proposal (``agents.deciding._edits``)."""
+    grants: GrantBounds | None = None
+    """The standing grants approving this call may create (its rule's ``grants``, or its
+    tool's ``grants=True``); None: none (also for quorum and confirm rules, edited proposals
+    and sub-agents' calls)."""
     discounted: list[str] = Field(default_factory=list)
     """Approvers whose approval no longer counts: the policy in force refused them when a later
     approval re-checked every counted one (authority at decision time)."""
@@ -89,6 +100,8 @@ class PendingCallState(BaseModel):
                 edited_from=call.edited_from,
                 suspend_payload=call.suspend_payload,
                 grantable=call.grantable,
+                grant_max_seconds=call.grant_max_seconds,
+                grant_max_uses=call.grant_max_uses,
                 suspended_at=call.suspended_at,
                 escalation_step=call.escalation_step,
                 escalated_approvers=call.escalated_approvers,
@@ -138,6 +151,9 @@ class PendingCallState(BaseModel):
             edited_from=None if self.edited_from is None else dict(self.edited_from),
             escalation_step=steps[-1].step if steps else 0,
             escalated_approvers=list(dict.fromkeys(added)),
+            grantable=self.grants is not None,
+            grant_max_seconds=None if self.grants is None else self.grants.max_seconds,
+            grant_max_uses=None if self.grants is None else self.grants.max_uses,
         )
 
 

@@ -141,6 +141,13 @@ class RunWriter:
             for m in messages
         )
 
+    async def remember_outcome(
+        self, state: RunState, call_id: str, local_tool: str, outcome: Outcome
+    ) -> None:
+        """The tool message of a call's terminal outcome, for the thread's memory."""
+        if outcome.terminal and self.remembers(state):  # else: no message to build
+            await self.remember(state, [outcome.tool_message(call_id, local_tool)])
+
     def audit(self, kind: AuditKind, state: RunState, **fields: Any) -> None:
         """An audit event about the run, written with the next change."""
         self.outbox.audit.append(self.rt.audit_event(kind, state, **fields))
@@ -236,6 +243,16 @@ class RunWriter:
             epoch=lease.epoch,
         )
         self.patient = True
+
+    async def keep_failed(self, state: RunState, exc: Exception) -> None:
+        """Store a failed run (messages, tool results) so ``retry_run`` can go on with it."""
+        if state.pending or not state.messages:
+            return
+        state.error = f"{type(exc).__name__}: {exc}"
+        try:
+            await self.save(state)
+        except Exception:
+            logger.exception("could not store failed run %s for a retry", state.run_id)
 
     async def finish(self, state: RunState) -> None:
         """The run has nothing left to store: drop its snapshot, write the outbox."""

@@ -113,6 +113,10 @@ class ToolCallApprovalChunk(ChunkBase):
     """None for an approval (kept so the payload has every field of a pending call)."""
     grantable: bool
     """True when a standing grant may be created while approving it."""
+    grant_max_seconds: float | None
+    """When grantable: the longest such a grant may last (None: no bound)."""
+    grant_max_uses: int | None
+    """When grantable: the most calls such a grant may approve (None: no bound)."""
     suspended_at: datetime | None
     """When the call started waiting."""
     requires_approval: bool = True
@@ -143,7 +147,33 @@ class ToolCallApprovalChunk(ChunkBase):
             grantable=self.grantable,
             escalation_step=self.escalation_step,
             escalated_approvers=list(self.escalated_approvers),
+            grant_max_seconds=self.grant_max_seconds,
+            grant_max_uses=self.grant_max_uses,
         )
+
+
+@dataclass(frozen=True, kw_only=True)
+class ToolCallGrantedChunk(ChunkBase):
+    """A gated call was approved by a standing grant instead of waiting (SPEC 15); it runs
+    next (no ``tool-call-approval`` chunk for it)."""
+
+    type: Literal["tool-call-granted"] = field(default="tool-call-granted", init=False)
+    tool_call_id: str
+    """The handle of the call (as a ``tool-call-approval`` would have named it)."""
+    tool_name: str
+    """The tool that runs."""
+    args: dict[str, Any]
+    """The arguments it runs with."""
+    grant_id: str
+    """The grant that approved it."""
+    granted_by: str
+    """Who granted it (the call is recorded as their decision, ``source="grant"``)."""
+    uses: int
+    """The grant's uses, this one included."""
+    max_uses: int
+    """The most calls the grant approves."""
+    expires_at: datetime
+    """When the grant stops approving calls."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -237,6 +267,7 @@ Chunk = (
     | ToolCallChunk
     | ToolCallApprovalChunk
     | ToolCallSuspendedChunk
+    | ToolCallGrantedChunk
     | ToolCallResumedChunk
     | ToolResultChunk
     | ToolOutputDeniedChunk

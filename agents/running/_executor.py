@@ -16,7 +16,7 @@ from agents._fingerprint import fingerprint
 from agents._hooks import ToolCallInfo, call_hook
 from agents._messages import ToolCallPart
 from agents._runtime import Runtime
-from agents.deciding._state import DelegateRef, PendingCallState, RunState
+from agents.deciding._state import DelegateRef, GrantBounds, PendingCallState, RunState
 from agents.decisions import CallRules
 from agents.errors import AgentError, LeaseLost
 from agents.observing._logcontext import LoggingIds
@@ -25,9 +25,22 @@ from agents.observing._tracing import span
 from agents.running._outcome import Outcome
 from agents.running._stream import AgentStream
 from storage import utcnow
-from tools import Suspended, ToolContext, ToolError
+from tools import Suspended, Tool, ToolContext, ToolError
 
 logger = logging.getLogger(__name__)
+
+
+def grant_bounds(tool: Tool | None, rules: CallRules | None, approvals: int) -> GrantBounds | None:
+    """The grants a gated call allows: its rule's ``grants``, else (no rule) its tool's
+    ``grants=True`` without bounds; never with a quorum or a confirm (SPEC 15)."""
+    if approvals > 1 or (rules is not None and rules.confirm):
+        return None
+    if rules is not None and rules.grants is not None:
+        limits = rules.grants
+        return GrantBounds(max_seconds=limits.max_seconds, max_uses=limits.max_uses)
+    if rules is None and tool is not None and tool.grants:
+        return GrantBounds()
+    return None
 
 
 class Executor:
@@ -153,6 +166,7 @@ class Executor:
             expires_at=None if ttl is None else now + timedelta(seconds=ttl),
             approvals_required=approvals,
             definition_digest=tool.definition_digest if tool else None,
+            grants=grant_bounds(tool, rules, approvals),
         )
 
     def pending_entries(

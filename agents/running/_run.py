@@ -14,28 +14,27 @@ from typing import Any
 
 from agents._config import strict_json_args
 from agents._messages import Message, ToolCallPart
-from agents._results import FinishReason, RunResult, ToolResultRecord
+from agents._results import FinishReason, RunResult
 from agents._runtime import Runtime
 from agents.deciding._lease import Lease, held
 from agents.deciding._state import PendingCallState, RunState
-from agents.deciding._writes import RunWriter, patiently
+from agents.deciding._writes import RunWriter
+from agents.deciding.standing._grants import Granted, take_granted
 from agents.decisions import CallRules
 from agents.errors import LeaseLost, ModelError
-from agents.models._base import ModelRequest, ObjectOutput, TextDelta, ToolCallRequest, Usage
+from agents.models._base import Usage
 from agents.observing._logcontext import LoggingIds
-from agents.observing._tracing import current_carrier, record_wait, run_span, span
+from agents.observing._tracing import current_carrier, record_wait, run_span
 from agents.running._chunks import (
     ErrorChunk,
     FinishChunk,
     StartChunk,
     StepFinishChunk,
-    TextDeltaChunk,
     ToolCallChunk,
     ToolCallResumedChunk,
-    ToolOutputDeniedChunk,
-    ToolResultChunk,
 )
 from agents.running._executor import Executor, outcome_of_sub_run
+from agents.running._model_turn import model_turn
 from agents.running._outcome import Outcome
 from agents.running._stream import AgentStream
 from agents.running._tally import Tally
@@ -109,10 +108,22 @@ class Run:
                 )
             )
             outcome = await held(self.rt, lease, outcome_of(self))
-            self.writer.complete(self.state, pending, outcome, lease)
-            self.writer.patient = True  # from here on the thread is owed an answer
-            more, answering = await self._apply_outcome(pending, outcome)
+            more, answering = await self._store_outcome(pending, outcome, lease)
             fresh += more
+        await self._go_on(fresh, answering)
+
+    async def _store_outcome(
+        self, pending: PendingCallState, outcome: Outcome, lease: Lease
+    ) -> tuple[list[PendingCallState], Lease | None]:
+        """A decided (or granted) call's outcome under ``lease``, stored: from here on the
+        thread is owed an answer (every write waits out an outage)."""
+        self.writer.complete(self.state, pending, outcome, lease)
+        self.writer.patient = True
+        return await self._apply_outcome(pending, outcome)
+
+    async def _go_on(self, fresh: list[PendingCallState], answering: Lease | None) -> None:
+        """After outcomes: suspend while anything is pending, else call the model again (under
+        ``answering``, the lease of the answer a thread is owed)."""
         if self.state.pending:
             await self._suspend(fresh)
         elif answering is None:
@@ -161,7 +172,7 @@ class Run:
                     logger.warning("run %s of agent %s failed: %s", state.run_id, self.rt.id, exc)
                 else:
                     logger.exception("run %s of agent %s failed", state.run_id, self.rt.id)
-                await self._keep_failed(exc)
+                await self.writer.keep_failed(self.state, exc)
                 self.stream.emit(ErrorChunk(run_id=self.state.run_id, error=exc))
                 self.stream.emit(FinishChunk(run_id=self.state.run_id, finish_reason="error"))
                 self.stream.close(self._result("error", error=exc))
@@ -244,27 +255,9 @@ class Run:
                 return
 
     async def _model_turn(self) -> tuple[str, list[ToolCallPart], Usage]:
-        if self.writer.patient:
-            state = self.state
-            messages = await patiently(self.rt, state.run_id, lambda: self.rt.conversation(state))
-        else:
-            messages = await self.rt.conversation(self.state)
-        request = ModelRequest(messages=messages, tools=self.rt.tool_specs())
-        text: list[str] = []
-        calls: list[ToolCallPart] = []
-        usage = Usage()
-        with span("model.call"):
-            async for event in self.rt.model.stream(request):
-                if isinstance(event, TextDelta):
-                    text.append(event.text)
-                    self.stream.emit(TextDeltaChunk(run_id=self.state.run_id, text=event.text))
-                elif isinstance(event, ToolCallRequest):
-                    calls.append(ToolCallPart(id=event.id, name=event.name, args=event.args))
-                elif isinstance(event, Usage):
-                    usage = usage + event
-                elif isinstance(event, ObjectOutput):
-                    text.append(str(event.value))
-        joined = "".join(text)
+        joined, calls, usage = await model_turn(
+            self.rt, self.state, self.stream, patient=self.writer.patient
+        )
         self.tally.text += joined
         self.tally.usage = self.tally.usage + usage
         return joined, calls, usage
@@ -286,8 +279,8 @@ class Run:
                 fresh.append(self.executor.approval_entry(self.state, c, r, encoded))
             else:
                 fresh.extend(self._fold(c.id, c.name, c.args, by_id[c.id], []))
-                await self._remember_outcome(c.id, c.name, by_id[c.id])
-                await self._announce(c.id, c.name, by_id[c.id])
+                await self.writer.remember_outcome(self.state, c.id, c.name, by_id[c.id])
+                self.tally.announce(self.stream, c.id, c.name, by_id[c.id])
         self.state.pending.extend(fresh)
         return fresh
 
@@ -321,32 +314,6 @@ class Run:
             self.state, call_id, local_tool, local_args, outcome, previous
         )
 
-    async def _announce(self, call_id: str, local_tool: str, outcome: Outcome) -> None:
-        """Tell memory, the tally and the stream about a terminal outcome."""
-        if not outcome.terminal:
-            return
-        self.tally.tool_results.append(
-            ToolResultRecord(tool_call_id=call_id, tool_name=local_tool, result=outcome.result)
-        )
-        if outcome.status == "denied":
-            self.stream.emit(
-                ToolOutputDeniedChunk(
-                    run_id=self.state.run_id,
-                    tool_call_id=call_id,
-                    tool_name=local_tool,
-                    reason=outcome.reason,
-                )
-            )
-        else:
-            self.stream.emit(
-                ToolResultChunk(
-                    run_id=self.state.run_id,
-                    tool_call_id=call_id,
-                    tool_name=local_tool,
-                    result=outcome.result,
-                )
-            )
-
     async def _apply_outcome(
         self, pending: PendingCallState, outcome: Outcome
     ) -> tuple[list[PendingCallState], Lease | None]:
@@ -357,7 +324,7 @@ class Run:
         answers next, and the thread is owed that answer), the ``continued`` claim that leases
         the answer to this instance. Returns the calls that start pending and that lease.
         """
-        await self._remember_outcome(pending.call_id, pending.local_tool, outcome)
+        await self.writer.remember_outcome(self.state, pending.call_id, pending.local_tool, outcome)
         while True:
             siblings = [p for p in self.state.pending if p.call_id == pending.call_id]
             self.state.pending = [p for p in self.state.pending if p.call_id != pending.call_id]
@@ -378,7 +345,7 @@ class Run:
                     answering = await self.writer.save_continuing(self.state, pending)
                 else:  # nobody but this process's caller could be told the answer
                     await self.writer.finish(self.state)
-                await self._announce(pending.call_id, pending.local_tool, outcome)
+                self.tally.announce(self.stream, pending.call_id, pending.local_tool, outcome)
                 return fresh, answering
             except SnapshotVersionConflict:
                 record = await self.rt.storage.load_snapshot(self.state.run_id)
@@ -389,15 +356,38 @@ class Run:
 
     # -- suspension and the end ------------------------------------------------------------
     async def _suspend(self, fresh: list[PendingCallState]) -> None:
-        """Store the snapshot FIRST (with the requests' audit), then announce the new calls."""
+        """Store the snapshot FIRST (with the requests' audit), then announce the new calls;
+        those a standing grant approves (claimed in storage now) run instead of waiting."""
+        granted: list[Granted] = []
         if fresh:
             self.state.trace_context = current_carrier()
             self.writer.requested(self.state, fresh)
             await self.writer.save(self.state)
+            granted = await take_granted(self.rt, self.state, fresh)
+        taken = {g.pending.claim_key for g in granted}
         for p in fresh:
-            self.stream.emit(p.announcement(self.state.run_id))
+            if p.claim_key not in taken:
+                self.stream.emit(p.announcement(self.state.run_id))
+        if granted:
+            await self._run_granted(granted)
+            return
         self.stream.emit(FinishChunk(run_id=self.state.run_id, finish_reason="suspended"))
         self.stream.close(self._result("suspended"))
+
+    async def _run_granted(self, granted: list[Granted]) -> None:
+        """Run the calls grants approved (``tool-call-granted`` first), then go on as after a
+        decision: suspend while anything is pending, else call the model again."""
+        fresh: list[PendingCallState] = []
+        answering: Lease | None = None
+        for g in granted:
+            self.stream.emit(g.chunk(self.state.run_id))
+            pending = g.pending
+            outcome = await held(
+                self.rt, g.lease, self.execute(pending.call_id, pending.local_tool, pending.args)
+            )
+            more, answering = await self._store_outcome(pending, outcome, g.lease)
+            fresh.extend(more)
+        await self._go_on(fresh, answering)
 
     async def _finish(self, reason: FinishReason) -> None:
         await self.writer.finish(self.state)
@@ -407,18 +397,3 @@ class Run:
     def _result(self, reason: FinishReason, error: BaseException | None = None) -> RunResult:
         pending = [p.public(self.approved_by.get(p.claim_key)) for p in self.state.pending]
         return self.tally.result(self.state.run_id, reason, pending, error)
-
-    # -- persistence -----------------------------------------------------------------------
-    async def _keep_failed(self, exc: Exception) -> None:
-        """Store the failed run (messages, tool results) so ``retry_run`` can go on with it."""
-        if self.state.pending or not self.state.messages:
-            return
-        self.state.error = f"{type(exc).__name__}: {exc}"
-        try:
-            await self.writer.save(self.state)
-        except Exception:
-            logger.exception("could not store failed run %s for a retry", self.state.run_id)
-
-    async def _remember_outcome(self, call_id: str, local_tool: str, outcome: Outcome) -> None:
-        if outcome.terminal and self.writer.remembers(self.state):  # else: no message to build
-            await self.writer.remember(self.state, [outcome.tool_message(call_id, local_tool)])

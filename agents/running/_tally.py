@@ -14,6 +14,9 @@ from agents._results import (
     ToolResultRecord,
 )
 from agents.models._base import Usage
+from agents.running._chunks import ToolOutputDeniedChunk, ToolResultChunk
+from agents.running._outcome import Outcome
+from agents.running._stream import AgentStream
 
 
 @dataclass
@@ -59,3 +62,31 @@ class Tally:
             usage=self.usage,
             error=error,
         )
+
+    def announce(
+        self, stream: AgentStream, call_id: str, local_tool: str, outcome: Outcome
+    ) -> None:
+        """Count a terminal outcome and tell the stream (nothing for one still pending)."""
+        if not outcome.terminal:
+            return
+        self.tool_results.append(
+            ToolResultRecord(tool_call_id=call_id, tool_name=local_tool, result=outcome.result)
+        )
+        if outcome.status == "denied":
+            stream.emit(
+                ToolOutputDeniedChunk(
+                    run_id=stream.run_id,
+                    tool_call_id=call_id,
+                    tool_name=local_tool,
+                    reason=outcome.reason,
+                )
+            )
+        else:
+            stream.emit(
+                ToolResultChunk(
+                    run_id=stream.run_id,
+                    tool_call_id=call_id,
+                    tool_name=local_tool,
+                    result=outcome.result,
+                )
+            )

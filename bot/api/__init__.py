@@ -15,6 +15,7 @@ from bot.api._errors import (
     ApiRequestError,
     error_from,
 )
+from bot.api._grant_schemas import GrantOut, GrantRequestIn, GrantsOut
 from bot.api._hook import DecisionObserver
 from bot.api._identity import ApiAccess, Caller
 from bot.api._routes import add_api_routes
@@ -31,6 +32,9 @@ __all__ = [
     "DecideManyOut",
     "DecisionObserver",
     "DecisionOut",
+    "GrantOut",
+    "GrantRequestIn",
+    "GrantsOut",
     "PendingToolCallOut",
     "SuspendedRunsPageOut",
     "add_api_routes",

@@ -10,7 +10,8 @@ client raises the same class again. Errors that only exist at the HTTP edge:
         └── ApiRequestError      400: malformed JSON, wrong body shape, bad query parameters
 
 Statuses: 400 bad input (and ``AgentConfigError``: a quorum approval naming no one); 401 auth;
-403 the decision policy refuses the decider (``NotAllowedToDecide``, with its ``rule``:
+403 a standing grant refused (``GrantNotAllowed``); the decision policy refuses the decider
+(``NotAllowedToDecide``, with its ``rule``:
 ``self-approval``, ``not-approver``, ``needs-person``, ``other-person`` …); 404 unknown agent
 or run (``SnapshotNotFound``);
 409 the call is not in a state to take this decision (``ToolCallNotSuspended``,
@@ -35,6 +36,7 @@ from agents.errors import (
     ApprovalExpired,
     DuplicateApproval,
     FingerprintMismatch,
+    GrantNotAllowed,
     InvalidResumeData,
     InvalidToolArgs,
     NotAllowedToDecide,
@@ -52,6 +54,8 @@ NOT_FOUND = "NOT_FOUND"
 METHOD_NOT_ALLOWED = "METHOD_NOT_ALLOWED"
 PAYLOAD_TOO_LARGE = "PAYLOAD_TOO_LARGE"
 INTERNAL_ERROR = "INTERNAL_ERROR"
+GRANT_NOT_FOUND = "GRANT_NOT_FOUND"
+"""404: no standing grant has that id."""
 PENDING_CALL_NOT_FOUND = "PENDING_CALL_NOT_FOUND"
 """404: no such call is pending (decided, or never was)."""
 
@@ -84,7 +88,7 @@ class ApiRequestError(ApiError):
 # -- server side ---------------------------------------------------------------------------
 def status_of(error: AgentError) -> int:
     """The HTTP status of a runtime error."""
-    if isinstance(error, NotAllowedToDecide):
+    if isinstance(error, NotAllowedToDecide | GrantNotAllowed):
         return 403
     if isinstance(error, SnapshotNotFound):
         return 404

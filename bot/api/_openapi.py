@@ -14,6 +14,7 @@ from typing import Any
 from pydantic import BaseModel
 from pydantic.json_schema import JsonSchemaMode, models_json_schema
 
+from bot.api._grant_schemas import GrantOut, GrantsOut, GrantsQuery, RevokeGrantRequest
 from bot.api._schemas import (
     ApproveRequest,
     DecideManyOut,
@@ -37,13 +38,16 @@ DECLINE = AGENT_PATH + "/decline-tool-call"
 RESUME = AGENT_PATH + "/resume"
 DECIDE_MANY = AGENT_PATH + "/decide-many"
 OPENAPI = "/openapi.json"
+GRANTS = AGENT_PATH + "/grants"
+REVOKE_GRANT = AGENT_PATH + "/revoke-grant"
 
 _REF = "#/components/schemas/{model}"
 _STATUS_TEXT = {
     "400": "Malformed JSON, wrong body shape or bad query parameters (code INVALID_REQUEST or "
     "MALFORMED_JSON), or a quorum approval naming no one (AGENT_CONFIG_INVALID)",
     "401": "Missing or unknown token: neither API_TOKEN nor one of API_TOKENS (code UNAUTHORIZED)",
-    "403": "Not allowed to decide (APPROVAL_NOT_ALLOWED, with the rule that refused and the "
+    "403": "A standing grant the call's rule does not allow (GRANT_NOT_ALLOWED), or "
+    "not allowed to decide (APPROVAL_NOT_ALLOWED, with the rule that refused and the "
     "reason): self-approval (the requester approving their own call), not-approver (only the "
     "rule's approvers decide it), needs-person (the service token decides as no person, and "
     "the call needs one: a quorum's approval, or a call only named approvers decide), "
@@ -74,6 +78,9 @@ def openapi_document() -> dict[str, Any]:
         (PendingToolCallOut, "serialization"),
         (DecisionOut, "serialization"),
         (ErrorOut, "serialization"),
+        (GrantsOut, "serialization"),
+        (GrantOut, "serialization"),
+        (RevokeGrantRequest, "validation"),
     ]
     refs, top = models_json_schema(models, ref_template=_REF)
     schemas: dict[str, Any] = top.get("$defs", {})
@@ -199,6 +206,37 @@ def openapi_document() -> dict[str, Any]:
                 },
             }
         },
+    }
+    errors = {s: _json(_STATUS_TEXT[s], error, s) for s in ("400", "401", "404")}
+    paths[API_PREFIX + GRANTS] = {
+        "get": {
+            "summary": "List standing grants",
+            "description": "The agent's grants usable now, newest first; with threadId and "
+            "resourceId those that apply in that thread (SPEC 15).",
+            "operationId": "list_grants",
+            "parameters": [agent_param, *_query_parameters(GrantsQuery)],
+            "responses": {"200": _json("The grants", ref(GrantsOut, "serialization")), **errors},
+        }
+    }
+    paths[API_PREFIX + REVOKE_GRANT] = {
+        "post": {
+            "summary": "Revoke a standing grant",
+            "description": "It approves nothing more, from any instance, at once. Only its "
+            "grantor or an approver of its rule (else 403 GRANT_NOT_ALLOWED; an unknown grant "
+            "is 404 GRANT_NOT_FOUND).",
+            "operationId": "revoke_grant",
+            "parameters": [agent_param],
+            "requestBody": {
+                "required": True,
+                "content": {"application/json": {"schema": ref(RevokeGrantRequest, "validation")}},
+            },
+            "responses": {
+                "200": _json("The revoked grant", ref(GrantOut, "serialization")),
+                "403": _json("Not the grantor nor an approver (GRANT_NOT_ALLOWED)", error, "403"),
+                "413": _json(_STATUS_TEXT["413"], error, "413"),
+                **errors,
+            },
+        }
     }
     return {
         "openapi": "3.1.0",

@@ -24,7 +24,6 @@ import re
 from collections.abc import Awaitable, Callable, Mapping
 
 from aiohttp import web
-from aiohttp.typedefs import Middleware
 from pydantic import BaseModel
 
 import bot.api._errors as api_errors
@@ -38,9 +37,12 @@ from agents import (
     Resume,
     TakenDecision,
 )
-from agents.errors import AgentError, ToolChanged
+from agents.errors import ToolChanged
+from bot.api._grant_routes import ROUTE_PATTERNS as GRANT_ROUTES
+from bot.api._grant_routes import add_grant_routes
+from bot.api._guard import CALLER, guard_of
 from bot.api._hook import DecisionObserver
-from bot.api._identity import ApiAccess, Caller
+from bot.api._identity import ApiAccess
 from bot.api._input import Problem, json_body, parse
 from bot.api._openapi import (
     API_PREFIX,
@@ -75,8 +77,6 @@ OBSERVER: web.AppKey[DecisionObserver | None] = web.AppKey("countersign.api.obse
 """Told of every decision the API takes (after the claim)."""
 DRAIN_SECONDS = 30.0
 """How long shutdown waits for runs that API decisions continued."""
-CALLER = web.RequestKey("countersign.api.caller", Caller)
-"""Who sent the request, as its token says (set by the guard)."""
 API_SOURCE = "api"
 """The audit ``source`` (and default actor) of decisions taken through the API."""
 
@@ -103,7 +103,7 @@ def add_api_routes(
     if access is None:
         logger.info("neither API_TOKEN nor API_TOKENS is set: the HTTP API (/api) is off")
         return
-    api = web.Application(middlewares=[_guard(access)])
+    api = web.Application(middlewares=[guard_of(access)])
     api[AGENTS] = dict(agents)
     api[OBSERVER] = on_decision
     api.router.add_get(SUSPENDED_RUNS, _list_suspended_runs)
@@ -112,70 +112,11 @@ def add_api_routes(
     api.router.add_post(DECLINE, _decline)
     api.router.add_post(RESUME, _resume)
     api.router.add_post(DECIDE_MANY, _decide_many)
+    add_grant_routes(api, _agent, _revoker)
     api.router.add_get(OPENAPI, _openapi)
     api.router.add_route("*", "/{tail:.*}", _fallback)
     api.on_shutdown.append(_drain_agents)
     app.add_subapp(API_PREFIX, api)
-
-
-# -- middleware ----------------------------------------------------------------------------
-def _guard(access: ApiAccess) -> Middleware:
-    @web.middleware
-    async def guard(request: web.Request, handler: _Handler) -> web.StreamResponse:
-        header = request.headers.get("Authorization", "")
-        caller = _caller(header, access)
-        if caller is None:
-            return _unauthorized(bool(header))
-        request[CALLER] = caller
-        try:
-            return await handler(request)
-        except Problem as problem:
-            return web.json_response(problem.body, status=problem.status)
-        except AgentError as error:
-            status = api_errors.status_of(error)
-            if status >= 500:
-                logger.exception("api: %s failed", request.path)
-            return web.json_response(api_errors.body_of(error), status=status)
-        except web.HTTPRequestEntityTooLarge as exc:
-            return web.json_response(
-                {"code": api_errors.PAYLOAD_TOO_LARGE, "message": exc.text or "body too large"},
-                status=413,
-            )
-        except web.HTTPException:
-            raise
-        except Exception:
-            logger.exception("api: %s failed", request.path)
-            return web.json_response(
-                {
-                    "code": api_errors.INTERNAL_ERROR,
-                    "message": "internal error; see the server log",
-                },
-                status=500,
-            )
-
-    return guard
-
-
-def _caller(header: str, access: ApiAccess) -> Caller | None:
-    scheme, _, given = header.partition(" ")
-    if scheme.lower() != "bearer" or not given.strip():
-        return None
-    return access.caller(given.strip())
-
-
-def _unauthorized(token_given: bool) -> web.Response:
-    challenge = 'Bearer realm="countersign"'
-    if token_given:
-        challenge += ', error="invalid_token"'
-    return web.json_response(
-        {
-            "code": api_errors.UNAUTHORIZED,
-            "message": "send Authorization: Bearer <token>: the server's API_TOKEN or your own "
-            "token from its API_TOKENS file",
-        },
-        status=401,
-        headers={"WWW-Authenticate": challenge},
-    )
 
 
 # -- handlers ------------------------------------------------------------------------------
@@ -212,7 +153,9 @@ async def _pending_call(request: web.Request) -> web.Response:
 async def _approve(request: web.Request) -> web.Response:
     agent = _agent(request)
     body = parse(ApproveRequest, await json_body(request))
-    return await _decide(request, agent, body, Approve(args=body.args), body.fingerprint)
+    grant = None if body.grant is None else body.grant.to_runtime()
+    decision = Approve(args=body.args, grant=grant)
+    return await _decide(request, agent, body, decision, body.fingerprint)
 
 
 async def _decline(request: web.Request) -> web.Response:
@@ -355,6 +298,11 @@ async def _drain_agents(app: web.Application) -> None:
 
 
 # -- helpers -------------------------------------------------------------------------------
+def _revoker(request: web.Request, revoked_by: str | None, grant_id: str) -> str | None:
+    """Who revokes, as the token says (like ``decidedBy``)."""
+    return request[CALLER].decider(revoked_by, "", grant_id)
+
+
 def _agent(request: web.Request) -> Agent:
     agent_id = request.match_info["agent_id"]
     served = request.app[AGENTS]
@@ -390,6 +338,7 @@ _ROUTES = [
         "POST",
     ),
     (re.compile(r"^openapi\.json$"), "GET"),
+    *((re.compile(pattern), method) for pattern, method in GRANT_ROUTES),
 ]
 
 

@@ -15,6 +15,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
 from agents import PendingToolCall, RunResult, SuspendedRun, SuspendedRunsPage
+from bot.api._grant_schemas import GrantRequestIn
 
 MAX_ID_LENGTH = 255
 """Longest run, tool call, thread, resource id or ``decidedBy`` (the SQL id column width)."""
@@ -96,6 +97,9 @@ class ApproveRequest(_Request):
     """The fingerprint shown to the approver; must match the pending call (else 409)."""
     args: dict[str, Any] | None = None
     """Approve with these edited arguments (validated against the tool's input schema)."""
+    grant: GrantRequestIn | None = None
+    """Also store a standing grant for later calls like this one (SPEC 15); 403
+    ``GRANT_NOT_ALLOWED`` where the call's rule allows none or beyond its bounds."""
     decided_by: Id | None = None
     """The Slack user id of the person deciding. With a per-person token: that token's user
     (may be left out; any other value is 403). With the service token: taken as the decider
@@ -206,6 +210,10 @@ class PendingToolCallOut(_Wire):
     """How many escalation steps of its rule it went through while nobody decided it."""
     escalated_approvers: list[str] = Field(default_factory=list)
     """Users and user groups the escalation steps allowed to approve it too."""
+    grant_max_seconds: float | None = None
+    """When grantable: the longest such a grant may last (null: no bound)."""
+    grant_max_uses: int | None = None
+    """When grantable: the most calls such a grant may approve (null: no bound)."""
 
     @classmethod
     def of(cls, call: PendingToolCall) -> PendingToolCallOut:

@@ -23,8 +23,8 @@ from bot.slack._ids import thread_id
 from bot.slack._services import Services
 from bot.slack.blocks._blocks import as_dicts
 from bot.slack.blocks._card import approval_card, approval_fallback, approver_mention, tool_label
-from bot.slack.blocks._escalation import escalation_text
 from bot.slack.blocks._mrkdwn import escape_truncated
+from bot.slack.blocks.standing._escalation import escalation_text
 from bot.slack.delivery._card_index import PostedCard
 from bot.slack.delivery._card_source import described
 

@@ -235,7 +235,7 @@ def _button(
     for block in blocks:
         if body.get("block_id") is not None and block.get("block_id") != body["block_id"]:
             continue
-        for element in block.get("elements") or []:
+        for element in [*(block.get("elements") or []), block.get("accessory")]:  # Slack: both
             if not isinstance(element, dict) or element.get("action_id") != body.get("action_id"):
                 continue
             if body.get("value") is None or element.get("value") == body["value"]:

@@ -37,7 +37,9 @@ logger = logging.getLogger(__name__)
 METRICS_PATH = "/metrics"
 EVENTS_PATH = "/slack/events"
 
-KNOWN_SOURCES = frozenset({"button", "modal", "api", "expiry", "slack", "python", "recovery"})
+KNOWN_SOURCES = frozenset(
+    {"button", "modal", "api", "expiry", "slack", "python", "recovery", "grant"}
+)
 """Decision sources shown as themselves; any other is counted as ``other``."""
 _DECISION_BUCKETS = (1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600, 4 * 3600, 12 * 3600, 86400)
 _TOOL_BUCKETS = (0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300)
@@ -102,6 +104,17 @@ class Metrics:
             buckets=_TOOL_BUCKETS,
             registry=self.registry,
         )
+        self.grants_active = Gauge(
+            "countersign_grants_active",
+            "Standing grants that can approve calls now (read from storage at scrape time)",
+            registry=self.registry,
+        )
+        self.grant_uses = Counter(
+            "countersign_grant_uses",
+            "Calls a standing grant approved, by tool",
+            ["tool"],
+            registry=self.registry,
+        )
         self.slack_requests = Counter(
             "countersign_slack_requests",
             "Requests Slack sent to /slack/events, by kind and HTTP status",
@@ -121,6 +134,8 @@ class Metrics:
         source = event.source if event.source in KNOWN_SOURCES else "other"
         self.decisions.labels(decision=event.decision, source=source).inc()
         self.decision_seconds.labels(outcome=event.came_to).observe(event.waited_seconds)
+        if event.source == "grant":
+            self.grant_uses.labels(tool=event.tool_name).inc()
 
     def _escalated(self, event: CallEscalated) -> None:
         self.escalations.labels(step=str(event.step)).inc()  # a step number: a small set
@@ -130,10 +145,13 @@ class Metrics:
         if event.outcome != "interrupted":
             self.tool_seconds.labels(tool=event.tool_name).observe(event.seconds)
 
-    async def render(self, pending: PendingCount) -> bytes:
-        """The text exposition, with the pending gauge read from storage now (``pending``)."""
+    async def render(self, pending: PendingCount, grants: PendingCount | None = None) -> bytes:
+        """The text exposition, with the pending gauge read from storage now (``pending``),
+        and the active grants gauge (``grants``)."""
         try:
             self.pending.set(await pending())
+            if grants is not None:
+                self.grants_active.set(await grants())
         except Exception as exc:  # storage down: keep the last value, say so once per scrape
             logger.warning("metrics: could not count pending approvals (%s)", type(exc).__name__)
         return generate_latest(self.registry)
@@ -183,10 +201,13 @@ def install_metrics(web_app: web.Application, metrics: Metrics, agent: Agent) ->
     async def pending() -> int:
         return (await agent.list_suspended_runs(per_page=1)).total
 
+    async def grants() -> int:
+        return len(await agent.list_grants())
+
     web_app[METRICS] = metrics
 
     async def serve(request: web.Request) -> web.Response:
-        body = await metrics.render(pending)
+        body = await metrics.render(pending, grants)
         return web.Response(body=body, headers={"Content-Type": CONTENT_TYPE_LATEST})
 
     @web.middleware

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from typing import Any
 
-from agents import CallRules, PendingToolCall
+from agents import CallRules, GrantLimits, PendingToolCall
 from bot.policy._file import PolicyFile, Rule
 from bot.policy._match import CompiledRules
 from bot.policy._values import EscalationStep, Grants
@@ -154,11 +154,15 @@ class CallPolicy:
         effective = self.match(tool_name, tool_id, agent_path, args)
         if effective.rule is None:
             return None
+        grants = effective.grants
         return CallRules(
             require_approval=effective.require_approval,
             approvals=effective.approvals,
             ttl_seconds=effective.ttl_seconds,
             confirm=effective.confirm,
+            grants=None
+            if grants is None
+            else GrantLimits(max_seconds=grants.max_seconds, max_uses=grants.max_uses),
         )
 
     def _effective_of(self, number: int, rule: Rule) -> Effective:

@@ -21,11 +21,23 @@ APPROVE_ALL_ACTION = "approval:approve-all"
 """``action_id`` of "Approve all N" on a batch card: every pending call of it, all or nothing."""
 DECLINE_ALL_ACTION = "approval:decline-all"
 """``action_id`` of "Decline all N" on a batch card."""
+GRANT_ACTION = "approval:approve-grant"
+"""``action_id`` of "Approve and allow…" on a card whose rule allows standing grants (SPEC 15):
+a modal to approve with a grant."""
+REVOKE_GRANT_ACTION = "grant:revoke"
+"""``action_id`` of Revoke on an auto-approved call's line and on the Home tab's grants."""
 CARD_ACTIONS = (APPROVE_ACTION, EDIT_ACTION, DECLINE_ACTION, WITHDRAW_ACTION)
-"""The buttons of an approval card."""
+"""The buttons of an approval card (and "Approve and allow…" where grants are allowed)."""
 BATCH_ACTIONS = (APPROVE_ALL_ACTION, DECLINE_ALL_ACTION)
 """The buttons deciding every call of a batch card."""
-ACTION_IDS = (*CARD_ACTIONS, *BATCH_ACTIONS, PROVIDE_ACTION, SHOW_ALL_ACTION)
+ACTION_IDS = (
+    *CARD_ACTIONS,
+    *BATCH_ACTIONS,
+    PROVIDE_ACTION,
+    SHOW_ALL_ACTION,
+    GRANT_ACTION,
+    REVOKE_GRANT_ACTION,
+)
 """Every ``action_id`` a listener is registered for."""
 
 DECLINE_VIEW = "approval:decline-modal"
@@ -34,7 +46,9 @@ EDIT_VIEW = "approval:edit-modal"
 """``callback_id`` of the edit-then-approve modal."""
 PROVIDE_VIEW = "suspension:provide-modal"
 """``callback_id`` of the "Provide details" modal."""
-VIEW_CALLBACK_IDS = (DECLINE_VIEW, EDIT_VIEW, PROVIDE_VIEW)
+GRANT_VIEW = "approval:grant-modal"
+"""``callback_id`` of the "Approve and allow…" modal (duration, uses, scope, free arguments)."""
+VIEW_CALLBACK_IDS = (DECLINE_VIEW, EDIT_VIEW, PROVIDE_VIEW, GRANT_VIEW)
 """Every ``view_submission`` ``callback_id`` a listener is registered for."""
 REASON_BLOCK = "reason"
 """``block_id`` of the reason input of the decline modal."""

@@ -224,3 +224,38 @@ STATUS_ASKING = "is waiting for an answer for {tool}…"
 STATUS_RUNNING = "is running {tool}…"
 STATUS_CLEARED = ""
 """An empty status clears the status line."""
+# -- Standing grants (SPEC 15) ---------------------------------------------------------------------
+GRANT_BUTTON = "Approve and allow…"
+GRANT_MODAL_TITLE = "Approve and allow"
+GRANT_MODAL_SUBMIT = "Approve"
+GRANT_MODAL_INTRO = (
+    "Approve this call of `{tool}` *and* later calls like it, without asking again, within "
+    "the bounds below. Every argument stays pinned unless you let it vary."
+)
+GRANT_DURATION_LABEL = "For how long"
+GRANT_USES_LABEL = "How many later calls at most"
+GRANT_SCOPE_LABEL = "Where"
+GRANT_SCOPE_THREAD = "This thread"
+GRANT_SCOPE_RESOURCE = "This channel"
+GRANT_FREE_LABEL = "Arguments that may vary"
+GRANT_FREE_HINT = "Unticked arguments are pinned: a later call must have the same value."
+GRANT_UNAVAILABLE = "Standing grants are not allowed for this call; approve it on its own."
+GRANT_REFUSED = "No grant was made: {why}. The call is still pending."
+GRANTED_LINE = (
+    ":white_check_mark: `{tool}` auto-approved under {who}'s grant ({left} of {max_uses} uses "
+    "left, until {until})"
+)
+GRANTED_FALLBACK = "{tool} auto-approved under a standing grant"
+GRANT_MADE = ":repeat: and allowed up to {uses} later calls like it in {where} for {duration}"
+GRANT_REVOKE_BUTTON = "Revoke"
+GRANT_REVOKED_LINE = ":no_entry_sign: Grant revoked by {who} {when}"
+GRANT_REVOKED = "The grant is revoked: it approves nothing more."
+GRANT_NOT_REVOKED = (
+    "Only the person who made this grant, or an approver of its rule, may revoke it; "
+    "nothing was changed."
+)
+HOME_GRANTS_HEADER = "Your active grants"
+HOME_GRANTS_NONE = "You have no active standing grants."
+HOME_GRANT_ITEM = "`{tool}` · {scope} · {left} of {max_uses} uses left · until {until}\n{pins}"
+HOME_GRANT_THREAD = "in a thread"
+HOME_GRANT_RESOURCE = "in <#{channel}>"

@@ -15,8 +15,9 @@ from typing import Any
 
 from storage import _codec as codec
 from storage._change import BatchRefusal, Completion, DecisionBatch, StateChange, fenced
-from storage._errors import SnapshotVersionConflict
+from storage._errors import GrantUnavailable, SnapshotVersionConflict
 from storage._records import ApprovalRecord, AuditEvent, ClaimRecord, SnapshotRecord, utcnow
+from storage.redis._grants import grant_args
 
 
 def member(run_id: str, key: str) -> str:
@@ -132,6 +133,7 @@ def payload(prefix: str, change: StateChange, befores: list[str | None] | None =
             "key": f"{prefix}thread:{change.thread.thread_id}",
             "doc": codec.dumps(change.thread),
         }
+    doc.update(grant_args(prefix, change))
     return json.dumps(doc, separators=(",", ":"))
 
 
@@ -203,6 +205,9 @@ def _fence(done: Completion) -> dict[str, Any]:
 
 def refusal(change: StateChange, kind: str, reply: list[Any]) -> Exception:
     """The error for ``COMMIT``'s answer ``kind`` (``conflict``, ``missing`` or ``fenced``)."""
+    if kind == "grant":
+        assert change.grant_use is not None
+        return GrantUnavailable(change.grant_use.grant_id, _text(reply[1]))
     if kind == "conflict":
         assert change.snapshot is not None
         return SnapshotVersionConflict(change.snapshot.run_id, change.snapshot.version - 1)
@@ -213,3 +218,7 @@ def refusal(change: StateChange, kind: str, reply: list[Any]) -> Exception:
     return KeyError(
         f"no claim {done.key!r} on run {done.run_id!r} to complete: claim() it before completing it"
     )
+
+
+def _text(value: str | bytes) -> str:
+    return value.decode() if isinstance(value, bytes) else value

@@ -212,7 +212,8 @@ COMMIT = (
 -- Every check runs before the first write, so a refused change writes nothing.
 -- Returns {'ok'}, {'claimed', claim JSON}, {'changed'} (a completed claim is not as this
 -- change expects it: read it and send it again), {'missing', index}, {'fenced', index, claim
--- JSON} (a completion's owner or epoch is no longer the claim's) or {'conflict'}.
+-- JSON} (a completion's owner or epoch is no longer the claim's), {'conflict'} or {'grant',
+-- why} (the standing grant it uses may not be used now).
 local CLAIMED_TAIL = ',"status":"claimed","outcome":null,"completed_at":null,"owner":'
 
 -- The claim JSON ``cur`` completed with ``outcome`` and ``at`` (JSON texts), as
@@ -271,6 +272,21 @@ end
 if c.snapshot and not snapshot_fits(c.snapshot.key, c.snapshot.expected) then
   return {'conflict'}
 end
+if c.grant_use then  -- a standing grant's use: not revoked, not expired, not used up
+  local g = redis.call('HMGET', c.grant_use.key, 'uses', 'max_uses', 'expires', 'revoked')
+  if not g[1] then
+    return {'grant', 'there is no such grant'}
+  end
+  if g[4] and g[4] ~= '' then
+    return {'grant', 'it was revoked'}
+  end
+  if tonumber(c.grant_use.at) >= tonumber(g[3]) then
+    return {'grant', 'it expired'}
+  end
+  if tonumber(g[1]) >= tonumber(g[2]) then
+    return {'grant', 'every use of it was taken'}
+  end
+end
 if c.claim then
   redis.call('HSET', c.claim.hash, c.claim.key, c.claim.doc)
   if c.claim.unfinished then
@@ -296,6 +312,14 @@ for _, m in ipairs(c.messages) do
   redis.call('RPUSH', m.key, m.doc)
 end
 append_audit(p, c.audit)
+if c.grant then
+  redis.call('HSET', c.grant.key, 'doc', c.grant.doc, 'uses', c.grant.uses,
+    'max_uses', c.grant.max_uses, 'expires', c.grant.expires, 'revoked', c.grant.revoked)
+  redis.call('ZADD', p .. 'grants', c.grant.score, c.grant.id)
+end
+if c.grant_use then
+  redis.call('HINCRBY', c.grant_use.key, 'uses', 1)
+end
 return {'ok'}
 """
 )

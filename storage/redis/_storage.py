@@ -58,6 +58,7 @@ from storage.redis import _change as change_args
 from storage.redis._claims import RedisClaims, sorted_approvals, sorted_claims
 from storage.redis._edge import EDGE_METHODS, RedisEdge
 from storage.redis._escalations import ESCALATION_METHODS, RedisEscalations
+from storage.redis._grants import GRANT_METHODS, RedisGrants
 from storage.redis._prune import RedisPrune
 from storage.redis._scripts import (
     APPEND_AUDIT,
@@ -100,6 +101,7 @@ _PROTOCOL_METHODS = (
     "prune",
     *EDGE_METHODS,
     *ESCALATION_METHODS,
+    *GRANT_METHODS,
 )
 """Every protocol method: each reports an unreachable server as ``StorageUnavailable``."""
 
@@ -107,7 +109,7 @@ _TEMP_KEY_SECONDS = 30
 _MESSAGE_CHUNK = 200
 
 
-class RedisStorage(RedisClaims, RedisPrune, RedisEdge, RedisEscalations):
+class RedisStorage(RedisClaims, RedisPrune, RedisEdge, RedisEscalations, RedisGrants):
     """Storage in Redis; ``redis://host:6379/0`` (``rediss://`` for TLS) URLs.
 
     Give it a ``redis.asyncio.Redis`` you own (never closed here unless ``owns_client``), or use
@@ -181,7 +183,7 @@ class RedisStorage(RedisClaims, RedisPrune, RedisEdge, RedisEscalations):
                 return None
             if kind == "claimed":
                 return codec.loads(ClaimRecord, reply[1])
-            if kind in ("conflict", "missing", "fenced"):
+            if kind in ("conflict", "missing", "fenced", "grant"):
                 raise change_args.refusal(change, kind, reply)
             # "changed": a claim to complete is not as the script expects: read, then send
             # the completed claims computed here

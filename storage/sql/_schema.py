@@ -22,6 +22,7 @@ from storage._records import (
     CardRecord,
     ClaimRecord,
     EscalationRecord,
+    GrantRecord,
     MessageRecord,
     OutboxEntry,
     R,
@@ -208,6 +209,31 @@ outbox = sa.Table(
     sa.Index(None, "created_at", "id"),  # listed oldest first (0007)
 )
 
+grants = sa.Table(
+    "grants",
+    metadata,
+    sa.Column("grant_id", _ID, primary_key=True),
+    sa.Column("agent_id", _ID, nullable=False),
+    sa.Column("tool_name", _ID, nullable=False),
+    sa.Column("agent_path", sa.JSON(), nullable=False),
+    sa.Column("thread_id", _ID, nullable=True),
+    sa.Column("resource_id", _ID, nullable=True),
+    sa.Column("pins", sa.JSON(), nullable=False),
+    sa.Column("granted_by", _ID, nullable=False),
+    sa.Column("created_at", UTCDateTime(), nullable=False),
+    sa.Column("expires_at", UTCDateTime(), nullable=False),
+    sa.Column("max_uses", sa.Integer(), nullable=False),
+    sa.Column("uses", sa.Integer(), nullable=False),
+    sa.Column("revoked_at", UTCDateTime(), nullable=True),
+    sa.Column("revoked_by", _ID, nullable=True),
+    sa.Column("free_args", sa.JSON(), nullable=False),
+    sa.Column("run_id", _ID, nullable=True),
+    sa.Column("tool_call_id", _ID, nullable=True),
+    sa.Index(None, "thread_id"),  # the grants of a thread (0009)
+    sa.Index(None, "resource_id"),  # ... of a channel (0009)
+    sa.Index(None, "granted_by"),  # a person's grants (0009)
+)
+
 
 def record_values(
     record: ApprovalRecord
@@ -215,6 +241,7 @@ def record_values(
     | CardRecord
     | ClaimRecord
     | EscalationRecord
+    | GrantRecord
     | MessageRecord
     | OutboxEntry
     | SnapshotRecord

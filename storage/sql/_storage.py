@@ -39,6 +39,7 @@ from storage.sql._batch import commit_batch, through_sqlalchemy
 from storage.sql._database import SQLDatabase
 from storage.sql._edge import SQLEdgeRecords
 from storage.sql._escalations import SQLEscalations
+from storage.sql._grants import SQLGrants
 from storage.sql._prune import prune
 from storage.sql._schema import (
     CLAIM_ORDER,
@@ -55,12 +56,13 @@ from storage.sql._schema import (
 )
 from storage.sql.postgres import _decision_path as _pg_hot
 from storage.sql.sqlite import _decision_path as _sqlite_hot
+from storage.sql.sqlite import _grants as _sqlite_grants
 from storage.sql.sqlite._decision_path import RunState
 
 _KV_PURGE_EVERY_SECONDS = 60.0
 
 
-class SQLStorage(SQLEdgeRecords, SQLEscalations):
+class SQLStorage(SQLEdgeRecords, SQLEscalations, SQLGrants):
     """Storage in a SQL database; ``sqlite+aiosqlite://`` and ``postgresql+asyncpg://`` URLs.
 
     Give it a URL (it creates, and on ``close`` disposes, its engine) or an ``AsyncEngine``
@@ -108,13 +110,15 @@ class SQLStorage(SQLEdgeRecords, SQLEscalations):
         sqlite = await self._db.sqlite_connection()
         if sqlite is not None:
             return await self._db.sqlite_write(
-                sqlite, lambda conn: _sqlite_hot.apply(conn, change), durable=durable
+                sqlite, lambda conn: _sqlite_grants.apply(conn, change), durable=durable
             )
         postgres = await self._db.postgres()
+        if postgres is not None and (change.grant or change.grant_use):
+            return await self._commit_with_grant_on_postgres(change)
         if postgres is not None:
             return await _pg_hot.apply(postgres, change)
         return await self._db.write(
-            through_sqlalchemy(lambda c: _sqlite_hot.apply(c, change)), durable=durable
+            through_sqlalchemy(lambda c: _sqlite_grants.apply(c, change)), durable=durable
         )
 
     async def commit_batch(self, batch: DecisionBatch) -> BatchRefusal | None:

@@ -157,3 +157,19 @@ def same_value(a: Any, b: Any) -> bool:
     if isinstance(a, bool) or isinstance(b, bool):
         return a is b
     return bool(a == b)
+
+
+def changes_side_by_side(original: dict[str, Any], edited: dict[str, Any]) -> SectionBlock | None:
+    """Changed arguments side by side (was / approved) when each fits a field; else None."""
+    keys = changed_keys(original, edited)
+    if not keys or len(keys) > 5:
+        return None
+    fields = []
+    for key in keys:
+        was, now = field_value(original.get(key)), field_value(edited.get(key))
+        name = field_key(key)
+        if was is None or now is None or name is None:
+            return None
+        fields.append(MarkdownTextObject(text=msg.CHANGED_WAS.format(key=name, value=was)))
+        fields.append(MarkdownTextObject(text=msg.CHANGED_NOW.format(key=name, value=now)))
+    return SectionBlock(text=MarkdownTextObject(text=msg.CHANGED_LABEL), fields=fields)

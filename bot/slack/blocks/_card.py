@@ -35,10 +35,11 @@ from bot.slack._ids import (
     SHOW_ALL_ACTION,
     WITHDRAW_ACTION,
 )
-from bot.slack.blocks._args import args_view, changed_keys, field_key, field_value, reveal
-from bot.slack.blocks._escalation import escalated_line
+from bot.slack.blocks._args import args_view, changed_keys, changes_side_by_side, reveal
 from bot.slack.blocks._mrkdwn import escape_truncated, mention
 from bot.slack.blocks._refs import ApprovalRef
+from bot.slack.blocks.standing._escalation import escalated_line
+from bot.slack.blocks.standing._grant_blocks import grant_button, granted_too
 
 HEADER_LIMIT = 150
 """Slack's limit on a header's text."""
@@ -80,6 +81,8 @@ class CardView:
     """Who approved so far (quorum calls)."""
     expires_at: datetime | None = None
     """When the call expires (declined); None: never."""
+    grantable: bool = False
+    """Its rule allows standing grants: the card offers "Approve and allow…" (SPEC 15)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -231,7 +234,7 @@ def _args(card: CardView, edited: dict[str, Any] | None) -> list[Block]:
     blocks = list(original.blocks)
     cut = original.cut
     if edited is not None:
-        changes = _changes(card.args, edited)
+        changes = changes_side_by_side(card.args, edited)
         if changes is not None:
             blocks.append(changes)
         else:
@@ -241,22 +244,6 @@ def _args(card: CardView, edited: dict[str, Any] | None) -> list[Block]:
     if cut:
         blocks.append(_show_all(card))
     return blocks
-
-
-def _changes(original: dict[str, Any], edited: dict[str, Any]) -> SectionBlock | None:
-    """Changed arguments side by side (was / approved) when each fits a field; else None."""
-    keys = changed_keys(original, edited)
-    if not keys or len(keys) > 5:
-        return None
-    fields = []
-    for key in keys:
-        was, now = field_value(original.get(key)), field_value(edited.get(key))
-        name = field_key(key)
-        if was is None or now is None or name is None:
-            return None
-        fields.append(MarkdownTextObject(text=msg.CHANGED_WAS.format(key=name, value=was)))
-        fields.append(MarkdownTextObject(text=msg.CHANGED_NOW.format(key=name, value=now)))
-    return SectionBlock(text=MarkdownTextObject(text=msg.CHANGED_LABEL), fields=fields)
 
 
 def confirm_dialog(card: CardView) -> ConfirmObject:
@@ -285,6 +272,7 @@ def decision_buttons(
                 style="primary",
                 confirm=confirm_dialog(card) if card.rules.confirm else None,
             ),
+            *([grant_button(value)] if card.grantable else []),
             ButtonElement(
                 text=PlainTextObject(text=msg.EDIT_BUTTON), action_id=EDIT_ACTION, value=value
             ),
@@ -384,6 +372,8 @@ def outcome_line(card: CardView, decided: Decided) -> str:
         count = len(decided.approvers)
         needed = max(card.rules.approvals_required, count)
         line += " · " + msg.QUORUM.format(count=count, needed=needed)
+    if decision is not None and decision.kind == "approve" and decision.grant is not None:
+        line += "\n" + granted_too(decision.grant)
     if decision is not None and decision.kind == "decline" and decision.reason:
         line += "\n" + msg.DECIDED_REASON.format(reason=escape_truncated(decision.reason, 1000))
     return line

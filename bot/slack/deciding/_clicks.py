@@ -32,6 +32,7 @@ from agents.errors import (
     ApprovalExpired,
     DuplicateApproval,
     FingerprintMismatch,
+    GrantNotAllowed,
     InvalidResumeData,
     InvalidToolArgs,
     NotAllowedToDecide,
@@ -359,6 +360,8 @@ async def _decide(
         return msg.INVALID_DATA
     except (SnapshotNotFound, ToolCallNotSuspended):
         return msg.NO_LONGER_PENDING
+    except GrantNotAllowed as exc:  # nothing recorded: the call is still pending
+        return msg.GRANT_REFUSED.format(why=exc.reason)
 
 
 async def _claim(services: Services, attempt: Attempt) -> AgentStream:

@@ -160,7 +160,8 @@ def pending_form(
     return msg.EDIT_UNAVAILABLE
 
 
-def _attempt(sub: ViewSubmission, meta: ModalRef, decision: Decision, **extra: Any) -> Attempt:
+def modal_attempt(sub: ViewSubmission, meta: ModalRef, decision: Decision, **extra: Any) -> Attempt:
+    """The ``Attempt`` a modal's Submit makes (source ``modal``)."""
     return Attempt(
         ref=meta.ref,
         decision=decision,
@@ -197,12 +198,12 @@ async def submitted(services: Services, sub: ViewSubmission, choice: Choice) -> 
     if choice == "decline":
         entry = sub.values.get(REASON_BLOCK, {}).get(VALUE_ACTION, {})
         reason = str(entry.get("value") or "").strip() or None
-        return Submission(attempt=_attempt(sub, meta, Decline(reason=reason)))
+        return Submission(attempt=modal_attempt(sub, meta, Decline(reason=reason)))
     ref = meta.ref
     pending = await services.agent.pending_call(run_id=ref.run_id, tool_call_id=ref.tool_call_id)
     form = pending_form(services, pending, choice)
     if isinstance(form, str):
-        return Submission(attempt=_attempt(sub, meta, proposed(choice)), note=form)
+        return Submission(attempt=modal_attempt(sub, meta, proposed(choice)), note=form)
     pending, model, fields = form
     if choice == "edit":
         data, errors = read_edit(fields, sub.values, pending.args)
@@ -213,9 +214,9 @@ async def submitted(services: Services, sub: ViewSubmission, choice: Choice) -> 
         return Submission(errors=errors)
     if choice == "edit":
         edited = data if changed_keys(pending.args, data) else None  # untouched: as shown
-        return Submission(attempt=_attempt(sub, meta, Approve(args=edited)))
+        return Submission(attempt=modal_attempt(sub, meta, Approve(args=edited)))
     question = (pending.tool_name, pending.suspend_payload)
-    return Submission(attempt=_attempt(sub, meta, Resume(data=data), question=question))
+    return Submission(attempt=modal_attempt(sub, meta, Resume(data=data), question=question))
 
 
 async def finish_submission(services: Services, submission: Submission) -> None:

@@ -127,6 +127,7 @@ def _from_record(record: CardRecord) -> PostedCard:
         ),
         approved_by=tuple(data.get("approved_by") or ()),
         expires_at=_when(data.get("expires_at")),
+        grantable=bool(data.get("grantable")),
     )
     return PostedCard(
         view=view,
@@ -154,6 +155,7 @@ def _shown(view: CardView) -> dict[str, Any]:
         "escalation_step": view.rules.escalation_step,
         "approved_by": list(view.approved_by),
         "expires_at": view.expires_at.isoformat() if view.expires_at else None,
+        "grantable": view.grantable,
     }
 
 

@@ -98,6 +98,7 @@ def card_view(
         args=call.args,
         requester=requester,
         agent_path=tuple(call.agent_path),
+        grantable=call.grantable,
     )
     return described(services, view, call)
 

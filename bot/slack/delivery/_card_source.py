@@ -32,4 +32,5 @@ def described(services: Services, view: CardView, call: PendingToolCall | None) 
         ),
         approved_by=tuple(call.approved_by),
         expires_at=call.expires_at,
+        grantable=call.grantable,
     )

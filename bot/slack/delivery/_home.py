@@ -29,6 +29,7 @@ from agents import PendingToolCall, SuspendedRun, SuspendedRunsPage
 from bot.slack._services import Services
 from bot.slack.blocks._home_view import HOME_ITEMS, Waiting, home_view
 from bot.slack.blocks._refs import ApprovalRef
+from bot.slack.blocks.standing._grant_blocks import with_grants
 from bot.slack.delivery._card_index import PostedCard
 from bot.slack.delivery._card_posts import card_metadata, card_view, post_card_for
 from bot.slack.delivery._card_source import described
@@ -87,7 +88,8 @@ async def publish_home(services: Services, user: str, pending: Pending | None = 
     try:
         listing = await waiting_for(services, user, pending)
         note = services.home_viewers.note(user)
-        view = home_view(listing.waiting, more=listing.more, note=note)
+        grants = await services.agent.list_grants(granted_by=user)
+        view = with_grants(home_view(listing.waiting, more=listing.more, note=note), grants)
         await services.client.views_publish(user_id=user, view=view)
     except SlackApiError as exc:
         logger.warning("could not publish the Home tab: %s", exc.response.get("error"))

@@ -13,6 +13,7 @@ import bot.slack._messages as msg
 from agents import (
     AgentStream,
     PendingToolCall,
+    ToolCallGrantedChunk,
     ToolCallSuspendedChunk,
     fingerprint,
 )
@@ -28,6 +29,7 @@ from bot.slack.blocks._blocks import (
     question_fallback,
 )
 from bot.slack.blocks._refs import ApprovalRef
+from bot.slack.blocks.standing._grant_blocks import granted_fallback, granted_line
 from bot.slack.delivery._card_index import PostedCard
 from bot.slack.delivery._claimed import claimed_detail
 from bot.slack.delivery._outbox import post_owed
@@ -119,6 +121,10 @@ async def post_run(
             text += chunk.text
             if not owed:
                 await streamer.append(chunk.text)
+        elif chunk.type == "tool-call-granted":
+            await finish_text()
+            await _post_granted(services, thread, chunk)
+            count, last = count + 1, None
         elif chunk.type == "tool-call-suspended":
             await finish_text()
             await _post_question(services, thread, chunk)
@@ -140,6 +146,18 @@ async def post_run(
     elif result.finish_reason != "suspended":
         services.outages.up("model")
     return Posted(messages=count, last_reply=last)
+
+
+async def _post_granted(
+    services: Services, thread: SlackThread, granted: ToolCallGrantedChunk
+) -> None:
+    """A call a standing grant approved: one compact line with Revoke, instead of a card."""
+    await services.client.chat_postMessage(
+        channel=thread.channel,
+        thread_ts=thread.thread_ts,
+        text=granted_fallback(granted),
+        blocks=as_dicts(granted_line(granted)),
+    )
 
 
 async def _post_question(

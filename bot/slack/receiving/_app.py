@@ -29,6 +29,7 @@ from bot._logs import redact_bolt_logs
 from bot.ops._ready import install_readiness
 from bot.slack._services import Services
 from bot.slack.receiving._envelope import is_slack_shaped
+from bot.slack.receiving._grant_listeners import register_grant_listeners
 from bot.slack.receiving._listeners import register_listeners
 
 logger = logging.getLogger(__name__)
@@ -66,6 +67,7 @@ def create_bolt_app(services: Services, *, signing_secret: str | None) -> AsyncA
         request_verification_enabled=signing_secret is not None,
     )
     register_listeners(app, services)
+    register_grant_listeners(app, services)
     return app
 
 

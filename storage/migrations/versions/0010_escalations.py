@@ -11,7 +11,7 @@ Downgrade drops the table and restores ``0005``'s function (the ``escalated`` au
 still say what happened).
 
 Revision ID: 0010
-Revises: 0008
+Revises: 0009
 Create Date: 2026-12-01
 """
 
@@ -26,7 +26,7 @@ from alembic import op
 from storage.sql._schema import UTCDateTime
 
 revision: str = "0010"
-down_revision: str | None = "0008"  # 0009 (grants) is made on another branch: chain after it
+down_revision: str | None = "0009"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

@@ -64,20 +64,32 @@ async def apply(calls: PostgresCalls, change: StateChange) -> ClaimRecord | None
     try:
         found = await calls.fetchval(COMMIT, *change_arguments(change))
     except asyncpg.PostgresError as exc:
-        if exc.sqlstate == VERSION_CONFLICT:
-            run_id, expected = json.loads(exc.detail)
-            raise SnapshotVersionConflict(run_id, expected) from None
-        if exc.sqlstate == MISSING_CLAIM:
-            run_id, key = json.loads(exc.detail)
-            raise KeyError(
-                f"no claim {key!r} on run {run_id!r} to complete: claim() it before completing it"
-            ) from None
-        if exc.sqlstate == LEASE_LOST:
-            run_id, key, owner, epoch, held_by, held_at = json.loads(exc.detail)
-            held = f"{held_by!r} at epoch {held_at}"
-            raise StaleLease(run_id, key, owner=owner, epoch=epoch, held=held) from None
+        if (ours := refusal(exc)) is not None:
+            raise ours from None
         raise
+    return claim_found(found)
+
+
+def claim_found(found: str | None) -> ClaimRecord | None:
+    """What ``countersign_commit`` answered: None (applied) or the stored claim."""
     return None if found is None else codec.from_document(ClaimRecord, json.loads(found))
+
+
+def refusal(exc: asyncpg.PostgresError) -> Exception | None:
+    """Our error for one ``countersign_commit`` raised with our own SQLSTATE, else None."""
+    if exc.sqlstate == VERSION_CONFLICT:
+        run_id, expected = json.loads(exc.detail)
+        return SnapshotVersionConflict(run_id, expected)
+    if exc.sqlstate == MISSING_CLAIM:
+        run_id, key = json.loads(exc.detail)
+        return KeyError(
+            f"no claim {key!r} on run {run_id!r} to complete: claim() it before completing it"
+        )
+    if exc.sqlstate == LEASE_LOST:
+        run_id, key, owner, epoch, held_by, held_at = json.loads(exc.detail)
+        held = f"{held_by!r} at epoch {held_at}"
+        return StaleLease(run_id, key, owner=owner, epoch=epoch, held=held)
+    return None
 
 
 async def load_run(calls: PostgresCalls, run_id: str) -> RunState:

@@ -213,16 +213,14 @@ class Refused(Exception):
 
 
 def apply_batch(conn: Connection, batch: DecisionBatch) -> None:
-    """Write ``batch`` inside the caller's transaction (``DecisionBatch`` semantics); raises
-    ``Refused`` after some statements ran: the caller rolls back."""
+    """Write ``batch`` in the caller's transaction; ``Refused``: the caller rolls back."""
     for vote in batch.approvals:
         tally = add_approval(conn, vote)
-        if not tally.added:
-            approver = None if tally.claim is not None else vote.approver
-            refusal = BatchRefusal(
-                run_id=vote.run_id, key=vote.key, claim=tally.claim, approver=approver
+        if not tally.added:  # a claim took it first, or the approver's second vote
+            who = None if tally.claim is not None else vote.approver
+            raise Refused(
+                BatchRefusal(run_id=vote.run_id, key=vote.key, claim=tally.claim, approver=who)
             )
-            raise Refused(refusal)
     for record in batch.claims:
         held = _claim(conn, record)
         if held is not None:
@@ -393,3 +391,10 @@ def _optional_timestamp(value: datetime | None) -> str | None:
 
 def _parse_time(text: str) -> datetime:
     return datetime.fromisoformat(text).replace(tzinfo=UTC)
+
+
+# what storage.sql.sqlite._grants writes and reads the same way
+json_text = _json
+timestamp = _timestamp
+optional_timestamp = _optional_timestamp
+parse_time = _parse_time

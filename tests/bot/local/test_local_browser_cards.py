@@ -42,7 +42,9 @@ async def test_a_pending_card_has_its_header_fields_buttons_and_tells_the_reques
     _, card = await _card(page, "delete record 42")
     await expect(card.locator(".block.fields")).to_contain_text("42")
     await expect(card.locator(".block.context")).to_contain_text("Requested by @alex")
-    await expect(card.locator(BUTTONS)).to_have_text(["Approve", "Edit", "Decline", "Withdraw"])
+    await expect(card.locator(BUTTONS)).to_have_text(
+        ["Approve", "Approve and allow…", "Edit", "Decline", "Withdraw"]  # the demo rule: grants
+    )
     hint = card.locator(".self-hint")
     await expect(hint).to_contain_text("can’t approve it yourself")
     await expect(hint).to_contain_text("switch “acting as” (at the top) to sam")
@@ -50,7 +52,7 @@ async def test_a_pending_card_has_its_header_fields_buttons_and_tells_the_reques
 
     await act_as(page, "sam")
     await expect(hint).to_have_count(0)
-    await expect(card.locator(BUTTONS)).to_have_count(4)
+    await expect(card.locator(BUTTONS)).to_have_count(5)
 
 
 async def test_an_approved_card_at_420px_says_so_in_its_header_and_loses_its_buttons(
@@ -152,10 +154,14 @@ async def test_the_home_tab_lists_what_waits_and_its_approve_decides_the_card(
     await act_as(page, "sam")
     await page.get_by_test_id("home-link").click()
     home = page.get_by_test_id("home")
-    await expect(home.locator(".block.header")).to_have_text("Waiting for you")
+    await expect(home.locator(".block.header")).to_have_text(
+        ["Waiting for you", "Your active grants"]
+    )
     await expect(home).to_contain_text("Delete a record")
     await expect(home).to_contain_text("requested by @alex")
-    await expect(home.locator(BUTTONS)).to_have_text(["Approve", "Edit", "Decline", "Withdraw"])
+    await expect(home.locator(BUTTONS)).to_have_text(
+        ["Approve", "Approve and allow…", "Edit", "Decline", "Withdraw"]
+    )
     assert await overflow_x(page) == 0
     await page.screenshot(path=tmp_path / "home-420.png")
 

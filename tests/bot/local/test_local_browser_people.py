@@ -30,7 +30,7 @@ async def test_home_rows_show_their_arguments_so_two_deletes_can_be_told_apart(
     _, page = opened
     for record in ("3", "4"):
         thread = await ask(page, f"delete record {record}")
-        await expect(thread.get_by_test_id("card").locator(BUTTONS)).to_have_count(4)
+        await expect(thread.get_by_test_id("card").locator(BUTTONS)).to_have_count(5)
     await act_as(page, "sam")
     await page.get_by_test_id("home-link").click()
     home = page.get_by_test_id("home")

@@ -8,10 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from agents import GrantLimits
 from bot.__main__ import main
 from bot._errors import BotConfigError
 from bot._settings import DEMO_POLICY, load_settings
-from bot.policy import CallPolicy, Fallback, PolicyFile, read_policy
+from bot.policy import CallPolicy, Fallback, Grants, PolicyFile, read_policy
 
 ENV = {"SLACK_BOT_TOKEN": "xoxb-1", "SLACK_SIGNING_SECRET": "s"}
 
@@ -158,13 +159,25 @@ def test_rules_match_tool_globs_on_id_or_name_agent_paths_and_the_first_match_wi
 
 def test_the_built_in_agent_ships_a_valid_policy_the_local_workspace_uses() -> None:
     policy = read_policy(DEMO_POLICY)
-    [refunds] = policy.rules
+    refunds, records = policy.rules
     assert (refunds.approvals, refunds.args_above) == (2, {"amount": 1000})
     waited = [(step.after, step.notify, step.approvers) for step in refunds.escalate]
     assert waited == [
         (timedelta(minutes=15), ("S0APPROVERS",), ()),
         (timedelta(hours=1), ("U0ROBIN",), ("U0ROBIN",)),
     ]
+    assert records.grants == Grants(max_seconds=3600, max_uses=20)  # one-hour grants (SPEC 15)
+    assert records.tools == ("list-records", "delete-record")
     local = load_settings({})
     assert local.mode == "local" and local.policy == policy
     assert load_settings(ENV).policy == PolicyFile()
+
+
+def test_a_rules_grants_reach_the_runtime_as_the_calls_grant_limits() -> None:
+    policy = CallPolicy(read_policy(DEMO_POLICY), Fallback(approvers=(), allow_self_approval=True))
+
+    rules = policy.call_rules("delete_record", "delete-record", ("ops",), {"id": "r1"})
+    refund = policy.call_rules("refund", "refund", ("ops", "billing"), {"amount": 5000})
+
+    assert rules is not None and rules.grants == GrantLimits(max_seconds=3600, max_uses=20)
+    assert refund is not None and refund.grants is None

@@ -1,0 +1,97 @@
+"""``InMemoryStorage``'s records of what happens while a call waits (SPEC 15): standing grants
+(a dict by id) and escalation steps (a list per run), under the store's one lock."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from datetime import datetime
+
+from storage._change import StateChange
+from storage._errors import GrantUnavailable
+from storage._grants import listed, newest_first, refusal, revoked, used
+from storage._records import ClaimRecord, EscalationRecord, GrantRecord
+
+
+class MemoryGrants:
+    """The grant half of ``InMemoryStorage`` (its lock)."""
+
+    _lock: asyncio.Lock
+
+    def __init__(self) -> None:
+        self._grants: dict[str, GrantRecord] = {}
+
+    def _grant_refusal(self, change: StateChange) -> GrantUnavailable | None:
+        """Why ``change``'s grant use may not happen (checked under the lock, before writing)."""
+        use = change.grant_use
+        return None if use is None else refusal(self._grants.get(use.grant_id), use)
+
+    def _write_grants(self, change: StateChange) -> None:
+        """Store ``change``'s new grant and count its use (after ``_grant_refusal``)."""
+        if change.grant is not None:
+            self._grants[change.grant.grant_id] = change.grant
+        if change.grant_use is not None:
+            grant_id = change.grant_use.grant_id
+            self._grants[grant_id] = used(self._grants[grant_id])
+
+    async def get_grant(self, grant_id: str) -> GrantRecord | None:
+        return self._grants.get(grant_id)
+
+    async def list_grants(
+        self,
+        *,
+        agent_id: str | None = None,
+        tool_name: str | None = None,
+        thread_id: str | None = None,
+        resource_id: str | None = None,
+        granted_by: str | None = None,
+        active_at: datetime | None = None,
+    ) -> list[GrantRecord]:
+        found = [
+            g
+            for g in self._grants.values()
+            if listed(
+                g,
+                agent_id=agent_id,
+                tool_name=tool_name,
+                thread_id=thread_id,
+                resource_id=resource_id,
+                granted_by=granted_by,
+                active_at=active_at,
+            )
+        ]
+        return newest_first(found)
+
+    async def revoke_grant(
+        self, grant_id: str, *, revoked_by: str | None, at: datetime
+    ) -> GrantRecord | None:
+        async with self._lock:
+            record = self._grants.get(grant_id)
+            if record is None:
+                return None
+            self._grants[grant_id] = revoked(record, by=revoked_by, at=at)
+            return self._grants[grant_id]
+
+
+class MemoryEscalations:
+    """The escalation half of ``InMemoryStorage`` (its lock and claims)."""
+
+    _lock: asyncio.Lock
+    _claims: dict[tuple[str, str], ClaimRecord]
+    _escalations: dict[str, list[EscalationRecord]]
+    """Steps by run id, in key and step order (made by ``InMemoryStorage.__init__``)."""
+
+    async def escalate(self, record: EscalationRecord) -> bool:
+        async with self._lock:
+            if (record.run_id, record.key) in self._claims:
+                return False
+            run = self._escalations.setdefault(record.run_id, [])
+            last = max((e.step for e in run if e.key == record.key), default=0)
+            if record.step != last + 1:
+                return False
+            run.append(record)
+            run.sort(key=lambda e: (e.key, e.step))
+            return True
+
+    async def list_escalations(self, run_ids: Sequence[str]) -> dict[str, list[EscalationRecord]]:
+        return {run_id: list(self._escalations.get(run_id, [])) for run_id in run_ids}

@@ -1,0 +1,154 @@
+"""``SQLStorage``'s standing grants: the ``grants`` table (created by ``0009``).
+
+Reads and revocation go through SQLAlchemy. A state change carrying a grant (``StateChange.grant``
+or ``.grant_use``) is written in one transaction with the rest of the change: on SQLite inside
+the decision path's own transaction (``storage.sql.sqlite._grants``); on PostgreSQL the change's
+``countersign_commit`` runs inside a transaction that then inserts the grant or counts its use
+with ``UPDATE ... WHERE uses < max_uses AND expires_at > now AND revoked_at IS NULL`` (the row
+lock orders concurrent uses; the one past ``max_uses`` changes no row and rolls everything back).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+import asyncpg
+import sqlalchemy as sa
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from storage._change import StateChange
+from storage._errors import GrantUnavailable
+from storage._grants import listed, newest_first, refusal
+from storage._records import ClaimRecord, GrantRecord
+from storage.sql._database import SQLDatabase
+from storage.sql._schema import grants, record_from_row, record_values
+from storage.sql.postgres import _decision_path as _pg_hot
+
+
+class SQLGrants:
+    """The grant half of ``SQLStorage`` (on its ``SQLDatabase``)."""
+
+    _db: SQLDatabase
+
+    async def get_grant(self, grant_id: str) -> GrantRecord | None:
+        stmt = grants.select().where(grants.c.grant_id == grant_id)
+
+        async def work(conn: AsyncConnection) -> GrantRecord | None:
+            row = (await conn.execute(stmt)).first()
+            return None if row is None else record_from_row(GrantRecord, row)
+
+        return await self._db.read(work)
+
+    async def list_grants(
+        self,
+        *,
+        agent_id: str | None = None,
+        tool_name: str | None = None,
+        thread_id: str | None = None,
+        resource_id: str | None = None,
+        granted_by: str | None = None,
+        active_at: datetime | None = None,
+    ) -> list[GrantRecord]:
+        stmt = grants.select()
+        for column, value in (
+            (grants.c.agent_id, agent_id),
+            (grants.c.tool_name, tool_name),
+            (grants.c.granted_by, granted_by),
+        ):
+            if value is not None:
+                stmt = stmt.where(column == value)
+        if thread_id is not None and resource_id is not None:
+            stmt = stmt.where(
+                sa.or_(grants.c.thread_id == thread_id, grants.c.resource_id == resource_id)
+            )
+        elif thread_id is not None:
+            stmt = stmt.where(grants.c.thread_id == thread_id)
+        elif resource_id is not None:
+            stmt = stmt.where(grants.c.resource_id == resource_id)
+        if active_at is not None:
+            stmt = stmt.where(grants.c.revoked_at.is_(None), grants.c.expires_at > active_at)
+
+        async def work(conn: AsyncConnection) -> list[GrantRecord]:
+            return [record_from_row(GrantRecord, row) for row in (await conn.execute(stmt)).all()]
+
+        found = await self._db.read(work)
+        return newest_first(
+            [
+                g
+                for g in found
+                if listed(g, thread_id=thread_id, resource_id=resource_id, active_at=active_at)
+            ]
+        )
+
+    async def revoke_grant(
+        self, grant_id: str, *, revoked_by: str | None, at: datetime
+    ) -> GrantRecord | None:
+        revoke = (
+            sa.update(grants)
+            .where(grants.c.grant_id == grant_id, grants.c.revoked_at.is_(None))
+            .values(revoked_at=at, revoked_by=revoked_by)
+        )
+        stmt = grants.select().where(grants.c.grant_id == grant_id)
+
+        async def work(conn: AsyncConnection) -> GrantRecord | None:
+            await conn.execute(revoke)
+            row = (await conn.execute(stmt)).first()
+            return None if row is None else record_from_row(GrantRecord, row)
+
+        return await self._db.write(work)
+
+    async def _commit_with_grant_on_postgres(self, change: StateChange) -> ClaimRecord | None:
+        """``change`` (which carries a grant or a grant use) in one PostgreSQL transaction."""
+
+        async def work(conn: AsyncConnection) -> ClaimRecord | None:
+            try:
+                found = await conn.exec_driver_sql(
+                    _pg_hot.COMMIT, tuple(_pg_hot.change_arguments(change))
+                )
+            except sa.exc.DBAPIError as exc:
+                ours = _ours(exc)
+                if ours is None:
+                    raise
+                raise ours from None
+            existing = _pg_hot.claim_found(found.scalar())
+            if existing is not None:
+                return existing
+            await write_grants(conn, change)
+            return None
+
+        return await self._db.write(work)
+
+
+async def write_grants(conn: AsyncConnection, change: StateChange) -> None:
+    """Insert ``change.grant`` and count ``change.grant_use`` on ``conn`` (SQLAlchemy);
+    ``GrantUnavailable`` when the use may not happen (the caller's transaction rolls back)."""
+    if change.grant is not None:
+        await conn.execute(grants.insert().values(**record_values(change.grant)))
+    use = change.grant_use
+    if use is None:
+        return
+    counted = await conn.execute(
+        sa.update(grants)
+        .where(
+            grants.c.grant_id == use.grant_id,
+            grants.c.revoked_at.is_(None),
+            grants.c.expires_at > use.at,
+            grants.c.uses < grants.c.max_uses,
+        )
+        .values(uses=grants.c.uses + 1)
+    )
+    if counted.rowcount != 1:
+        row = (await conn.execute(grants.select().where(grants.c.grant_id == use.grant_id))).first()
+        why = refusal(None if row is None else record_from_row(GrantRecord, row), use)
+        raise why or GrantUnavailable(use.grant_id, "it may not be used now")
+
+
+def _ours(exc: BaseException) -> Exception | None:
+    """The error ``countersign_commit`` meant, from the asyncpg error wrapped in ``exc``."""
+    cause: Any = exc
+    while cause is not None:
+        if isinstance(cause, asyncpg.PostgresError):
+            return _pg_hot.refusal(cause)
+        cause = getattr(cause, "orig", None) or cause.__cause__
+    return None
