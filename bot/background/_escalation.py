@@ -27,6 +27,8 @@ from bot.slack.blocks._mrkdwn import escape_truncated
 from bot.slack.blocks.standing._escalation import escalation_text
 from bot.slack.delivery._card_index import PostedCard
 from bot.slack.delivery._card_source import described
+from bot.slack.delivery._thread import SlackThread
+from bot.slack.surfaces._status import show_status, waiting_status
 
 logger = logging.getLogger(__name__)
 
@@ -107,3 +109,10 @@ async def _show(services: Services, run_id: str, card: PostedCard) -> None:
             )
         except SlackApiError as exc:
             logger.warning("could not update card %s: %s", card.ts, exc.response.get("error"))
+        where = SlackThread(
+            team=card.team,
+            channel=card.channel,
+            thread_ts=card.thread_ts,
+            requester=card.view.requester,
+        )  # an assistant thread's status names who may now approve too
+        await show_status(services, where, waiting_status(services, where, run_id, call))

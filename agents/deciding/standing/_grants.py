@@ -220,6 +220,7 @@ async def _use(
                 tool_call_id=pending.tool_call_id,
                 tool_name=pending.tool_name,
                 decision="approved",
+                outcome="granted",
                 source=GRANT_SOURCE,
                 waited_seconds=max(0.0, (utcnow() - pending.suspended_at).total_seconds()),
             ),

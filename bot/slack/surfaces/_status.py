@@ -61,7 +61,7 @@ def waiting_status(
     policy's approvers, as the card says; anyone: "an approver")."""
     view = card_view(services, run_id, call, requester=thread.requester)
     tool = view.title or call.tool_name
-    approvers = view.rules.approvers
+    approvers = (*view.rules.approvers, *view.rules.escalated_approvers)  # escalation's too
     if not approvers:
         return msg.STATUS_WAITING_ANYONE.format(tool=tool)
     return msg.STATUS_WAITING.format(
@@ -104,6 +104,8 @@ class RunStatus:
             await self.show(msg.STATUS_THINKING)
         elif chunk.type == "tool-call-approval":
             await self.show(waiting_status(services, thread, chunk.run_id, chunk.pending_call()))
+        elif chunk.type == "tool-call-granted":  # a standing grant approved it: it runs now
+            await self.show(msg.STATUS_RUNNING.format(tool=tool_title(services, chunk.tool_name)))
         elif chunk.type == "tool-call-suspended":
             tool = tool_title(services, chunk.tool_name, chunk.agent_path)
             await self.show(msg.STATUS_ASKING.format(tool=tool))

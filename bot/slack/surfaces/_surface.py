@@ -60,6 +60,8 @@ class RunSurface:
         """Show what ``chunk`` changes: the status line and the tool's task card."""
         if chunk.type == "tool-call":
             await self._task(chunk.tool_call_id, chunk.tool_name, "pending")
+        elif chunk.type == "tool-call-granted":
+            await self._task(chunk.tool_call_id, chunk.tool_name, "in_progress")
         elif chunk.type == "tool-call-resumed" and chunk.kind == "approval":
             if isinstance(self.writer, StreamedAnswer) and await was_approved(
                 self._services, chunk.run_id, chunk.tool_call_id

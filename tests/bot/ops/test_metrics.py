@@ -7,7 +7,7 @@ from pathlib import Path
 
 from prometheus_client.parser import text_string_to_metric_families
 
-from agents import Approve, Decline
+from agents import Approve, Decline, GrantRequest
 from agents.models import call, reply
 from bot import APPROVE_ACTION
 from bot.background import sweep
@@ -152,3 +152,30 @@ async def test_decision_seconds_are_labelled_by_outcome_and_escalations_by_step(
     assert samples[("countersign_escalations_total", (("step", "2"),))] == 1
     for value in ("a1", "b2", "never mind", "U9"):
         assert value not in text
+
+
+async def test_a_call_a_standing_grant_approved_is_timed_as_granted_and_its_use_counted(
+    slack: FakeSlackAPI, store: Storage, executions: Executions, tmp_path: Path
+) -> None:
+    policy = tmp_path / "countersign.toml"
+    policy.write_text(
+        '[[rules]]\ntools = ["delete-*"]\ngrants = { max_seconds = 3600, max_uses = 5 }\n',
+        encoding="utf-8",
+    )
+    script = [call("delete_record", {"id": "g1"}), reply("ok"), call("delete_record", {"id": "g1"})]
+    agent, _ = make_agent([*script, reply("ok again")], executions)
+    async with start_bot(slack, agent, store, env={"POLICY_FILE": str(policy)}) as bot:
+        ts = await bot.mention("delete g1", user="U1")
+        await bot.settle()
+        [run] = (await bot.agent.list_suspended_runs()).runs
+        grant = GrantRequest(seconds=600, max_uses=5)
+        await bot.agent.decide(Approve(grant=grant), run_id=run.run_id, decided_by="U2")
+        await bot.settle()
+        await bot.mention("delete g1 again", user="U1", thread_ts=ts)
+        await bot.settle()
+        assert executions.of("delete_record") == [{"id": "g1"}, {"id": "g1"}]
+        text, samples = await _scrape(bot)
+    assert samples[("countersign_decision_seconds_count", (("outcome", "granted"),))] == 1
+    assert samples[("countersign_decision_seconds_count", (("outcome", "approved"),))] == 1
+    assert samples[("countersign_grant_uses_total", (("tool", "delete_record"),))] == 1
+    assert "g1" not in text

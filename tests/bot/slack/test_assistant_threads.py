@@ -5,13 +5,16 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from agents import Agent
+from agents import Agent, Approve, GrantRequest
 from agents.models import ScriptItem, call, reply
 from bot import BotConfigError, load_settings
+from bot.background import sweep
 from storage import Storage
 from tests.bot.harness import TEAM, Bot, Executions, demo_tools, make_agent, next_ts, start_bot
 from tests.fakes.slack_api import FakeSlackAPI
@@ -187,3 +190,51 @@ async def test_a_context_change_is_acknowledged_and_changes_nothing(
         assert (await bot.send_event(event)).status == 200
         await bot.settle()
         assert slack.calls[before:] == []
+
+
+async def test_a_call_a_standing_grant_approves_is_said_to_run_without_a_wait(
+    slack: FakeSlackAPI, store: Storage, tmp_path: Path
+) -> None:
+    policy = tmp_path / "countersign.toml"
+    policy.write_text(
+        '[[rules]]\ntools = ["delete-*"]\napprovers = ["U2"]\n'
+        "grants = { max_seconds = 3600, max_uses = 5 }\n",
+        encoding="utf-8",
+    )
+    script = [call("delete_record", {"id": "a"}), reply("Deleted a.")] * 2
+    async with served(slack, store, script, POLICY_FILE=str(policy)) as bot:
+        thread_ts = await open_assistant_thread(bot)
+        await ask(bot, thread_ts, "delete a")
+        [run] = (await bot.agent.list_suspended_runs()).runs
+        grant = GrantRequest(seconds=600, max_uses=5)
+        await bot.agent.decide(Approve(grant=grant), run_id=run.run_id, decided_by="U2")
+        await bot.settle()
+        before = len(statuses(slack, thread_ts))
+        await ask(bot, thread_ts, "delete a again")
+        after = statuses(slack, thread_ts)[before:]
+    assert after == ["is thinking…", "is running delete-record…", "is thinking…", ""]
+
+
+async def test_an_escalation_says_who_else_may_now_approve(
+    slack: FakeSlackAPI, store: Storage, tmp_path: Path
+) -> None:
+    policy = tmp_path / "countersign.toml"
+    policy.write_text(
+        '[[rules]]\ntools = ["delete-*"]\napprovers = ["U2"]\nttl_seconds = 7200\n'
+        'escalate = [{ after = "15m", approvers = ["U3"] }]\n',
+        encoding="utf-8",
+    )
+    script = [call("delete_record", {"id": "a"}), reply("Deleted a.")]
+    async with served(slack, store, script, POLICY_FILE=str(policy)) as bot:
+        thread_ts = await open_assistant_thread(bot)
+        await ask(bot, thread_ts, "delete a")
+        assert slack.surfaces.status_of(DM, thread_ts) == (
+            "is waiting for <@U2> to approve delete-record…"
+        )
+        [run] = (await bot.agent.list_suspended_runs()).runs
+        later = run.tool_calls[0].suspended_at + timedelta(minutes=16)
+        assert (await sweep(bot.services, now=later)).escalated == 1
+        await bot.settle()
+        assert slack.surfaces.status_of(DM, thread_ts) == (
+            "is waiting for <@U2>, <@U3> to approve delete-record…"
+        )
