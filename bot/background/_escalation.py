@@ -15,8 +15,6 @@ from __future__ import annotations
 import logging
 from datetime import datetime
 
-from slack_sdk.errors import SlackApiError
-
 from agents import PendingToolCall, SuspendedRun
 from bot.policy._values import EscalationStep, show_duration
 from bot.slack._ids import thread_id
@@ -28,6 +26,7 @@ from bot.slack.blocks.standing._escalation import escalation_text
 from bot.slack.delivery._card_index import PostedCard
 from bot.slack.delivery._card_source import described
 from bot.slack.delivery._thread import SlackThread
+from bot.slack.delivery._webclient import redraw
 from bot.slack.surfaces._status import show_status, waiting_status
 
 logger = logging.getLogger(__name__)
@@ -100,15 +99,13 @@ async def _show(services: Services, run_id: str, card: PostedCard) -> None:
         if call is None:
             return
         view = described(services, card.view, call)
-        try:
-            await services.client.chat_update(
-                channel=card.channel,
-                ts=card.ts,
-                text=approval_fallback(view),
-                blocks=as_dicts(approval_card(view)),
-            )
-        except SlackApiError as exc:
-            logger.warning("could not update card %s: %s", card.ts, exc.response.get("error"))
+        await redraw(
+            services.client,
+            channel=card.channel,
+            ts=card.ts,
+            text=approval_fallback(view),
+            blocks=as_dicts(approval_card(view)),
+        )
         where = SlackThread(
             team=card.team,
             channel=card.channel,

@@ -18,6 +18,7 @@ TOP_LEVEL = {
     "__init__.py",
     "__main__.py",
     "_agent_loader.py",
+    "_client_results.py",  # what bot.client's decision calls answer
     "_assembly.py",
     "_errors.py",
     "_logs.py",

@@ -42,6 +42,7 @@ from bot.slack.delivery._claimed import claimed_detail, taken_over, takeover_sta
 from bot.slack.delivery._outbox import enqueue, new_write
 from bot.slack.delivery._render import post_run, reporting_failures
 from bot.slack.delivery._thread import SlackThread
+from bot.slack.delivery._webclient import redraw
 from bot.slack.delivery.batch._cards import redraw_batch
 from bot.slack.surfaces._stream_answer import take_open_stream
 from storage import utcnow
@@ -235,15 +236,13 @@ async def show_replaced(services: Services, card: PostedCard, line: str) -> None
         return
     if not card.ts:
         return
-    try:
-        await services.client.chat_update(
-            channel=card.channel,
-            ts=card.ts,
-            text=approval_fallback(card.view),
-            blocks=as_dicts(replaced_card(card.view, line)),
-        )
-    except SlackApiError as exc:
-        logger.warning("could not update card %s: %s", card.ts, exc.response.get("error"))
+    await redraw(
+        services.client,
+        channel=card.channel,
+        ts=card.ts,
+        text=approval_fallback(card.view),
+        blocks=as_dicts(replaced_card(card.view, line)),
+    )
 
 
 async def _still_waiting(stream: AgentStream, card: PostedCard) -> PendingToolCall | None:
@@ -272,15 +271,13 @@ async def _show_progress(services: Services, card: PostedCard, call: PendingTool
         await redraw_batch(services, card)
         return
     view = replace(described(services, card.view, call), approved_by=tuple(call.approved_by))
-    try:
-        await services.client.chat_update(
-            channel=card.channel,
-            ts=card.ts,
-            text=approval_fallback(view),
-            blocks=as_dicts(approval_card(view)),
-        )
-    except SlackApiError as exc:
-        logger.warning("could not update card %s: %s", card.ts, exc.response.get("error"))
+    await redraw(
+        services.client,
+        channel=card.channel,
+        ts=card.ts,
+        text=approval_fallback(view),
+        blocks=as_dicts(approval_card(view)),
+    )
 
 
 async def _quorum(services: Services, card: PostedCard) -> tuple[str, ...]:

@@ -1,13 +1,20 @@
-"""The Slack Web API client: retries 429s (honouring Retry-After), connection and 5xx errors."""
+"""The Slack Web API client: retries 429s (honouring Retry-After), connection and 5xx errors;
+``redraw``: a card updated in place, a refusal logged."""
 
 from __future__ import annotations
 
+import logging
+from typing import Any
+
+from slack_sdk.errors import SlackApiError
 from slack_sdk.http_retry.builtin_async_handlers import (
     AsyncConnectionErrorRetryHandler,
     AsyncRateLimitErrorRetryHandler,
     AsyncServerErrorRetryHandler,
 )
 from slack_sdk.web.async_client import AsyncWebClient
+
+logger = logging.getLogger(__name__)
 
 DEFAULT_API_URL = "https://slack.com/api/"
 
@@ -23,3 +30,22 @@ def create_web_client(token: str | None, *, api_url: str | None = None) -> Async
             AsyncServerErrorRetryHandler(max_retry_count=1),
         ],
     )
+
+
+async def redraw(
+    client: AsyncWebClient,
+    *,
+    channel: str,
+    ts: str,
+    text: str,
+    blocks: list[dict[str, Any]],
+    what: str = "card",
+) -> bool:
+    """Update the message ``ts`` (a card) to ``text`` / ``blocks``; Slack refusing it (the
+    message gone, …) is logged and the message stays as it was: False."""
+    try:
+        await client.chat_update(channel=channel, ts=ts, text=text, blocks=blocks)
+    except SlackApiError as exc:
+        logger.warning("could not update %s %s: %s", what, ts, exc.response.get("error"))
+        return False
+    return True

@@ -94,13 +94,8 @@ def refusal(exc: asyncpg.PostgresError) -> Exception | None:
 
 async def load_run(calls: PostgresCalls, run_id: str) -> RunState:
     """The snapshot, claims and approvals of ``run_id``, read by one statement."""
-    found = json.loads(await calls.fetchval(LOAD_RUN, run_id, read=True))
-    snapshot = found["snapshot"]
-    return (
-        None if snapshot is None else codec.from_document(SnapshotRecord, snapshot),
-        [codec.from_document(ClaimRecord, row) for row in found["claims"] or ()],
-        [codec.from_document(ApprovalRecord, row) for row in found["approvals"] or ()],
-    )
+    snapshot, claims, approvals, _ = await load_run_and_escalations(calls, run_id)
+    return snapshot, claims, approvals
 
 
 async def load_run_and_escalations(calls: PostgresCalls, run_id: str) -> RunWithEscalations:

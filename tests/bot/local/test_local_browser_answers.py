@@ -77,7 +77,9 @@ async def test_a_call_started_outside_slack_is_on_the_home_tab_and_decided_there
     home = page.get_by_test_id("home")
     await expect(home.locator(".block.fields")).to_have_text([re.compile(r"id\s*12")])
     await expect(home).to_contain_text("in no Slack thread")
-    await expect(home.locator(BUTTONS)).to_have_text(["Approve", "Edit", "Decline", "Withdraw"])
+    await expect(home.locator(BUTTONS)).to_have_text(
+        ["Approve", "Approve and allow…", "Edit", "Decline", "Withdraw"]
+    )
     await page.screenshot(path=tmp_path / "home-no-thread.png")
     await home.locator(f'[data-action-id="{APPROVE_ACTION}"]').click()
     confirm = page.get_by_test_id("confirm")

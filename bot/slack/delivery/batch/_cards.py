@@ -14,8 +14,6 @@ from __future__ import annotations
 import logging
 from dataclasses import replace
 
-from slack_sdk.errors import SlackApiError
-
 from agents import Approve, Decision, Decline, Expire, PendingToolCall
 from bot.ops._outage import unavailable
 from bot.slack._services import Services
@@ -26,6 +24,7 @@ from bot.slack.delivery._card_index import PostedCard
 from bot.slack.delivery._card_posts import card_metadata, card_view, post_card_or_keep
 from bot.slack.delivery._card_source import described
 from bot.slack.delivery._thread import SlackThread
+from bot.slack.delivery._webclient import redraw
 from storage import ClaimRecord
 
 logger = logging.getLogger(__name__)
@@ -149,12 +148,11 @@ async def redraw_batch(services: Services, card: PostedCard) -> None:
     if not card.ts:
         return
     rows = await batch_rows(services, card)
-    try:
-        await services.client.chat_update(
-            channel=card.channel,
-            ts=card.ts,
-            text=batch_fallback(rows),
-            blocks=as_dicts(batch_card(rows)),
-        )
-    except SlackApiError as exc:
-        logger.warning("could not update batch card %s: %s", card.ts, exc.response.get("error"))
+    await redraw(
+        services.client,
+        channel=card.channel,
+        ts=card.ts,
+        text=batch_fallback(rows),
+        blocks=as_dicts(batch_card(rows)),
+        what="batch card",
+    )
