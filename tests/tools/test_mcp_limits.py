@@ -76,3 +76,28 @@ def test_limits_must_be_positive(tmp_path: Path) -> None:
         _server(call_timeout=0)
     with pytest.raises(ToolDefinitionError):
         _server(output_max_bytes=0)
+
+
+async def test_a_huge_result_is_cut_off_the_event_loop_so_other_work_goes_on_meanwhile() -> None:
+    """A 20 MB result is measured and cut in a worker thread: while it is cut, the event loop
+    serves other work (another thread's Slack ack), instead of waiting for it."""
+    import asyncio
+
+    from mcp import types as mcp_types
+
+    from tools.mcp._tools import to_tool_result
+
+    huge = mcp_types.CallToolResult(
+        content=[mcp_types.TextContent(type="text", text="x" * 20_000_000)]
+    )
+    cutting = asyncio.create_task(to_tool_result("ops", "huge", huge, max_bytes=1_000))
+    await asyncio.sleep(0)  # the cut starts
+    served: list[bool] = []
+
+    async def other_work() -> None:
+        served.append(cutting.done())
+
+    await asyncio.create_task(other_work())
+    shown = await cutting
+    assert served == [False]  # served while the cut was still going on
+    assert isinstance(shown, str) and "19,999,000 of 20,000,000 bytes left out" in shown
