@@ -51,10 +51,10 @@ STEPS = 26
 """Operations per seed (mentions, clicks, faults), about half a second apart."""
 ASK_AGAIN_AFTER = 15.0
 """Seconds a person waits for any answer before asking again."""
-DEFAULT_SEEDS = "1,22,23"
-"""The short set run by default (CI): 22 and 23 found a decided call's answer lost through a
-storage outage and through a kill while the model answered (both fixed); ``CHAOS_SEEDS=1-30``
-runs a long one."""
+DEFAULT_SEEDS = "22,23"
+"""The short set run by default (CI), about a minute each: 22 and 23 found a decided call's
+answer lost through a storage outage and through a kill while the model answered (both fixed;
+seeds 1-8 pass too). ``CHAOS_SEEDS=1-30`` runs a long one."""
 Intent = Literal["approve", "decline", "leave"]
 NOT_ACTIONS = frozenset({"section", "context", "header", "divider", "rich_text"})
 
