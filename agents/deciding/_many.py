@@ -19,6 +19,7 @@ from agents.deciding._claims import (
     CLAIMED_AS,
     Found,
     already_decided,
+    claim,
     decided_claim,
     decided_event,
     found_in,
@@ -34,7 +35,7 @@ from agents.deciding._decide import (
 from agents.deciding._lease import Lease
 from agents.deciding._present import check_definition
 from agents.decisions import Approve, DecisionRequest, Decline
-from agents.errors import AgentConfigError, DuplicateApproval
+from agents.errors import AgentConfigError, AlreadyDecided, DuplicateApproval
 from agents.running._run import Decided, Run
 from agents.running._stream import AgentStream
 from storage import (
@@ -131,6 +132,7 @@ async def _take(rt: Runtime, request: ManyRequest) -> Continuation:
     if refused is not None:
         raise _refusal(refused, found, request.decided_by)
     record, state = next(iter(found.values())).record, next(iter(found.values())).state
+    await _quorums_met_meanwhile(rt, request, found, batch)
     for pending, _, _ in batch.decided:
         report(rt, state, pending, request.decisions[pending.tool_call_id], request.source)
     if not batch.decided:
@@ -139,6 +141,50 @@ async def _take(rt: Runtime, request: ManyRequest) -> Continuation:
     run = Run(rt, state, AgentStream(state.run_id), version=record.version)
     run.approved_by = batch.approvers
     return Continuation(stream=run.stream, drive=lambda: run.finish_decided(batch.decided))
+
+
+async def _quorums_met_meanwhile(
+    rt: Runtime, request: ManyRequest, found: Mapping[str, Found], batch: _Batch
+) -> None:
+    """A quorum call this batch voted for without completing it, whose quorum another
+    approval (committed between the batch's read and its commit) completed after all: claimed
+    here, as the single path claims after its tally (whoever claims first runs it; the other
+    gets ``AlreadyDecided`` and leaves it)."""
+    if not batch.approvers:
+        return
+    run_id = request.run_id
+    stored = (await rt.storage.list_approvals([run_id])).get(run_id, [])
+    for one in found.values():
+        pending = one.pending
+        if pending.claim_key not in batch.approvers:
+            continue
+        approvers = pending.counted([a.approver for a in stored if a.key == pending.claim_key])
+        if len(approvers) < pending.approvals_required:
+            continue
+        decision = request.decisions[pending.tool_call_id]
+        try:
+            taken = await claim(
+                rt,
+                one.state,
+                pending,
+                decision,
+                decided_by=request.decided_by,
+                source=request.source,
+                detail={"approved_by": approvers},
+            )
+        except AlreadyDecided:
+            continue  # the other approval's own claim was first
+        del batch.approvers[pending.claim_key]
+        tool = rt.find_tool(pending.agent_path, pending.tool_name)
+        local, _ = local_outcome(decision, pending, tool)
+        one_request = DecisionRequest(
+            run_id=run_id,
+            tool_call_id=pending.tool_call_id,
+            decided_by=request.decided_by,
+            source=request.source,
+        )
+        outcome = decided_outcome(rt, one_request, pending, decision, local)
+        batch.decided.append((pending, outcome, Lease.of(taken, rt.owner)))
 
 
 @dataclass(frozen=True, kw_only=True)

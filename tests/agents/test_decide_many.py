@@ -263,3 +263,41 @@ async def test_two_instances_race_a_batch_against_a_single_decision(
             await b.drain()
         ran = [args["id"] for args in executions.of("delete-record")]
         assert len(ran) == len(set(ran))  # no call ran twice
+
+
+async def test_a_quorum_another_approval_completes_meanwhile_is_claimed_and_runs_once(
+    executions: Executions,
+) -> None:
+    """A single approval committed between the batch's read and its commit: each saw one
+    approval of two, so neither claimed, and the call was left pending with its quorum met.
+    The batch now looks again after its commit and claims it (exactly one of them runs it)."""
+    from storage import BatchRefusal, DecisionBatch, InMemoryStorage
+
+    class ApprovedMeanwhile(InMemoryStorage):
+        meanwhile: Any = None
+
+        async def commit_batch(self, batch: DecisionBatch) -> BatchRefusal | None:
+            hook, self.meanwhile = self.meanwhile, None
+            if hook is not None:
+                await hook()  # another instance's approval lands first
+            return await super().commit_batch(batch)
+
+    store = ApprovedMeanwhile()
+    tools = [_quorum_tool(executions)]
+    agent = _agent(store, tools, call("wipe", {"id": "w"}, id="w"), reply("all done"))
+    other = _agent(store, tools)
+    first = await agent.generate("go")
+
+    async def single() -> None:
+        alone = await other.approve_tool_call(run_id=first.run_id, decided_by="U2")
+        assert (await alone.result()).finish_reason == "suspended"  # one of two: it waits
+
+    store.meanwhile = single
+    done = await (
+        await agent.decide_many(run_id=first.run_id, decisions={"w": Approve()}, decided_by="U1")
+    ).result()
+
+    assert done.finish_reason == "stop" and done.text == "all done"
+    assert executions.of("wipe") == [{"id": "w"}]
+    [claim] = [c for c in await store.list_claims(first.run_id) if c.tool_call_id == "w"]
+    assert claim.decided_by == "U1" and sorted(claim.detail["approved_by"]) == ["U1", "U2"]
