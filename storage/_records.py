@@ -267,6 +267,13 @@ class GrantRecord:
     """The run of the approval that created it."""
     tool_call_id: str | None = None
     """The call whose approval created it."""
+    rule: str | None = None
+    """The key of the policy rule the grant was made under (its number and a digest of what it
+    says, as the host's rules name it; None: no rule, the tool's own ``grants=True``). A later
+    call falling under another rule is never approved by it."""
+    definition_digest: str | None = None
+    """``Tool.definition_digest`` of the tool when the grant was made: a call of the tool
+    redefined since is never approved by it."""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -229,6 +229,8 @@ grants = sa.Table(
     sa.Column("free_args", sa.JSON(), nullable=False),
     sa.Column("run_id", _ID, nullable=True),
     sa.Column("tool_call_id", _ID, nullable=True),
+    sa.Column("rule", _ID, nullable=True),  # 0011
+    sa.Column("definition_digest", sa.String(64), nullable=True),  # 0011
     sa.Index(None, "thread_id"),  # the grants of a thread (0009)
     sa.Index(None, "resource_id"),  # ... of a channel (0009)
     sa.Index(None, "granted_by"),  # a person's grants (0009)

@@ -53,6 +53,18 @@ async def test_a_grant_is_stored_with_the_claim_that_creates_it(storage: Storage
     assert await storage.list_grants() == [created]
 
 
+async def test_a_grant_keeps_the_rule_and_the_definition_it_was_made_for(
+    storage: Storage,
+) -> None:
+    created = grant(rule="rule-2@0123abcd", definition_digest="d" * 64)
+    assert await storage.commit(StateChange(claim=claim("run-0", "c0#0"), grant=created)) is None
+
+    stored = await storage.get_grant("g1")
+    assert stored is not None
+    assert (stored.rule, stored.definition_digest) == ("rule-2@0123abcd", "d" * 64)
+    assert await storage.list_grants() == [created]
+
+
 async def test_a_grant_is_not_stored_when_its_claim_was_taken_first(storage: Storage) -> None:
     await storage.claim(claim("run-0", "c0#0", decided_by="U2"))
 

@@ -25,9 +25,9 @@ from storage.sql.sqlite._decision_path import apply as apply_without_grants
 _GRANT_COLUMNS = (
     "grant_id, agent_id, tool_name, agent_path, thread_id, resource_id, pins, granted_by,"
     " created_at, expires_at, max_uses, uses, revoked_at, revoked_by, free_args, run_id,"
-    " tool_call_id"
+    " tool_call_id, rule, definition_digest"
 )
-_INSERT_GRANT = f"INSERT INTO grants ({_GRANT_COLUMNS}) VALUES ({', '.join('?' * 17)})"
+_INSERT_GRANT = f"INSERT INTO grants ({_GRANT_COLUMNS}) VALUES ({', '.join('?' * 19)})"
 _USE_GRANT = (
     "UPDATE grants SET uses = uses + 1 WHERE grant_id = ? AND revoked_at IS NULL"
     " AND expires_at > ? AND uses < max_uses"
@@ -78,6 +78,8 @@ def _row(g: GrantRecord) -> tuple[object, ...]:
         json_text(g.free_args),
         g.run_id,
         g.tool_call_id,
+        g.rule,
+        g.definition_digest,
     )
 
 
