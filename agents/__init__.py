@@ -11,9 +11,11 @@ from agents._fingerprint import fingerprint
 from agents._hooks import Hooks, ToolCallInfo
 from agents._parts import ServedParts, ToolGroups, ToolSource
 from agents._results import (
+    Escalation,
     FinishReason,
     Grant,
     PendingToolCall,
+    Requirement,
     RunResult,
     StepResult,
     SuspendedRun,
@@ -58,6 +60,7 @@ from agents.errors import (
     ToolCallNotSuspended,
     ToolChanged,
 )
+from agents.gate import Verdict
 from agents.observing._logcontext import log_context
 from agents.observing._observe import CallEscalated, DecisionTaken, Observer, ToolExecuted
 from agents.running._chunks import (
@@ -103,6 +106,7 @@ __all__ = [
     "Decline",
     "DuplicateApproval",
     "ErrorChunk",
+    "Escalation",
     "Expire",
     "FingerprintMismatch",
     "FinishChunk",
@@ -123,6 +127,7 @@ __all__ = [
     "PendingToolCall",
     "PolicyRefusal",
     "PolicyVerdict",
+    "Requirement",
     "Resume",
     "RunResult",
     "Runner",
@@ -152,6 +157,7 @@ __all__ = [
     "ToolResultChunk",
     "ToolResultRecord",
     "ToolSource",
+    "Verdict",
     "fingerprint",
     "log_context",
 ]

@@ -27,12 +27,12 @@ from agents._hooks import Hooks
 from agents._ids import new_id
 from agents._messages import Message, ToolSpec
 from agents._parts import AgentSpec, ServedParts, ToolSource
-from agents.deciding._state import RunState
-from agents.decisions import CallRules, CallRulesFn, DecisionPolicy
+from agents.decisions import CallRulesFn, DecisionPolicy
 from agents.memory import Memory
 from agents.models._base import Model
 from agents.observing._observe import Observer
 from agents.running._runner import Runner
+from agents.stored._state import RunState
 from storage import AuditEvent, AuditKind, InMemoryStorage, Storage, utcnow
 from tools import ApprovalPredicate, Tool
 
@@ -229,20 +229,6 @@ class Runtime:
         if self.tool_source is None:
             return self.own_tools
         return {**self.tool_source.current_tools(), **self.own_tools}
-
-    def rules_for(self, name: str, args: dict[str, Any]) -> CallRules | None:
-        """The host's rules for a call of this agent (given a copy of ``args``); a
-        ``call_rules`` that raises requires approval (fail safe)."""
-        if self.call_rules is None:
-            return None
-        tool = self.tools.get(name)
-        try:
-            return self.call_rules(name, tool.id if tool else name, self.path, dict(args))
-        except Exception:
-            logger.exception(
-                "call_rules failed for %s of agent %s: approval required", name, self.id
-            )
-            return CallRules(require_approval=True)
 
     # -- lookups ---------------------------------------------------------------------------
     def delegate_for(self, tool_name: str) -> Runtime | None:

@@ -18,11 +18,13 @@ from __future__ import annotations
 import inspect
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-from agents._results import PendingToolCall
+from agents._results import Escalation, PendingToolCall
 from agents.errors import POLICY_RULE
-from agents.running._stream import AgentStream
+
+if TYPE_CHECKING:
+    from agents.running._stream import AgentStream
 
 DecisionKind = Literal["approve", "decline", "resume", "expire"]
 
@@ -228,11 +230,13 @@ async def ask_policy(
 
 @dataclass(frozen=True, kw_only=True)
 class CallRules:
-    """What a host's rules add to one tool call, decided when the call is gated.
+    """What a host's rules say about one tool call (a policy file's matching rule).
 
-    Returned by a ``CallRulesFn`` (``ServedParts(call_rules=fn)``). Rules only
-    ever add: ``require_approval`` is OR-ed with the tool's own gate, and ``approvals`` never
-    lowers the tool's own quorum.
+    Returned by a ``CallRulesFn`` (``ServedParts(call_rules=fn)``); the gate (``agents.gate``)
+    asks it once when a call is proposed and stores what it says with the call (its
+    ``requirement``), and again inside each decision for who may decide under the rule in
+    force. Rules only ever add: ``require_approval`` is OR-ed with the tool's own gate, and
+    ``approvals`` never lowers the tool's own quorum.
     """
 
     require_approval: bool = False
@@ -246,7 +250,31 @@ class CallRules:
     edit whose arguments need a confirm the shown ones did not is presented again."""
     grants: GrantLimits | None = None
     """The standing grants the call allows (a policy rule's ``grants``); None: none, unless
-    its tool was created with ``grants=True``. Never with a quorum or a confirm."""
+    no rule matched (``matched`` False) and its tool was created with ``grants=True``. Never
+    with a quorum or a confirm."""
+    matched: bool = True
+    """False: no rule of the host's matched the call, and these are its defaults (who may
+    approve); then a tool created with ``grants=True`` allows grants of its own."""
+    rule: str | None = None
+    """The rule's key: stable while the rule says the same (its number and a digest of what it
+    says); None: the host names its rules no key. A standing grant is bound to it (SPEC 15)."""
+    rule_number: int | None = None
+    """The rule's number in its file (1-based), for people."""
+    rule_source: str | None = None
+    """The file it comes from, for people (``countersign.toml``)."""
+    rule_text: str | None = None
+    """What the rule says, in words (its description, else its tools and conditions)."""
+    approvers: tuple[str, ...] = ()
+    """Who may approve under it (users and user groups); empty: anyone. The host's decision
+    policy reads them from the call's ``requirement``."""
+    allow_self_approval: bool = True
+    """Whether a requester may approve their own call under it."""
+    max_ttl_seconds: float | None = None
+    """How long Extend may keep a call decidable in all (None: ``ttl_seconds``)."""
+    escalate: tuple[Escalation, ...] = ()
+    """Escalation steps while the call pends (SPEC 15), in increasing ``after_seconds``."""
+    free_args: tuple[str, ...] = ()
+    """Arguments a grant may let vary by default (the grant modal's defaults)."""
 
 
 CallRulesFn = Callable[[str, str, tuple[str, ...], dict[str, Any]], CallRules | None]

@@ -9,8 +9,8 @@ from datetime import timedelta
 from typing import Any
 
 from agents import Agent
-from agents.deciding._state import PendingCallState, RunState
 from agents.models import ScriptedModel
+from agents.stored._state import PendingCallState, RunState
 from storage import SnapshotRecord, Storage, create_storage, utcnow
 
 
@@ -27,7 +27,7 @@ def _snapshot(n: int, agent_id: str) -> SnapshotRecord:
                 call_id="c1",
                 local_tool="delete-record",
                 local_args={"id": str(n)},
-                kind="approval",
+                requires_approval=True,
                 tool_name="delete-record",
                 args={"id": str(n)},
                 fingerprint="0" * 64,

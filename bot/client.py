@@ -34,7 +34,6 @@ from bot.api import (
     GrantOut,
     GrantRequestIn,
     GrantsOut,
-    PendingToolCallOut,
     SuspendedRunsPageOut,
     error_from,
 )
@@ -201,7 +200,7 @@ class AgentClient:
             if error.code == PENDING_CALL_NOT_FOUND:
                 return None
             raise
-        return PendingToolCallOut.model_validate(data).to_runtime()
+        return PendingToolCall.model_validate(data)
 
     async def approve_tool_call(
         self,
@@ -299,7 +298,7 @@ class AgentClient:
             status=out.status,
             text=out.text,
             finish_reason=out.finish_reason,
-            pending=None if out.pending is None else [p.to_runtime() for p in out.pending],
+            pending=None if out.pending is None else list(out.pending),
             error=out.error,
         )
 
@@ -358,7 +357,7 @@ class AgentClient:
             status=out.status,
             text=out.text,
             finish_reason=out.finish_reason,
-            pending=None if out.pending is None else [p.to_runtime() for p in out.pending],
+            pending=None if out.pending is None else list(out.pending),
             error=out.error,
         )
 

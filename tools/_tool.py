@@ -132,6 +132,18 @@ class Tool:
         """Evaluate ``require_approval``; a predicate that raises means approval is required."""
         return await evaluate_predicate(self.require_approval, context)
 
+    @property
+    def destructive(self) -> bool:
+        """Whether the tool itself says it may destroy what it touches (an MCP server's
+        annotations say so; a tool of ours says nothing: False)."""
+        return False
+
+    def approval_reason(self) -> str:
+        """Why this tool's own ``require_approval`` holds a call, in words a card shows."""
+        if self.require_approval is True:
+            return f"{self.id} always needs approval"
+        return f"{self.id}'s own rule asks for approval of these arguments"
+
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> Any:
         """Validate, execute and check the output; returns JSON-safe data or ``Suspended``."""
         parsed = self.parse_input(args)

@@ -1,6 +1,8 @@
 """``decide``: the one entry point for every decision (approve, decline, resume, expire).
 
-find → validate (edited args, resume data) → claim (+ audit) → continue the run. Everything
+find → the gate's judgement (``agents.gate``: expiry, who may decide, quorum, definition, grant,
+edits) → recorded (claim + audit, an approval of a quorum, or the call presented again) →
+continue the run. Everything
 that can refuse a decision raises BEFORE the returned stream exists. A decision about a call
 that lives in a sub-agent is forwarded as the same ``Decision`` value, and the sub-agent's run
 is driven inside the supervisor's task.
@@ -15,16 +17,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from agents._config import json_safe, validation_errors
-from agents._fingerprint import strict_canonical_json
 from agents._results import RunResult
 from agents._runtime import Runtime
-from agents.deciding._authority import still_counting
-from agents.deciding._claims import CLAIMED_AS, Kind, add_approval, claim, claim_retry, find, guard
-from agents.deciding._edits import edited_proposal
-from agents.deciding._lease import Lease
-from agents.deciding._present import check_definition, present_again, presented
-from agents.deciding._state import PendingCallState, RunState
-from agents.deciding.standing._grants import requested_grant
 from agents.decisions import (
     EXPIRED_REASON,
     WITHDRAWN_REASON,
@@ -35,20 +29,28 @@ from agents.decisions import (
     Expire,
     Resume,
 )
-from agents.errors import (
-    InvalidResumeData,
-    InvalidToolArgs,
-    SnapshotNotFound,
-    ToolCallNotSuspended,
+from agents.errors import InvalidResumeData, SnapshotNotFound, ToolCallNotSuspended
+from agents.gate import (
+    CLAIMED_AS,
+    Case,
+    Kind,
+    claim_retry,
+    find,
+    in_force,
+    judge,
+    record,
+    validated_args,
 )
 from agents.observing._observe import DecisionTaken, notify
-from agents.running._chunks import FinishChunk, StartChunk
+from agents.running._chunks import FinishChunk, StartChunk, announcement
 from agents.running._executor import outcome_of_sub_run
-from agents.running._outcome import Outcome
 from agents.running._run import OutcomeFn, Run
 from agents.running._stream import AgentStream
+from agents.stored._lease import Lease
+from agents.stored._outcome import Outcome
+from agents.stored._state import PendingCallState, RunState
 from storage import EscalationRecord, SnapshotVersionConflict, utcnow
-from tools import Tool, ToolInputError
+from tools import Tool
 
 _ATTEMPTS = 5
 """How often a decision reads its run again when the run changed while it was presenting a
@@ -93,61 +95,43 @@ async def _take(
 ) -> Continuation:
     kind: Kind = "suspension" if isinstance(decision, Resume) else "approval"
     found = await find(rt, request.run_id, request.tool_call_id, kind, request.fingerprint)
-    record, state, pending = found.record, found.state, found.pending
-    decided_by, source = request.decided_by, request.source
-    if not forwarded:
-        await guard(rt, found, decision, decided_by)
-        if isinstance(decision, Approve):
-            await check_definition(
-                rt, found, decided_by=decided_by, source=source, seen=request.definition_digest
-            )
+    record_, state, pending = found.record, found.state, found.pending
     tool = rt.find_tool(pending.agent_path, pending.tool_name)
-    grant = None
-    if not forwarded and isinstance(decision, Approve):
-        grant = requested_grant(found, decision, decided_by)  # raises before any claim
-    if not forwarded and isinstance(decision, Approve) and decision.args is not None:
-        args = _validated_args(tool, pending, decision.args)  # raises before any claim
-        if args == pending.args:
-            decision = Approve(grant=decision.grant)
-        else:
-            proposal = await edited_proposal(rt, found, args, decided_by)
-            if proposal is not None:
-                detail = {"edited": True, "original_args": pending.args, "args": args}
-                stored = await present_again(
-                    rt,
-                    found,
-                    proposal,
-                    claimed_as="edited",
-                    decided_by=decided_by,
-                    source=source,
-                    detail=detail,
-                )
-                return Continuation(stream=presented(stored, proposal), drive=_nothing)
-    local, detail = local_outcome(decision, pending, tool)
-    if not forwarded and isinstance(decision, Approve) and pending.approvals_required > 1:
-        assert decided_by is not None  # guard() refused a quorum approval without one
-        approvers = pending.counted(await add_approval(rt, found, decided_by))
-        if len(approvers) >= pending.approvals_required:
-            pending, approvers = await still_counting(rt, found, approvers, decided_by)
-        if len(approvers) < pending.approvals_required:
-            return waiting_for_more(state, {pending.claim_key: approvers}, found.escalations)
-        detail = {**detail, "approved_by": approvers}
-    if grant is not None:
-        detail = {**detail, "grant_id": grant.grant_id}
-    taken = await claim(
-        rt,
-        state,
-        pending,
-        decision,
-        decided_by=decided_by,
-        source=source,
-        detail=detail,
-        grant=grant,
-    )
+    case = Case(rt=rt, found=found, decision=decision, request=request, tool=tool)
+    if not forwarded:  # a forwarded decision was judged at the level the person decided on
+        case = await judge(case)
+    local, detail = local_outcome(case.decision, pending, tool)  # resume data checked here
+    recorded = await record(replace(case, detail={**detail, **case.detail}))
+    if recorded.effect == "presents":
+        assert recorded.state is not None and case.presents is not None
+        stream = presented(recorded.state, recorded.pending)
+        changed = case.presents.changed
+        if changed is not None:
+            changed.stream = stream
+            raise changed
+        return Continuation(stream=stream, drive=_nothing)
+    if recorded.effect == "counts":
+        counted = {pending.claim_key: recorded.approvers}
+        return waiting_for_more(rt, state, counted, found.escalations)
+    assert recorded.claim is not None
     if not forwarded:
-        report(rt, state, pending, decision, source)
-    outcome = decided_outcome(rt, request, pending, decision, local)
-    return continuation(rt, record.version, state, pending, outcome, Lease.of(taken, rt.owner))
+        report(rt, state, recorded.pending, case.decision, request.source)
+    outcome = decided_outcome(rt, request, recorded.pending, case.decision, local)
+    lease = Lease.of(recorded.claim, rt.owner)
+    return continuation(rt, record_.version, state, recorded.pending, outcome, lease)
+
+
+def presented(state: RunState, proposal: PendingCallState) -> AgentStream:
+    """The (already finished) stream of a call presented again: a new ``tool-call-approval``
+    chunk, then ``finish_reason "suspended"`` (nothing ran)."""
+    stream = AgentStream(state.run_id)
+    stream.emit(StartChunk(run_id=state.run_id))
+    stream.emit(announcement(proposal.public(), state.run_id))
+    stream.emit(FinishChunk(run_id=state.run_id, finish_reason="suspended"))
+    pending = [p.public() for p in state.pending]
+    result = RunResult(text="", finish_reason="suspended", run_id=state.run_id, pending=pending)
+    stream.close(result)
+    return stream
 
 
 def decided_outcome(
@@ -187,20 +171,19 @@ async def _nothing() -> None:
 
 
 def waiting_for_more(
+    rt: Runtime,
     state: RunState,
     approvers: dict[str, list[str]],
     escalations: Sequence[EscalationRecord] = (),
 ) -> Continuation:
     """Quorum calls approved by fewer than they need: a stream that finishes at once,
-    ``suspended``, listing who has approved each (``approvers`` per claim key)."""
+    ``suspended``, listing who has approved each (``approvers`` per claim key) and who may
+    approve under the rule in force."""
     stream = AgentStream(state.run_id)
 
     async def drive() -> None:
         pending = [
-            p.public(approvers[p.claim_key], escalations)
-            if p.claim_key in approvers
-            else p.public(escalations=escalations)
-            for p in state.pending
+            in_force(rt, p.public(approvers.get(p.claim_key), escalations)) for p in state.pending
         ]
         stream.emit(StartChunk(run_id=state.run_id))
         stream.emit(FinishChunk(run_id=state.run_id, finish_reason="suspended"))
@@ -219,7 +202,7 @@ def local_outcome(
         case Approve(args=edited):
             if edited is None:
                 return _run_tool(pending, pending.args), {}
-            args = _validated_args(tool, pending, edited)
+            args = validated_args(tool, pending, edited)
             return _run_tool(pending, args), {
                 "edited": True,
                 "original_args": pending.args,
@@ -291,27 +274,6 @@ async def retry(rt: Runtime, *, run_id: str, decided_by: str | None) -> AgentStr
     run = Run(rt, state, AgentStream(run_id), version=record.version)
     rt.runner.submit(run.retry(), name=f"run-{run_id}", bounded=False)
     return run.stream
-
-
-def _validated_args(
-    tool: Tool | None, pending: PendingCallState, args: dict[str, Any]
-) -> dict[str, Any]:
-    """The edited arguments, checked against the input schema and kept as the person gave them
-    (a dump of the parsed model would turn ``250`` into ``250.0`` for a float field)."""
-    try:
-        strict_canonical_json(args).encode("utf-8")  # stored, shown and fingerprinted as given
-    except (ValueError, UnicodeEncodeError):
-        error = {"loc": [], "msg": "not strict JSON (NaN, Infinity or a lone surrogate)"}
-        raise InvalidToolArgs(pending.tool_call_id, [{**error, "type": "json_invalid"}]) from None
-    except TypeError:
-        pass  # keys of mixed types: the schema says what it makes of them
-    if tool is None:
-        return dict(args)
-    try:
-        tool.parse_input(args)
-    except ToolInputError as exc:
-        raise InvalidToolArgs(pending.tool_call_id, list(exc.errors)) from None
-    return dict(args)
 
 
 def _parsed_resume_data(tool: Tool | None, pending: PendingCallState, data: Any) -> Any:

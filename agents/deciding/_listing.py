@@ -6,10 +6,11 @@ from __future__ import annotations
 from agents._results import PendingToolCall, SuspendedRun, SuspendedRunsPage
 from agents._runtime import Runtime
 from agents.deciding._decide import decide
-from agents.deciding._state import RunState
 from agents.decisions import Approve, DecisionRequest, Decline
 from agents.errors import AmbiguousToolCall, ToolCallNotSuspended
+from agents.gate import in_force
 from agents.running._stream import AgentStream
+from agents.stored._state import RunState
 
 
 async def list_suspended_runs(
@@ -51,7 +52,9 @@ async def list_suspended_runs(
                 resource_id=record.resource_id,
                 suspended_at=record.suspended_at,
                 tool_calls=[
-                    p.public(approvers.get(p.claim_key), escalations.get(record.run_id, ()))
+                    in_force(
+                        rt, p.public(approvers.get(p.claim_key), escalations.get(record.run_id, ()))
+                    )
                     for p in state.pending
                     if p.claim_key not in claimed
                 ],
@@ -110,5 +113,5 @@ async def pending_call(rt: Runtime, *, run_id: str, tool_call_id: str) -> Pendin
     for pending in RunState.model_validate(record.data).pending:
         if pending.tool_call_id == tool_call_id and pending.claim_key not in claimed:
             approved_by = [a.approver for a in approvals if a.key == pending.claim_key]
-            return pending.public(approved_by, escalated)
+            return in_force(rt, pending.public(approved_by, escalated))
     return None

@@ -1,9 +1,11 @@
 """``decide_many``: several pending calls of one run decided in ONE storage transaction.
 
-read the run once → find and guard every call (expiry, who may decide, quorum, fingerprint,
-definition) → one ``DecisionBatch`` (``Storage.commit_batch``) → continue the run with every
-claimed call. Any refusal names its call and nothing is recorded; a quorum call gets one
-approval and keeps pending unless that approval completes it.
+read the run once → every call judged by the gate as a single decision is (``agents.gate``:
+expiry, who may decide, quorum, fingerprint, definition) → one ``DecisionBatch``
+(``Storage.commit_batch``) → continue the run with every claimed call. Any refusal names its
+call and nothing is recorded; a quorum call gets one approval and keeps pending unless that
+approval completes it (counted as a single approval is: ``agents.gate.count``, the policy in
+force asked again at the quorum, also for approvals that landed meanwhile).
 """
 
 from __future__ import annotations
@@ -14,30 +16,32 @@ from datetime import timedelta
 from typing import Any
 
 from agents._runtime import Runtime
-from agents.deciding._authority import still_counting
-from agents.deciding._claims import (
-    CLAIMED_AS,
-    Found,
-    already_decided,
-    claim,
-    decided_claim,
-    decided_event,
-    found_in,
-    guard,
-)
 from agents.deciding._decide import (
     Continuation,
     decided_outcome,
     local_outcome,
+    presented,
     report,
     waiting_for_more,
 )
-from agents.deciding._lease import Lease
-from agents.deciding._present import check_definition
 from agents.decisions import Approve, DecisionRequest, Decline
-from agents.errors import AgentConfigError, AlreadyDecided, DuplicateApproval
+from agents.errors import AgentConfigError, AlreadyDecided, DuplicateApproval, GrantNotAllowed
+from agents.gate import (
+    CLAIMED_AS,
+    Case,
+    already_decided,
+    claim,
+    count,
+    decided_claim,
+    decided_event,
+    discount,
+    found_in,
+    judge,
+    record,
+)
 from agents.running._run import Decided, Run
 from agents.running._stream import AgentStream
+from agents.stored._lease import Lease
 from storage import (
     ApprovalRecord,
     AuditEvent,
@@ -62,6 +66,17 @@ class ManyRequest:
     fingerprints: Mapping[str, str]
     definition_digests: Mapping[str, str]
     source: str
+
+    def one(self, tool_call_id: str) -> DecisionRequest:
+        """The request of one call of the batch, as a single decision would carry it."""
+        return DecisionRequest(
+            run_id=self.run_id,
+            tool_call_id=tool_call_id,
+            fingerprint=self.fingerprints.get(tool_call_id),
+            decided_by=self.decided_by,
+            definition_digest=self.definition_digests.get(tool_call_id),
+            source=self.source,
+        )
 
 
 async def decide_many(rt: Runtime, request: ManyRequest) -> AgentStream:
@@ -88,6 +103,12 @@ def _check(request: ManyRequest) -> None:
                 f"tool call {tool_call_id!r}: edited arguments are decided one call at a "
                 "time: use decide(Approve(args=...), ...) for it"
             )
+        if isinstance(decision, Approve) and decision.grant is not None:
+            raise GrantNotAllowed(
+                "decide_many() creates no standing grant: approve this call with "
+                "decide(Approve(grant=...)), then the others with decide_many()",
+                tool_call_id=tool_call_id,
+            )
         if not isinstance(decision, Approve | Decline) or (
             isinstance(decision, Decline) and decision.withdrawn
         ):
@@ -105,67 +126,64 @@ def _check(request: ManyRequest) -> None:
 
 async def _take(rt: Runtime, request: ManyRequest) -> Continuation:
     loaded = await rt.storage.load_run_and_escalations(request.run_id)
-    found: dict[str, Found] = {}
+    cases: dict[str, Case] = {}
     for tool_call_id, decision in request.decisions.items():
-        one = found_in(
-            request.run_id,
-            loaded,
-            tool_call_id,
-            "approval",
-            request.fingerprints.get(tool_call_id),
-        )
-        await guard(rt, one, decision, request.decided_by)
-        found[tool_call_id] = one
-    for tool_call_id, decision in request.decisions.items():
-        if isinstance(decision, Approve):
-            await check_definition(
-                rt,
-                found[tool_call_id],
-                decided_by=request.decided_by,
-                source=request.source,
-                seen=request.definition_digests.get(tool_call_id),
-            )
-    batch = await _batch(rt, request, found)
+        one = request.one(tool_call_id)
+        found = found_in(request.run_id, loaded, tool_call_id, "approval", one.fingerprint)
+        tool = rt.find_tool(found.pending.agent_path, found.pending.tool_name)
+        case = Case(rt=rt, found=found, decision=decision, request=one, tool=tool)
+        cases[tool_call_id] = await judge(case)
+    for case in cases.values():  # a redefined tool: that call is presented again, nothing else
+        if case.presents is not None and case.presents.changed is not None:
+            recorded = await record(case)
+            assert recorded.state is not None
+            case.presents.changed.stream = presented(recorded.state, recorded.pending)
+            raise case.presents.changed
+    batch = _batch(rt, request, cases)
     refused = await rt.storage.commit_batch(
         DecisionBatch(claims=batch.claims, approvals=batch.votes, audit=batch.audit)
     )
     if refused is not None:
-        raise _refusal(refused, found, request.decided_by)
-    record, state = next(iter(found.values())).record, next(iter(found.values())).state
-    await _quorums_met_meanwhile(rt, request, found, batch)
+        raise _refusal(refused, cases, request.decided_by)
+    first = next(iter(cases.values()))
+    record_, state = first.found.record, first.state
+    await _quorums_now(rt, request, cases, batch)
     for pending, _, _ in batch.decided:
         report(rt, state, pending, request.decisions[pending.tool_call_id], request.source)
     if not batch.decided:
-        escalations = next(iter(found.values())).escalations
-        return waiting_for_more(state, batch.approvers, escalations)
-    run = Run(rt, state, AgentStream(state.run_id), version=record.version)
+        return waiting_for_more(rt, state, batch.approvers, first.found.escalations)
+    run = Run(rt, state, AgentStream(state.run_id), version=record_.version)
     run.approved_by = batch.approvers
     return Continuation(stream=run.stream, drive=lambda: run.finish_decided(batch.decided))
 
 
-async def _quorums_met_meanwhile(
-    rt: Runtime, request: ManyRequest, found: Mapping[str, Found], batch: _Batch
+async def _quorums_now(
+    rt: Runtime, request: ManyRequest, cases: Mapping[str, Case], batch: _Batch
 ) -> None:
-    """A quorum call this batch voted for without completing it, whose quorum another
-    approval (committed between the batch's read and its commit) completed after all: claimed
-    here, as the single path claims after its tally (whoever claims first runs it; the other
-    gets ``AlreadyDecided`` and leaves it)."""
+    """Every quorum call this batch voted for, counted from what storage holds now (another
+    approval may have landed between the batch's read and its commit), as a single approval
+    is counted: the policy in force asked again once the quorum would be met. Those it no
+    longer lets count are discounted; a quorum met after all is claimed here (whoever claims
+    first runs it; the other gets ``AlreadyDecided`` and leaves it)."""
     if not batch.approvers:
         return
-    run_id = request.run_id
-    stored = (await rt.storage.list_approvals([run_id])).get(run_id, [])
-    for one in found.values():
-        pending = one.pending
+    stored = (await rt.storage.list_approvals([request.run_id])).get(request.run_id, [])
+    for case in cases.values():
+        pending = case.pending
         if pending.claim_key not in batch.approvers:
             continue
-        approvers = pending.counted([a.approver for a in stored if a.key == pending.claim_key])
+        mine = [a.approver for a in stored if a.key == pending.claim_key]
+        approvers, refused = await count(case, mine)
+        if refused:
+            pending = await discount(case, refused)
+        batch.approvers[pending.claim_key] = approvers
         if len(approvers) < pending.approvals_required:
             continue
         decision = request.decisions[pending.tool_call_id]
         try:
             taken = await claim(
                 rt,
-                one.state,
+                case.state,
                 pending,
                 decision,
                 decided_by=request.decided_by,
@@ -175,15 +193,8 @@ async def _quorums_met_meanwhile(
         except AlreadyDecided:
             continue  # the other approval's own claim was first
         del batch.approvers[pending.claim_key]
-        tool = rt.find_tool(pending.agent_path, pending.tool_name)
-        local, _ = local_outcome(decision, pending, tool)
-        one_request = DecisionRequest(
-            run_id=run_id,
-            tool_call_id=pending.tool_call_id,
-            decided_by=request.decided_by,
-            source=request.source,
-        )
-        outcome = decided_outcome(rt, one_request, pending, decision, local)
+        local, _ = local_outcome(decision, pending, case.tool)
+        outcome = decided_outcome(rt, case.request, pending, decision, local)
         batch.decided.append((pending, outcome, Lease.of(taken, rt.owner)))
 
 
@@ -197,33 +208,29 @@ class _Batch:
     """Per claim key of a quorum call that keeps pending: who has approved it now."""
 
 
-async def _batch(rt: Runtime, request: ManyRequest, found: Mapping[str, Found]) -> _Batch:
-    """What the batch writes: a claim per decided call, an approval per quorum vote."""
+def _batch(rt: Runtime, request: ManyRequest, cases: Mapping[str, Case]) -> _Batch:
+    """What the batch writes: a claim per decided call, an approval per quorum vote (the
+    gate counted each: ``Case.approvers``)."""
     now = utcnow()
     lease_until = now + timedelta(seconds=rt.claim_lease_seconds)
     out = _Batch(claims=[], votes=[], audit=[], decided=[], approvers={})
     decided_by, source = request.decided_by, request.source
-    for tool_call_id, decision in request.decisions.items():
-        one = found[tool_call_id]
-        state, pending = one.state, one.pending
-        tool = rt.find_tool(pending.agent_path, pending.tool_name)
-        local, detail = local_outcome(decision, pending, tool)
-        if isinstance(decision, Approve) and pending.approvals_required > 1:
-            assert decided_by is not None  # guard() refused a quorum approval without one
-            vote = ApprovalRecord(
-                run_id=state.run_id, key=pending.claim_key, approver=decided_by, approved_at=now
+    for case in cases.values():
+        state, pending, decision = case.state, case.pending, case.decision
+        local, detail = local_outcome(decision, pending, case.tool)
+        detail = {**detail, **case.detail}
+        if case.approvers is not None and decided_by is not None:
+            out.votes.append(
+                ApprovalRecord(
+                    run_id=state.run_id, key=pending.claim_key, approver=decided_by, approved_at=now
+                )
             )
-            out.votes.append(vote)
-            approvers = pending.counted([*one.approved_by, decided_by])
-            if len(approvers) >= pending.approvals_required:
-                pending, approvers = await still_counting(rt, one, approvers, decided_by)
-            if len(approvers) < pending.approvals_required:
-                out.audit.append(_approval_recorded(rt, one, decided_by, approvers))
-                out.approvers[pending.claim_key] = approvers
+            if len(case.approvers) < pending.approvals_required:
+                out.audit.append(_approval_recorded(case, decided_by, case.approvers))
+                out.approvers[pending.claim_key] = case.approvers
                 continue
-            detail = {**detail, "approved_by": approvers}
         verdict = CLAIMED_AS[decision.kind]
-        claim = decided_claim(
+        taken = decided_claim(
             state,
             pending,
             verdict,
@@ -233,46 +240,39 @@ async def _batch(rt: Runtime, request: ManyRequest, found: Mapping[str, Found]) 
             owner=rt.owner,
             lease_until=lease_until,
         )
-        out.claims.append(claim)
+        out.claims.append(taken)
         out.audit.append(decided_event(rt, state, pending, verdict, decided_by, source, detail))
-        one_request = DecisionRequest(
-            run_id=state.run_id, tool_call_id=tool_call_id, decided_by=decided_by, source=source
-        )
-        outcome = decided_outcome(rt, one_request, pending, decision, local)
-        out.decided.append((pending, outcome, Lease.of(claim, rt.owner)))
+        outcome = decided_outcome(rt, case.request, pending, decision, local)
+        out.decided.append((pending, outcome, Lease.of(taken, rt.owner)))
     return out
 
 
-def _approval_recorded(
-    rt: Runtime, found: Found, decided_by: str, approvers: list[str]
-) -> AuditEvent:
-    pending = found.pending
+def _approval_recorded(case: Case, decided_by: str, approvers: list[str]) -> AuditEvent:
+    pending = case.pending
     data: dict[str, Any] = {
         "tool_name": pending.tool_name,
         "fingerprint": pending.fingerprint,
         "approved_by": approvers,
         "approvals_required": pending.approvals_required,
     }
-    return rt.audit_event(
+    return case.rt.audit_event(
         "approval-recorded",
-        found.state,
+        case.state,
         tool_call_id=pending.tool_call_id,
         actor=decided_by,
         data=data,
     )
 
 
-def _refusal(
-    refused: BatchRefusal, found: Mapping[str, Found], decided_by: str | None
-) -> Exception:
+def _refusal(refused: BatchRefusal, cases: Mapping[str, Case], decided_by: str | None) -> Exception:
     """The error naming the call storage refused (decided meanwhile, or approved twice)."""
     if refused.claim is not None:
         return already_decided(refused.claim)
-    one = next(f for f in found.values() if f.pending.claim_key == refused.key)
+    one = next(c for c in cases.values() if c.pending.claim_key == refused.key)
     return DuplicateApproval(
         one.state.run_id,
         one.pending.tool_call_id,
         approver=refused.approver or decided_by or "",
-        approved_by=one.approved_by,
+        approved_by=one.found.approved_by,
         needed=one.pending.approvals_required,
     )

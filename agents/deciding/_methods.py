@@ -14,9 +14,9 @@ from agents._runtime import Runtime
 from agents.deciding._decide import decide, retry
 from agents.deciding._listing import list_suspended_runs, pending_call, send_tool_approval
 from agents.deciding._many import ManyRequest, decide_many
-from agents.deciding.standing._escalation import escalate_call
-from agents.deciding.standing._grants import list_grants, revoke_grant
+from agents.deciding._standing import list_grants, revoke_grant
 from agents.decisions import Approve, Decision, DecisionRequest, Decline, Resume
+from agents.gate import Verdict, ask, case_of, escalate_call
 from agents.running._stream import AgentStream
 
 
@@ -105,6 +105,34 @@ class DecisionMethods:
             source=source,
         )
         return await decide_many(self._runtime, request)
+
+    async def ask(
+        self,
+        decision: Decision,
+        *,
+        call: PendingToolCall,
+        run_id: str,
+        decided_by: str | None,
+        source: str = "python",
+    ) -> Verdict:
+        """May ``decided_by`` take ``decision`` on ``call`` (as the caller holds it, from a
+        listing, ``pending_call`` or an approval chunk), and what would it do? The gate's
+        answer, with nothing written: ``Verdict.refused`` is the error the decision would
+        raise (``NotAllowedToDecide`` with its ``rule``, ``ApprovalExpired``, …), else
+        ``effect`` is ``claims`` (it would run or be declined), ``counts`` (one approval of a
+        quorum) or ``presents`` (edited arguments needing more). The decision itself is judged
+        again, from storage, when it is taken. Edges ask this before opening a form and to
+        list what a person may decide; they never check a rule themselves.
+
+        Example:
+            >>> verdict = await agent.ask(Approve(), call=call, run_id=rid, decided_by="U2")
+            >>> verdict.allowed, verdict.effect
+            (True, 'claims')
+        """
+        request = DecisionRequest(
+            run_id=run_id, tool_call_id=call.tool_call_id, decided_by=decided_by, source=source
+        )
+        return await ask(case_of(self._runtime, call, decision, request))
 
     async def pending_call(self, *, run_id: str, tool_call_id: str) -> PendingToolCall | None:
         """The call ``tool_call_id`` of ``run_id`` while it waits for a person, else None

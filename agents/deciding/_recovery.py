@@ -1,7 +1,7 @@
 """Crash recovery: calls that were claimed but whose work never finished.
 
 A claimed call is never silently run twice. A claim's owner renews its lease while the tool
-runs (``agents.deciding._lease``); when the owner died, any instance calling
+runs (``agents.stored._lease``); when the owner died, any instance calling
 ``recover_interrupted_runs`` takes the claim over (atomically: one instance gets it, at the
 next lease epoch) and then: an ``idempotent=True`` tool is run again with the same
 ``idempotency_key``; any other is reported ``interrupted`` (the model and the humans are told
@@ -27,15 +27,15 @@ from typing import Any
 
 from agents._runtime import Runtime
 from agents.deciding._decide import Continuation, continuation
-from agents.deciding._lease import Lease
-from agents.deciding._state import PendingCallState, RunState
-from agents.deciding._writes import CONTINUE_PREFIX
 from agents.observing._observe import ToolExecuted, notify
 from agents.running._chunks import ToolCallResumedChunk
 from agents.running._executor import outcome_of_sub_run
-from agents.running._outcome import Outcome
 from agents.running._run import Run
 from agents.running._stream import AgentStream
+from agents.stored._lease import Lease
+from agents.stored._outcome import Outcome
+from agents.stored._state import PendingCallState, RunState
+from agents.stored._writes import CONTINUE_PREFIX
 from storage import ClaimRecord, Completion, StaleLease, StateChange, utcnow
 
 _BATCH = 100

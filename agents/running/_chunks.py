@@ -82,74 +82,30 @@ class ToolCallChunk(ChunkBase):
 
 @dataclass(frozen=True, kw_only=True)
 class ToolCallApprovalChunk(ChunkBase):
-    """A call waits for a person to approve or decline it (stored before this is sent)."""
+    """A call waits for a person to approve or decline it (stored before this is sent).
+
+    It carries the pending call itself (``call``): every field of ``PendingToolCall`` is read
+    on the chunk (``chunk.tool_name``) and in its payload (``chunk.payload["fingerprint"]``),
+    so nothing needs a listing to show one call.
+    """
 
     type: Literal["tool-call-approval"] = field(default="tool-call-approval", init=False)
-    tool_call_id: str
-    """The handle to decide with (the outermost call id for sub-agent calls)."""
-    tool_name: str
-    """The tool that will run (the inner tool for sub-agent calls)."""
-    args: dict[str, Any]
-    """The arguments it will run with."""
-    fingerprint: str
-    """``agents.fingerprint(tool_name, args)``: pass it back to decide on exactly these args."""
-    resume_schema: dict[str, Any] | None
-    """JSON schema of the tool's resume data, or None."""
-    agent_path: list[str]
-    """The chain of agent ids from the top to the agent owning the tool."""
-    definition_digest: str | None
-    """``Tool.definition_digest`` of the tool as presented (None: the agent lacks the tool)."""
-    requested_by: str | None
-    """Who asked for the run (``stream(requested_by=...)``)."""
-    expires_at: datetime | None
-    """When the approval stops being decidable (UTC); None: never."""
-    approvals_required: int
-    """Distinct approvers needed before the call runs (quorum)."""
-    approved_by: list[str]
-    """Who has approved so far (empty when the call is first presented)."""
-    edited_from: dict[str, Any] | None
-    """The arguments shown before an edit made this the new proposal (None: not edited)."""
-    suspend_payload: dict[str, Any] | None
-    """None for an approval (kept so the payload has every field of a pending call)."""
-    grantable: bool
-    """True when a standing grant may be created while approving it."""
-    grant_max_seconds: float | None
-    """When grantable: the longest such a grant may last (None: no bound)."""
-    grant_max_uses: int | None
-    """When grantable: the most calls such a grant may approve (None: no bound)."""
-    suspended_at: datetime | None
-    """When the call started waiting."""
-    requires_approval: bool = True
-    """Always True here (the call waits for approve/decline, not for data)."""
-    escalation_step: int = 0
-    """Escalation steps the call went through (0 when it is first presented)."""
-    escalated_approvers: list[str] = field(default_factory=list)
-    """Who the escalation steps allowed to approve it too (empty when first presented)."""
+    call: PendingToolCall
+    """The pending call, as ``Agent.pending_call`` returns it."""
+
+    @cached_property
+    def payload(self) -> Payload:
+        """Every field of the pending call, snake_case."""
+        return Payload((name, getattr(self.call, name)) for name in PendingToolCall.model_fields)
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "call":  # not set yet (copying, unpickling)
+            raise AttributeError(name)
+        return getattr(self.call, name)
 
     def pending_call(self) -> PendingToolCall:
         """The pending call this chunk announces, as ``Agent.pending_call`` returns it."""
-        return PendingToolCall(
-            tool_call_id=self.tool_call_id,
-            tool_name=self.tool_name,
-            args=dict(self.args),
-            requires_approval=self.requires_approval,
-            suspend_payload=self.suspend_payload,
-            resume_schema=self.resume_schema,
-            fingerprint=self.fingerprint,
-            agent_path=list(self.agent_path),
-            suspended_at=self.suspended_at,
-            requested_by=self.requested_by,
-            expires_at=self.expires_at,
-            approvals_required=self.approvals_required,
-            approved_by=list(self.approved_by),
-            definition_digest=self.definition_digest,
-            edited_from=self.edited_from,
-            grantable=self.grantable,
-            escalation_step=self.escalation_step,
-            escalated_approvers=list(self.escalated_approvers),
-            grant_max_seconds=self.grant_max_seconds,
-            grant_max_uses=self.grant_max_uses,
-        )
+        return self.call
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -259,6 +215,23 @@ class ErrorChunk(ChunkBase):
     type: Literal["error"] = field(default="error", init=False)
     error: BaseException
     """What went wrong."""
+
+
+def announcement(
+    call: PendingToolCall, run_id: str
+) -> ToolCallApprovalChunk | ToolCallSuspendedChunk:
+    """The chunk that tells the stream ``call`` now waits (an approval's carries the call)."""
+    if call.requires_approval:
+        return ToolCallApprovalChunk(run_id=run_id, call=call)
+    return ToolCallSuspendedChunk(
+        run_id=run_id,
+        tool_call_id=call.tool_call_id,
+        tool_name=call.tool_name,
+        args=call.args,
+        suspend_payload=call.suspend_payload,
+        resume_schema=call.resume_schema,
+        agent_path=call.agent_path,
+    )
 
 
 Chunk = (

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import logging
 import time
-from datetime import timedelta
 from typing import Any
 
 from agents._config import DELEGATION_PREFIX
@@ -16,31 +15,18 @@ from agents._fingerprint import fingerprint
 from agents._hooks import ToolCallInfo, call_hook
 from agents._messages import ToolCallPart
 from agents._runtime import Runtime
-from agents.deciding._state import DelegateRef, GrantBounds, PendingCallState, RunState
-from agents.decisions import CallRules
 from agents.errors import AgentError, LeaseLost
+from agents.gate import Needs
 from agents.observing._logcontext import LoggingIds
 from agents.observing._observe import ToolExecuted, ToolOutcome, notify
 from agents.observing._tracing import span
-from agents.running._outcome import Outcome
 from agents.running._stream import AgentStream
+from agents.stored._outcome import Outcome
+from agents.stored._state import DelegateRef, PendingCallState, RunState
 from storage import utcnow
-from tools import Suspended, Tool, ToolContext, ToolError
+from tools import Suspended, ToolContext, ToolError
 
 logger = logging.getLogger(__name__)
-
-
-def grant_bounds(tool: Tool | None, rules: CallRules | None, approvals: int) -> GrantBounds | None:
-    """The grants a gated call allows: its rule's ``grants``, else (no rule) its tool's
-    ``grants=True`` without bounds; never with a quorum or a confirm (SPEC 15)."""
-    if approvals > 1 or (rules is not None and rules.confirm):
-        return None
-    if rules is not None and rules.grants is not None:
-        limits = rules.grants
-        return GrantBounds(max_seconds=limits.max_seconds, max_uses=limits.max_uses)
-    if rules is None and tool is not None and tool.grants:
-        return GrantBounds()
-    return None
 
 
 class Executor:
@@ -138,24 +124,21 @@ class Executor:
         self,
         state: RunState,
         call: ToolCallPart,
-        rules: CallRules | None = None,
+        needs: Needs,
         canonical_args: str | None = None,
     ) -> PendingCallState:
-        """The pending entry of a call held for approval before it runs (``rules``, the host's:
-        a quorum never below the tool's own, a TTL instead of the run's; ``canonical_args``:
-        the arguments' canonical JSON, when the caller has it)."""
+        """The pending entry of a call the gate holds for approval before it runs (``needs``:
+        what the gate decided it needs; ``canonical_args``: the arguments' canonical JSON,
+        when the caller has it)."""
         tool = self.rt.tools.get(call.name)
         now = utcnow()
-        ttl = state.approval_ttl_seconds
-        if rules is not None and rules.ttl_seconds is not None:
-            ttl = rules.ttl_seconds
-        approvals = max(tool.approvals if tool else 1, (rules and rules.approvals) or 1)
+        grants = needs.grants
         return PendingCallState(
             tool_call_id=call.id,
             call_id=call.id,
             local_tool=call.name,
             local_args=call.args,
-            kind="approval",
+            requires_approval=True,
             tool_name=call.name,
             args=call.args,
             fingerprint=fingerprint(call.name, call.args, canonical_args=canonical_args),
@@ -163,10 +146,13 @@ class Executor:
             resume_schema=tool.resume_json_schema() if tool else None,
             suspended_at=now,
             requested_by=state.requested_by,
-            expires_at=None if ttl is None else now + timedelta(seconds=ttl),
-            approvals_required=approvals,
+            expires_at=needs.expires_at(now),
+            approvals_required=needs.approvals,
             definition_digest=tool.definition_digest if tool else None,
-            grants=grant_bounds(tool, rules, approvals),
+            grantable=grants is not None,
+            grant_max_seconds=grants.max_seconds if grants is not None else None,
+            grant_max_uses=grants.max_uses if grants is not None else None,
+            requirement=needs.requirement,
         )
 
     def pending_entries(
@@ -189,7 +175,7 @@ class Executor:
                     call_id=call_id,
                     local_tool=local_tool,
                     local_args=local_args,
-                    kind="suspension",
+                    requires_approval=False,
                     tool_name=local_tool,
                     args=local_args,
                     fingerprint=fingerprint(local_tool, local_args),
@@ -219,7 +205,7 @@ class Executor:
                     call_id=call_id,
                     local_tool=local_tool,
                     local_args=local_args,
-                    kind="approval" if inner.requires_approval else "suspension",
+                    requires_approval=inner.requires_approval,
                     tool_name=inner.tool_name,
                     args=inner.args,
                     fingerprint=inner.fingerprint,
@@ -232,6 +218,9 @@ class Executor:
                     expires_at=inner.expires_at,
                     approvals_required=inner.approvals_required,
                     definition_digest=inner.definition_digest,
+                    edited_from=inner.edited_from,
+                    edited_by=inner.edited_by,
+                    requirement=inner.requirement,
                     delegate=DelegateRef(
                         agent_key=key,
                         run_id=outcome.inner_run_id or "",

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from agents._messages import ToolCallPart
 from agents._runtime import Runtime
-from agents.deciding._state import RunState
-from agents.deciding._writes import patiently
 from agents.models._base import ModelRequest, ObjectOutput, TextDelta, ToolCallRequest, Usage
 from agents.observing._tracing import span
 from agents.running._chunks import TextDeltaChunk
 from agents.running._stream import AgentStream
+from agents.stored._state import RunState
+from agents.stored._writes import patiently
 
 
 async def model_turn(

@@ -16,12 +16,8 @@ from agents._config import strict_json_args
 from agents._messages import Message, ToolCallPart
 from agents._results import FinishReason, RunResult
 from agents._runtime import Runtime
-from agents.deciding._lease import Lease, held
-from agents.deciding._state import PendingCallState, RunState
-from agents.deciding._writes import RunWriter
-from agents.deciding.standing._grants import Granted, take_granted
-from agents.decisions import CallRules
 from agents.errors import LeaseLost, ModelError
+from agents.gate import Granted, Proposal, propose
 from agents.models._base import Usage
 from agents.observing._logcontext import LoggingIds
 from agents.observing._tracing import current_carrier, record_wait, run_span
@@ -32,15 +28,20 @@ from agents.running._chunks import (
     StepFinishChunk,
     ToolCallChunk,
     ToolCallResumedChunk,
+    announcement,
 )
 from agents.running._executor import Executor, outcome_of_sub_run
+from agents.running._granting import granted_chunk, save_granting
 from agents.running._model_turn import model_turn
-from agents.running._outcome import Outcome
 from agents.running._stream import AgentStream
 from agents.running._tally import Tally
 from agents.running._together import together
+from agents.stored._lease import Lease, held
+from agents.stored._outcome import Outcome
+from agents.stored._state import PendingCallState, RunState
+from agents.stored._writes import RunWriter
 from storage import SnapshotVersionConflict, StorageUnavailable
-from tools import ApprovalContext, ApprovalPredicate, either, evaluate_predicate
+from tools import ApprovalPredicate, either
 
 logger = logging.getLogger(__name__)
 
@@ -265,38 +266,25 @@ class Run:
     async def _run_calls(
         self, calls: list[ToolCallPart], canonical_args: list[str | None]
     ) -> list[PendingCallState]:
-        """Gate every call, run the ungated ones together; returns the new pending calls."""
-        rules = [self.rt.rules_for(c.name, c.args) for c in calls]
-        gated = await together(
-            [self._needs_approval(c, r) for c, r in zip(calls, rules, strict=True)]
+        """Ask the gate what every call needs, run the ungated ones together; returns the new
+        pending calls."""
+        rule = self.approval_predicate
+        needs = await together(
+            [propose(Proposal.of_call(self.rt, c, self.state, rule)) for c in calls]
         )
-        free = [c for c, g in zip(calls, gated, strict=True) if not g]
+        free = [c for c, n in zip(calls, needs, strict=True) if not n.held]
         outcomes = await together([self.execute(c.id, c.name, c.args) for c in free])
         by_id = dict(zip([c.id for c in free], outcomes, strict=True))
         fresh: list[PendingCallState] = []
-        for c, g, r, encoded in zip(calls, gated, rules, canonical_args, strict=True):
-            if g:
-                fresh.append(self.executor.approval_entry(self.state, c, r, encoded))
+        for c, n, encoded in zip(calls, needs, canonical_args, strict=True):
+            if n.held:
+                fresh.append(self.executor.approval_entry(self.state, c, n, encoded))
             else:
                 fresh.extend(self._fold(c.id, c.name, c.args, by_id[c.id], []))
                 await self.writer.remember_outcome(self.state, c.id, c.name, by_id[c.id])
                 self.tally.announce(self.stream, c.id, c.name, by_id[c.id])
         self.state.pending.extend(fresh)
         return fresh
-
-    async def _needs_approval(self, call: ToolCallPart, rules: CallRules | None) -> bool:
-        """The OR of the host's rules, the tool's own gate and the run's predicate."""
-        if rules is not None and rules.require_approval:
-            return True
-        tool = self.rt.tools.get(call.name)
-        if tool is not None and tool.require_approval is True:
-            return True  # a plain gate: no predicate needs to see the call
-        context = ApprovalContext(
-            tool_name=call.name, args=dict(call.args), request_context=self.state.request_context
-        )
-        if tool is not None and await tool.needs_approval(context):
-            return True
-        return await evaluate_predicate(self.approval_predicate, context)
 
     def _fold(
         self,
@@ -356,18 +344,23 @@ class Run:
 
     # -- suspension and the end ------------------------------------------------------------
     async def _suspend(self, fresh: list[PendingCallState]) -> None:
-        """Store the snapshot FIRST (with the requests' audit), then announce the new calls;
-        those a standing grant approves (claimed in storage now) run instead of waiting."""
+        """Store the snapshot FIRST (with the requests' audit), then announce the new calls.
+
+        A call a standing grant approves (``agents.gate.usable_grant``) is written decided in
+        that same transaction (the grantor's claim and the grant's use with the snapshot that
+        stores it) and runs instead of waiting; a second one in the same step is claimed just
+        after. A use the grant no longer allows (used up meanwhile) is left out and the call
+        waits like the others.
+        """
         granted: list[Granted] = []
         if fresh:
             self.state.trace_context = current_carrier()
             self.writer.requested(self.state, fresh)
-            await self.writer.save(self.state)
-            granted = await take_granted(self.rt, self.state, fresh)
+            granted = await save_granting(self.rt, self.writer, self.state, fresh)
         taken = {g.pending.claim_key for g in granted}
         for p in fresh:
             if p.claim_key not in taken:
-                self.stream.emit(p.announcement(self.state.run_id))
+                self.stream.emit(announcement(p.public(), self.state.run_id))
         if granted:
             await self._run_granted(granted)
             return
@@ -380,12 +373,13 @@ class Run:
         fresh: list[PendingCallState] = []
         answering: Lease | None = None
         for g in granted:
-            self.stream.emit(g.chunk(self.state.run_id))
+            self.stream.emit(granted_chunk(g, self.state.run_id))
             pending = g.pending
+            lease = Lease.of(g.claim, self.rt.owner)
             outcome = await held(
-                self.rt, g.lease, self.execute(pending.call_id, pending.local_tool, pending.args)
+                self.rt, lease, self.execute(pending.call_id, pending.local_tool, pending.args)
             )
-            more, answering = await self._store_outcome(pending, outcome, g.lease)
+            more, answering = await self._store_outcome(pending, outcome, lease)
             fresh.extend(more)
         await self._go_on(fresh, answering)
 

@@ -15,8 +15,8 @@ from agents._results import (
 )
 from agents.models._base import Usage
 from agents.running._chunks import ToolOutputDeniedChunk, ToolResultChunk
-from agents.running._outcome import Outcome
 from agents.running._stream import AgentStream
+from agents.stored._outcome import Outcome
 
 
 @dataclass

@@ -63,7 +63,6 @@ from bot.api._schemas import (
     DecisionOut,
     DecisionQuery,
     DeclineRequest,
-    PendingToolCallOut,
     ResumeRequest,
     SuspendedRunsPageOut,
     SuspendedRunsQuery,
@@ -147,7 +146,7 @@ async def _pending_call(request: web.Request) -> web.Response:
             runId=run_id,
             toolCallId=tool_call_id,
         )
-    return _ok(PendingToolCallOut.of(call))
+    return _ok(call)
 
 
 async def _approve(request: web.Request) -> web.Response:

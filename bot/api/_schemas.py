@@ -7,7 +7,6 @@ exactly what the server accepts. Response models are built from the runtime's da
 
 from __future__ import annotations
 
-import dataclasses
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
@@ -171,57 +170,10 @@ class DecideManyRequest(_Request):
 
 
 # -- responses -----------------------------------------------------------------------------
-class PendingToolCallOut(_Wire):
-    """A call waiting for a person: every field of ``agents.PendingToolCall``, in camelCase."""
-
-    tool_call_id: str
-    """The handle to decide with (the outermost call id for sub-agent calls)."""
-    tool_name: str
-    """The tool that will run (the inner tool for sub-agent calls)."""
-    args: dict[str, Any]
-    """The arguments it will run with."""
-    requires_approval: bool
-    """True: waits for approve/decline. False: waits for resume data."""
-    suspend_payload: dict[str, Any] | None
-    """What the tool suspended with (None for approvals)."""
-    resume_schema: dict[str, Any] | None
-    """JSON schema of the resume data, or None."""
-    fingerprint: str
-    """SHA-256 of the tool name and arguments; send it back to bind the decision to them."""
-    agent_path: list[str]
-    """Agent ids from the top supervisor down to the agent owning the tool."""
-    suspended_at: datetime | None = None
-    """When the call started waiting."""
-    requested_by: str | None = None
-    """Who asked for the run that made the call."""
-    expires_at: datetime | None = None
-    """When the approval stops being decidable (UTC); null: never."""
-    approvals_required: int = 1
-    """Distinct people needed to approve it (quorum)."""
-    approved_by: list[str] = Field(default_factory=list)
-    """Who has approved so far (quorum calls)."""
-    definition_digest: str | None = None
-    """SHA-256 of the tool's definition when the call was presented."""
-    edited_from: dict[str, Any] | None = None
-    """The arguments shown before an edit made this the proposal; null: never edited."""
-    grantable: bool = False
-    """Whether its rule allows approving it with a standing grant."""
-    escalation_step: int = 0
-    """How many escalation steps of its rule it went through while nobody decided it."""
-    escalated_approvers: list[str] = Field(default_factory=list)
-    """Users and user groups the escalation steps allowed to approve it too."""
-    grant_max_seconds: float | None = None
-    """When grantable: the longest such a grant may last (null: no bound)."""
-    grant_max_uses: int | None = None
-    """When grantable: the most calls such a grant may approve (null: no bound)."""
-
-    @classmethod
-    def of(cls, call: PendingToolCall) -> PendingToolCallOut:
-        return cls.model_validate(call, from_attributes=True)
-
-    def to_runtime(self) -> PendingToolCall:
-        known = {f.name for f in dataclasses.fields(PendingToolCall)}
-        return PendingToolCall(**{k: v for k, v in self.model_dump().items() if k in known})
+PendingToolCallOut = PendingToolCall
+"""A call waiting for a person on the wire: the runtime's one model of a pending call
+(``agents.PendingToolCall``), camelCase (``model_dump(by_alias=True)``); the client reads it
+back with ``PendingToolCall.model_validate``. No second shape to keep in step."""
 
 
 class SuspendedRunOut(_Wire):
@@ -232,7 +184,7 @@ class SuspendedRunOut(_Wire):
     thread_id: str | None
     resource_id: str | None
     suspended_at: datetime
-    tool_calls: list[PendingToolCallOut]
+    tool_calls: list[PendingToolCall]
 
     @classmethod
     def of(cls, run: SuspendedRun) -> SuspendedRunOut:
@@ -242,7 +194,7 @@ class SuspendedRunOut(_Wire):
             thread_id=run.thread_id,
             resource_id=run.resource_id,
             suspended_at=run.suspended_at,
-            tool_calls=[PendingToolCallOut.of(c) for c in run.tool_calls],
+            tool_calls=list(run.tool_calls),
         )
 
     def to_runtime(self) -> SuspendedRun:
@@ -252,7 +204,7 @@ class SuspendedRunOut(_Wire):
             thread_id=self.thread_id,
             resource_id=self.resource_id,
             suspended_at=self.suspended_at,
-            tool_calls=[c.to_runtime() for c in self.tool_calls],
+            tool_calls=list(self.tool_calls),
         )
 
 
@@ -282,7 +234,7 @@ class DecisionOut(_Wire):
     status: Literal["accepted"] = "accepted"
     text: str | None = None
     finish_reason: Literal["stop", "suspended", "length", "error", "abandoned"] | None = None
-    pending: list[PendingToolCallOut] | None = None
+    pending: list[PendingToolCall] | None = None
     error: str | None = None
 
     @classmethod
@@ -294,7 +246,7 @@ class DecisionOut(_Wire):
             tool_call_id=tool_call_id,
             text=result.text,
             finish_reason=result.finish_reason,
-            pending=[PendingToolCallOut.of(c) for c in result.pending],
+            pending=list(result.pending),
             error=None if result.error is None else str(result.error),
         )
 
@@ -308,7 +260,7 @@ class DecideManyOut(_Wire):
     status: Literal["accepted"] = "accepted"
     text: str | None = None
     finish_reason: Literal["stop", "suspended", "length", "error", "abandoned"] | None = None
-    pending: list[PendingToolCallOut] | None = None
+    pending: list[PendingToolCall] | None = None
     error: str | None = None
 
     @classmethod

@@ -13,10 +13,10 @@ meanwhile keeps the last word on its card). The model is not called; the TTL sti
 from __future__ import annotations
 
 import logging
-from datetime import datetime
+from datetime import datetime, timedelta
 
-from agents import PendingToolCall, SuspendedRun
-from bot.policy._values import EscalationStep, show_duration
+from agents import Escalation, PendingToolCall, SuspendedRun
+from bot.policy._values import show_duration
 from bot.slack._ids import thread_id
 from bot.slack._services import Services
 from bot.slack.blocks._blocks import as_dicts
@@ -27,6 +27,7 @@ from bot.slack.delivery._card_index import PostedCard
 from bot.slack.delivery._card_source import described
 from bot.slack.delivery._thread import SlackThread
 from bot.slack.delivery._webclient import redraw
+from bot.slack.delivery.batch._cards import redraw_batch
 from bot.slack.surfaces._status import show_status, waiting_status
 
 logger = logging.getLogger(__name__)
@@ -43,11 +44,11 @@ async def escalate_due(
     """Take every step of ``call``'s rule due at ``now`` that it has not been through yet (in
     order, each once); how many this instance took, and when the next step is due (None: no
     step left)."""
-    steps = services.policy.rule_for(call).escalate
+    steps = call.requirement.escalate  # what the gate stored with the call
     taken = 0
     for number in range(call.escalation_step + 1, len(steps) + 1):
         step = steps[number - 1]
-        due = since + step.after
+        due = since + timedelta(seconds=step.after_seconds)
         if now < due:
             return taken, due
         escalated = await services.agent.escalate_tool_call(
@@ -65,9 +66,7 @@ async def escalate_due(
     return taken, None
 
 
-async def _tell(
-    services: Services, run_id: str, call: PendingToolCall, step: EscalationStep
-) -> None:
+async def _tell(services: Services, run_id: str, call: PendingToolCall, step: Escalation) -> None:
     """The step's message in the call's thread; its card's update is handed to the runner."""
     card = await services.cards.find(run_id, call.tool_call_id)
     if card is None:
@@ -79,7 +78,7 @@ async def _tell(
         notify=step.notify,
         approvers=[a for a in step.approvers if a in added],
         tool=tool,
-        waited=show_duration(step.after),
+        waited=show_duration(timedelta(seconds=step.after_seconds)),
         mention=approver_mention,
     )
     await services.client.chat_postMessage(
@@ -89,14 +88,19 @@ async def _tell(
 
 
 async def _show(services: Services, run_id: str, card: PostedCard) -> None:
-    """The card as the call now stands (who else may approve), under the thread's lock, which
-    a click claims under: a call decided meanwhile keeps the card its decision gave it."""
+    """Whatever card shows the call (its own, or a batch card), drawn again from storage as
+    the call now stands (who else may approve), under the thread's lock, which a click claims
+    under: a call decided meanwhile keeps the card its decision gave it."""
     thread = thread_id(card.team, card.channel, card.thread_ts)
     async with services.locks.hold(thread):
         call = await services.agent.pending_call(
             run_id=run_id, tool_call_id=card.view.ref.tool_call_id
         )
         if call is None:
+            return
+        if card.batch:  # the other calls of the message keep their rows and buttons
+            await redraw_batch(services, card)
+            await _show_status(services, card, run_id, call)
             return
         view = described(services, card.view, call)
         await redraw(
@@ -106,10 +110,17 @@ async def _show(services: Services, run_id: str, card: PostedCard) -> None:
             text=approval_fallback(view),
             blocks=as_dicts(approval_card(view)),
         )
-        where = SlackThread(
-            team=card.team,
-            channel=card.channel,
-            thread_ts=card.thread_ts,
-            requester=card.view.requester,
-        )  # an assistant thread's status names who may now approve too
-        await show_status(services, where, waiting_status(services, where, run_id, call))
+        await _show_status(services, card, run_id, call)
+
+
+async def _show_status(
+    services: Services, card: PostedCard, run_id: str, call: PendingToolCall
+) -> None:
+    """An assistant thread's status names who may now approve too."""
+    where = SlackThread(
+        team=card.team,
+        channel=card.channel,
+        thread_ts=card.thread_ts,
+        requester=card.view.requester,
+    )
+    await show_status(services, where, waiting_status(services, where, run_id, call))

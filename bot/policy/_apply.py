@@ -4,9 +4,10 @@ One ``CallPolicy`` per served agent. The runtime asks it twice per call, with th
 answer both times (a rule depends only on the call's tool, agent path and arguments, all
 stored with the call):
 
-- when the call is gated (``call_rules``: may ADD approval, a quorum, a TTL; never remove);
-- inside every decision, through the bot's decision policy (``for_call``: who may approve,
-  self-approval), and for the card (``bot.policy.Policy``: approvers, confirm).
+- when the call is proposed (``call_rules``: may ADD approval, a quorum, a TTL; never remove),
+  and the gate stores the answer with the call (its ``requirement``);
+- inside every decision, for who may approve under the rule in force (``call_rules`` again:
+  the gate refreshes the call's approvers, and the bot's decision policy reads them).
 
 Example:
     >>> policy = CallPolicy(PolicyFile(rules=(Rule(tools=("refund",), approvals=2),)),
@@ -22,10 +23,11 @@ from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from typing import Any
 
-from agents import CallRules, GrantLimits, PendingToolCall
+from agents import CallRules, Escalation, GrantLimits, PendingToolCall
 from bot.policy._file import PolicyFile, Rule
 from bot.policy._match import CompiledRules
 from bot.policy._values import EscalationStep, Grants
+from bot.policy._words import rule_key, rule_text
 from tools import Tool
 
 
@@ -86,6 +88,7 @@ class CallPolicy:
         file: PolicyFile,
         fallback: Fallback,
         tool_of: Callable[[PendingToolCall], Tool | None] | None = None,
+        source: str | None = None,
     ) -> None:
         self._fallback = fallback
         self._tool_of = tool_of or (lambda _call: None)
@@ -97,6 +100,8 @@ class CallPolicy:
             approvers=fallback.approvers,
             allow_self_approval=fallback.allow_self_approval,
         )
+        self._source = source
+        self._said: dict[int | None, CallRules] = {}  # by rule number, made on first match
 
     def match(
         self, tool_name: str, tool_id: str, agent_path: Sequence[str], args: dict[str, Any]
@@ -149,12 +154,26 @@ class CallPolicy:
 
     def call_rules(
         self, tool_name: str, tool_id: str, agent_path: tuple[str, ...], args: dict[str, Any]
-    ) -> CallRules | None:
-        """The runtime's ``call_rules``: what the matching rule adds when the call is gated."""
+    ) -> CallRules:
+        """The runtime's ``call_rules``: what the matching rule says (over ``[defaults]`` and
+        the environment; ``rule`` None when none matches): the gate stores it with the call,
+        and the decision policy reads who may approve from it."""
         effective = self.match(tool_name, tool_id, agent_path, args)
-        if effective.rule is None:
-            return None
+        found = self._said.get(effective.rule)
+        if found is None:
+            found = self._said[effective.rule] = self._rules_of(effective)
+        return found
+
+    def _rules_of(self, effective: Effective) -> CallRules:
+        number = effective.rule
         grants = effective.grants
+        if number is None:
+            return CallRules(
+                matched=False,
+                approvers=effective.approvers,
+                allow_self_approval=effective.allow_self_approval,
+            )
+        rule = self._rules[number - 1]
         return CallRules(
             require_approval=effective.require_approval,
             approvals=effective.approvals,
@@ -163,6 +182,20 @@ class CallPolicy:
             grants=None
             if grants is None
             else GrantLimits(max_seconds=grants.max_seconds, max_uses=grants.max_uses),
+            rule=rule_key(number, rule),
+            rule_number=number,
+            rule_source=self._source,
+            rule_text=rule_text(rule),
+            approvers=effective.approvers,
+            allow_self_approval=effective.allow_self_approval,
+            escalate=tuple(
+                Escalation(
+                    after_seconds=step.after.total_seconds(),
+                    approvers=list(step.approvers),
+                    notify=list(step.notify),
+                )
+                for step in effective.escalate
+            ),
         )
 
     def _effective_of(self, number: int, rule: Rule) -> Effective:

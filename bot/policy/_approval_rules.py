@@ -29,11 +29,12 @@ approval and for a call only named approvers decide, allowed otherwise.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 from agents import Agent, CallRulesFn, PendingToolCall
 from agents.decisions import PolicyKind
 from bot._settings import Settings
-from bot.policy._apply import CallPolicy, Effective, Fallback
+from bot.policy._apply import CallPolicy, Fallback
 from bot.policy._refusals import (
     NEEDS_PERSON_APPROVERS,
     NEEDS_PERSON_QUORUM,
@@ -61,10 +62,12 @@ class ApprovalRules:
     async def __call__(
         self, call: PendingToolCall, decided_by: str | None, kind: PolicyKind
     ) -> Refusal | None:
-        """None when ``decided_by`` (None: no person) may ``kind`` the stored ``call``."""
-        rule = self._policy.for_call(call)
+        """None when ``decided_by`` (None: no person) may ``kind`` the stored ``call``, whose
+        ``requirement`` says who may approve under its rule (the gate hands it over as the
+        rule in force says it now)."""
+        rule = call.requirement
         if decided_by is None:
-            return _without_person(call, rule, kind)
+            return _without_person(call, kind)
         own = call.requested_by is not None and call.requested_by == decided_by
         if own and kind in ("decline", "resume"):
             return None
@@ -72,7 +75,8 @@ class ApprovalRules:
             return Refusal(rule="self-approval", text=SELF_APPROVAL)
         approvers = (*rule.approvers, *call.escalated_approvers) if rule.approvers else ()
         if approvers and not await self._is_approver(decided_by, approvers):
-            text = NOT_APPROVER if rule.rule is None else NOT_RULE_APPROVER.format(rule=rule.rule)
+            number = rule.rule_number
+            text = NOT_APPROVER if number is None else NOT_RULE_APPROVER.format(rule=number)
             return Refusal(rule="not-approver", text=text)
         return None
 
@@ -85,13 +89,13 @@ class ApprovalRules:
         return False
 
 
-def _without_person(call: PendingToolCall, rule: Effective, kind: PolicyKind) -> Refusal | None:
+def _without_person(call: PendingToolCall, kind: PolicyKind) -> Refusal | None:
     """A decision by no person: never one of a quorum's approvals, never an approver's."""
     if kind == "approve" and call.approvals_required > 1:
         return Refusal(
             rule="needs-person", text=NEEDS_PERSON_QUORUM.format(needed=call.approvals_required)
         )
-    if rule.approvers:
+    if call.requirement.approvers:
         return Refusal(rule="needs-person", text=NEEDS_PERSON_APPROVERS)
     return None
 
@@ -134,4 +138,5 @@ def call_policy(settings: Settings, agent: Agent | None = None) -> CallPolicy:
     fallback = Fallback(
         approvers=settings.approvers, allow_self_approval=settings.allow_self_approval
     )
-    return CallPolicy(settings.policy, fallback, agent.tool_for if agent else None)
+    source = Path(settings.policy_file).name if settings.policy_file else None
+    return CallPolicy(settings.policy, fallback, agent.tool_for if agent else None, source=source)

@@ -82,6 +82,9 @@ class Rule(BaseModel):
     tools: Annotated[tuple[Glob, ...], Field(min_length=1)]
     """Globs on the tool's id or model-facing name (the inner tool for sub-agents; MCP tools are
     ``<server>_<tool>``)."""
+    description: Annotated[str, StringConstraints(min_length=1, max_length=300)] | None = None
+    """What the rule is for, in words a card shows ("Refunds over 1,000 need finance");
+    left out: the card describes its tools and conditions."""
     agents: Annotated[tuple[Glob, ...], Field(min_length=1)] | None = None
     """Globs on the agent path joined by ``/`` (``ops/billing``); left out: any agent."""
     args_above: dict[str, Limit] | None = None

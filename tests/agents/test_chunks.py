@@ -55,6 +55,8 @@ PAYLOAD_KEYS = {
         "suspended_at",
         "escalation_step",
         "escalated_approvers",
+        "edited_by",
+        "requirement",
     },
     "tool-call-granted": {
         "tool_call_id",
@@ -142,8 +144,11 @@ async def test_every_chunk_is_typed_and_its_payload_holds_the_same_keys_as_befor
         "suspended_at": approval.suspended_at,
         "escalation_step": 0,
         "escalated_approvers": [],
+        "edited_by": None,
+        "requirement": approval.requirement,
     }
-    assert set(approval.payload) == {f.name for f in dataclasses.fields(PendingToolCall)}
+    assert approval.requirement.reasons == ["delete-record always needs approval"]
+    assert set(approval.payload) == set(PendingToolCall.model_fields)
     assert approval.payload.tool_call_id == approval["payload"]["tool_call_id"] == "c1"
     assert approval["type"] == "tool-call-approval" and approval["run_id"] == suspended.run_id
     assert _describe(approval) == "approve delete-record in ops"

@@ -43,6 +43,20 @@ class MCPTool(Tool):
         annotations = dict(self.annotations)
         return {**super().definition(), "annotations": annotations, "server": self.server}
 
+    @property
+    def destructive(self) -> bool:
+        """MCP's defaults: ``destructiveHint`` true and ``readOnlyHint`` false unless said."""
+        hints = self.annotations
+        return hints.get("readOnlyHint") is not True and hints.get("destructiveHint") is not False
+
+    def approval_reason(self) -> str:
+        """Which annotation made the call gated (SPEC 14: only ``readOnlyHint: true`` is not)."""
+        if not self.annotations:
+            return f"MCP tool of {self.server} without annotations (it may change things)"
+        if self.destructive:
+            return "Destructive MCP tool (no readOnlyHint)"
+        return "MCP tool that may change things (no readOnlyHint)"
+
 
 def build_tool(
     server: str,

@@ -19,7 +19,7 @@ from bot.slack.blocks._refs import ModalRef
 from bot.slack.blocks.standing._grant_blocks import revoked_line
 from bot.slack.blocks.standing._grant_modal import grant_modal, read_grant
 from bot.slack.deciding._clicks import attempt_from_click, check, record_refusal, refusal_text, tell
-from bot.slack.deciding._modals import Submission, modal_attempt
+from bot.slack.deciding._modals import Submission, modal_attempt, refusal_of
 from bot.slack.delivery._home import publish_home
 from bot.slack.receiving._payloads import BlockActions, ViewSubmission
 from storage import utcnow
@@ -50,8 +50,8 @@ async def open_grant_modal(services: Services, click: BlockActions) -> None:
     if refusal is not None:
         await tell(services, attempt, refusal.text, thread_ts)
         return
-    early = await services.policy.refusal(pending, attempt.user, "approve")
-    if early is not None:  # asked again inside the claim on Submit
+    early = await refusal_of(services, attempt, pending)
+    if early is not None:  # judged again inside the claim on Submit
         await record_refusal(services, attempt, early.rule, thread_ts)
         await tell(services, attempt, refusal_text(early), thread_ts)
         return

@@ -15,7 +15,8 @@ from pydantic import BaseModel
 from slack_sdk.errors import SlackApiError
 
 import bot.slack._messages as msg
-from agents import Approve, Decision, Decline, PendingToolCall, Resume
+from agents import Approve, Decision, Decline, NotAllowedToDecide, PendingToolCall, Resume
+from bot.policy import Refusal
 from bot.slack._ids import REASON_BLOCK, thread_id
 from bot.slack._services import Services
 from bot.slack.blocks._args import changed_keys
@@ -114,10 +115,11 @@ async def open_modal(services: Services, click: BlockActions, choice: Choice) ->
 async def _refused_early(
     services: Services, attempt: Attempt, meta: ModalRef, pending: PendingToolCall | None
 ) -> bool:
-    """Ask the rules before opening (the runtime asks again, inside the claim, on submit)."""
+    """Ask the gate whether this person may decide before opening (it judges again, inside
+    the claim, on submit); only a refusal of the person stops the form here."""
     if pending is None or attempt.decision.kind == "expire":
         return False
-    refusal = await services.policy.refusal(pending, attempt.user, attempt.decision.kind)
+    refusal = await refusal_of(services, attempt, pending)
     if refusal is None:
         return False
     await record_refusal(services, attempt, refusal.rule, meta.thread_ts)
@@ -245,3 +247,18 @@ async def show_all_arguments(services: Services, click: BlockActions) -> None:
         await services.client.views_open(trigger_id=click.trigger_id, view=view)
     except SlackApiError as exc:
         logger.warning("could not open the arguments modal: %s", exc.response.get("error"))
+
+
+async def refusal_of(
+    services: Services, attempt: Attempt, pending: PendingToolCall
+) -> Refusal | None:
+    """The gate's refusal of ``attempt``'s person taking its kind of decision on ``pending``
+    (what they would enter in a form is not known yet: edits are asked as the call stands)."""
+    decision: Decision = attempt.decision
+    if isinstance(decision, Approve):
+        decision = Approve(args=dict(pending.args))  # an edit: no second-approval refusal
+    verdict = await services.agent.ask(
+        decision, call=pending, run_id=attempt.ref.run_id, decided_by=attempt.user
+    )
+    refused = verdict.refused
+    return Refusal.of(refused) if isinstance(refused, NotAllowedToDecide) else None

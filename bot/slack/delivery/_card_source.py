@@ -7,7 +7,6 @@ from __future__ import annotations
 from dataclasses import replace
 
 from agents import PendingToolCall
-from bot.policy._card_rules import is_destructive
 from bot.slack._services import Services
 from bot.slack.blocks._card import CardView
 from tools.mcp import MCPTool
@@ -20,13 +19,13 @@ def described(services: Services, view: CardView, call: PendingToolCall | None) 
     tool = services.agent.tool_for(call)
     title = (tool.title or tool.id) if tool is not None else None  # SPEC 2: default the id
     mcp = tool if isinstance(tool, MCPTool) else None
-    rules = services.policy.card(call, tool)
+    rules = services.policy.card(call)
     return replace(
         view,
         title=title,
         server=mcp.server if mcp else None,
         remote_name=mcp.remote_name if mcp else None,
-        destructive=is_destructive(tool),
+        destructive=call.requirement.destructive,
         rules=replace(
             rules, approvals_required=max(rules.approvals_required, call.approvals_required)
         ),

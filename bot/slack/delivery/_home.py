@@ -2,9 +2,9 @@
 a decision, and turn a click on its buttons into a click on the card in its thread.
 
 What is listed: calls of the served agent waiting for approval (``list_suspended_runs``, newest
-first) that have not expired, are not already approved by the viewer (quorum), and that the
-decision policy lets the viewer approve (``services.policy.refusal(call, user, "approve")``,
-the same rules the runtime checks inside the claim): with a card or without one (its post
+first) that the gate lets the viewer approve now (``Agent.ask``: not expired, not approved by
+them already, allowed by the decision policy: the answer a click would get, judged again inside
+the claim): with a card or without one (its post
 failed, or its run is in no Slack thread: started through the API or a script). A call without
 a card is shown from the call itself, linked to its thread when it has one; a click on it posts
 its card first (in its thread), or, in no thread, decides it from the Home tab alone.
@@ -25,7 +25,7 @@ from datetime import datetime
 
 from slack_sdk.errors import SlackApiError
 
-from agents import PendingToolCall, SuspendedRun, SuspendedRunsPage
+from agents import Approve, PendingToolCall, SuspendedRun, SuspendedRunsPage
 from bot.slack._services import Services
 from bot.slack.blocks._home_view import HOME_ITEMS, Waiting, home_view
 from bot.slack.blocks._refs import ApprovalRef
@@ -105,13 +105,12 @@ async def refresh_homes(services: Services) -> None:
 async def waiting_for(services: Services, user: str, pending: Pending | None = None) -> Listing:
     """The pending approvals ``user`` may decide, newest first, each with its card."""
     pending = pending or Pending(services)
-    now = utcnow()
     found: list[Waiting] = []
     for number in range(SCAN_RUNS // SCAN_PAGE):
         listed = await pending.page(number)
         for run in listed.runs:
             for call in sorted(run.tool_calls, key=_newest, reverse=True):
-                if not await _may_approve(services, call, user, now):
+                if not await _may_approve(services, run.run_id, call, user):
                     continue
                 card = await pending.card(run.run_id, call.tool_call_id)
                 if card is not None and card.question is not None:
@@ -189,9 +188,10 @@ async def _waiting(
     return Waiting(card=view, link=message_link(base, thread.channel, thread.thread_ts))
 
 
-async def _may_approve(services: Services, call: PendingToolCall, user: str, now: datetime) -> bool:
-    if not call.requires_approval or user in call.approved_by:
+async def _may_approve(services: Services, run_id: str, call: PendingToolCall, user: str) -> bool:
+    """Whether the gate lets ``user`` approve ``call`` now (expiry, who may decide, a quorum
+    they approved already: the same answer a click would get)."""
+    if not call.requires_approval:
         return False
-    if call.expires_at is not None and call.expires_at <= now:
-        return False
-    return await services.policy.refusal(call, user, "approve") is None
+    verdict = await services.agent.ask(Approve(), call=call, run_id=run_id, decided_by=user)
+    return verdict.allowed

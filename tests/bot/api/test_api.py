@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import io
 import json
 from pathlib import Path
@@ -85,7 +84,7 @@ async def test_list_returns_pending_calls_in_camel_case_with_total_and_pages(
         assert pending["toolName"] == "delete-record" and pending["requiresApproval"] is True
         assert pending["fingerprint"] == fingerprint("delete-record", pending["args"])
         assert pending["agentPath"] == [AGENT_ID] and pending["suspendPayload"] is None
-        runtime_fields = {f.name for f in dataclasses.fields(PendingToolCall)}
+        runtime_fields = set(PendingToolCall.model_fields)
         spec_fields = runtime_fields | {"definition_digest", "edited_from", "grantable"}
         assert set(pending) == {to_camel(name) for name in spec_fields}  # SPEC 3.3, camelCase
         assert (pending["requestedBy"], pending["approvalsRequired"]) == ("u1", 1)

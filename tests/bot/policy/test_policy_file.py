@@ -154,7 +154,8 @@ def test_rules_match_tool_globs_on_id_or_name_agent_paths_and_the_first_match_wi
     assert by_id.rule == 3
     none = policy.match("list_records", "list-records", ("ops",), {})
     assert (none.rule, none.approvers, none.allow_self_approval) == (None, ("U9",), False)
-    assert policy.call_rules("list_records", "list-records", ("ops",), {}) is None
+    unmatched = policy.call_rules("list_records", "list-records", ("ops",), {})
+    assert not unmatched.matched and not unmatched.require_approval  # the defaults only
 
 
 def test_the_built_in_agent_ships_a_valid_policy_the_local_workspace_uses() -> None:

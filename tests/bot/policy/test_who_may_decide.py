@@ -1,20 +1,22 @@
-"""The bot's decision policy and the object the edges ask: every answer is a typed ``Refusal``
-(a rule name and the words), a decision naming no person is refused where a call needs one,
-and an agent's own policy is asked the same way."""
+"""The bot's decision policy, which the gate asks with the call's requirement under the rule in
+force, and the gate's answer the edges ask (``Agent.ask``): every refusal is typed (a rule
+name and the words), a decision naming no person is refused where a call needs one, and an
+agent's own policy is asked the same way."""
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
 
 import pytest
 from slack_sdk.web.async_client import AsyncWebClient
 
-from agents import Agent, NotAllowedToDecide, PendingToolCall
+from agents import Agent, Approve, NotAllowedToDecide, PendingToolCall, Requirement
 from agents.decisions import ASKS_WITHOUT_DECIDER
 from agents.models import ScriptedModel
 from bot._settings import load_settings
-from bot.policy import Policy, Refusal
-from bot.policy._approval_rules import ApprovalRules, agent_rules
+from bot.policy import Refusal
+from bot.policy._approval_rules import ApprovalRules, agent_rules, call_policy
 from bot.policy._usergroups import UserGroups
 from storage import InMemoryStorage
 
@@ -31,7 +33,17 @@ approvers = ["U7"]
 
 
 def _call(tool: str, approvals: int = 1, requested_by: str | None = "U1") -> PendingToolCall:
+    """A pending call of ``tool`` as the gate hands it to the decision policy: with who may
+    approve under the rule the policy file has for it."""
+    calls = call_policy(load_settings({**ENV, "POLICY_FILE": str(_FILE)}))
+    said = calls.call_rules(tool, tool, ("ops",), {})
+    requirement = Requirement(
+        approvers=list(said.approvers),
+        allow_self_approval=said.allow_self_approval,
+        rule_number=said.rule_number,
+    )
     return PendingToolCall(
+        requirement=requirement,
         tool_call_id="c1",
         tool_name=tool,
         args={},
@@ -45,11 +57,13 @@ def _call(tool: str, approvals: int = 1, requested_by: str | None = "U1") -> Pen
     )
 
 
+_FILE = Path(tempfile.mkdtemp()) / "countersign.toml"
+_FILE.write_text(POLICY, encoding="utf-8")
+
+
 @pytest.fixture
-def rules(tmp_path: Path) -> ApprovalRules:
-    path = tmp_path / "countersign.toml"
-    path.write_text(POLICY, encoding="utf-8")
-    settings = load_settings({**ENV, "POLICY_FILE": str(path)})
+def rules() -> ApprovalRules:
+    settings = load_settings({**ENV, "POLICY_FILE": str(_FILE)})
     agent = Agent(id="ops", model=ScriptedModel([]), storage=InMemoryStorage())
     built = agent_rules(settings, agent, UserGroups(AsyncWebClient(token="xoxb-1")))
     assert built.call_rules("refund", "refund", ("ops",), {}) is not None  # the file's rules
@@ -92,25 +106,30 @@ async def test_people_get_the_rule_that_refused_them_as_data(rules: ApprovalRule
     assert await rules(_call("x"), "U1", "decline") is None  # withdrawing one's own
 
 
-async def test_the_edges_ask_an_agents_own_policy_and_get_a_refusal_whatever_it_returns(
+async def test_the_edges_ask_the_gate_which_asks_an_agents_own_policy_whatever_it_returns(
     rules: ApprovalRules,
 ) -> None:
-    calls = agent_rules(
-        load_settings(ENV),
-        Agent(id="ops", model=ScriptedModel([]), storage=InMemoryStorage()),
-        UserGroups(AsyncWebClient(token="xoxb-1")),
-    ).calls
-    said = Policy(decision=lambda *_: "only on Tuesdays", calls=calls)
-    assert await said.refusal(_call("x"), "U2", "approve") == Refusal(
+    async def verdict(policy: object) -> Refusal | None:
+        agent = Agent(
+            id="ops",
+            model=ScriptedModel([]),
+            storage=InMemoryStorage(),
+            decision_policy=policy,  # type: ignore[arg-type]
+        )
+        said = await agent.ask(Approve(), call=_call("x"), run_id="r1", decided_by="U2")
+        refused = said.refused
+        return Refusal.of(refused) if isinstance(refused, NotAllowedToDecide) else None
+
+    assert await verdict(lambda *_: "only on Tuesdays") == Refusal(
         rule="policy", text="only on Tuesdays"
     )
 
     def broken(*_: object) -> None:
         raise RuntimeError("boom")
 
-    failed = await Policy(decision=broken, calls=calls).refusal(_call("x"), "U2", "approve")
+    failed = await verdict(broken)
     assert failed is not None and failed.rule == "policy"  # fail safe
-    assert await Policy(decision=rules, calls=calls).refusal(_call("x"), "U2", "approve") is None
+    assert await verdict(rules) is None
 
 
 def test_a_runtime_refusal_comes_back_by_its_rule_name_never_by_its_text() -> None:

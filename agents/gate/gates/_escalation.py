@@ -14,9 +14,9 @@ from datetime import datetime
 
 from agents._results import PendingToolCall
 from agents._runtime import Runtime
-from agents.deciding._state import RunState
 from agents.observing._observe import CallEscalated
 from agents.observing._observe import notify as tell_observers
+from agents.stored._state import RunState
 from storage import EscalationRecord
 
 

@@ -3,7 +3,7 @@
 A stretch of a run produces memory messages, audit events and the outcome of a decided call;
 they wait in the ``Outbox`` and go to storage together with the change of state they belong
 to: the snapshot written on suspension, the completion of a decided call, the end of the run.
-So one approval cycle costs one transaction to suspend, one to decide (``agents.deciding._claims``),
+So one approval cycle costs one transaction to suspend, one to decide (``agents.gate._claims``),
 one to complete, and one to finish. A tool that ran has an outcome that must not be lost: its
 completion is retried through a storage outage (every fraction of a lease, so it lands inside
 the grace recovery grants, and for at most ``_OUTCOME_RETRY_SECONDS``). The completion carries
@@ -18,20 +18,22 @@ import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from agents._ids import new_id
 from agents._messages import Message
 from agents._runtime import Runtime
-from agents.deciding._lease import Lease
-from agents.deciding._state import PendingCallState, RunState
 from agents.errors import LeaseLost
-from agents.running._outcome import Outcome
+from agents.stored._lease import Lease
+from agents.stored._outcome import Outcome
+from agents.stored._state import PendingCallState, RunState
 from storage import (
     AuditEvent,
     AuditKind,
     ClaimRecord,
     Completion,
+    GrantUnavailable,
+    GrantUse,
     MessageRecord,
     SnapshotRecord,
     StaleLease,
@@ -67,6 +69,19 @@ def requested_data(p: PendingCallState) -> dict[str, Any]:
         "expires_at": p.expires_at.isoformat() if p.expires_at else None,
         "approvals_required": p.approvals_required,
     }
+
+
+class GrantedClaim(Protocol):
+    """A claim a standing grant takes for a call being stored (``agents.gate.Granted``)."""
+
+    @property
+    def claim(self) -> ClaimRecord: ...
+
+    @property
+    def event(self) -> AuditEvent: ...
+
+    @property
+    def use(self) -> GrantUse: ...
 
 
 @dataclass
@@ -190,9 +205,17 @@ class RunWriter:
             )
 
     # -- committing ------------------------------------------------------------------------
-    async def save(self, state: RunState, *, claim: ClaimRecord | None = None) -> None:
+    async def save(
+        self,
+        state: RunState,
+        *,
+        claim: ClaimRecord | None = None,
+        granted: GrantedClaim | None = None,
+    ) -> None:
         """Store the snapshot (version-checked) and the outbox in one transaction (with
-        ``claim`` taken first, when given)."""
+        ``claim`` taken first, when given, or the claim a standing grant takes, with its use
+        counted: ``GrantUnavailable`` when the grant may no longer be used, and nothing is
+        written)."""
         record = SnapshotRecord(
             run_id=state.run_id,
             agent_id=state.agent_id,
@@ -203,8 +226,19 @@ class RunWriter:
             data=state.to_document(),
             decidable=bool(state.pending) and state.error is None,
         )
-        await self._commit(snapshot=record, claim=claim)
+        if granted is not None:
+            claim = granted.claim
+        await self._commit(snapshot=record, claim=claim, granted=granted)
         self.version = record.version
+
+    async def take_granted(self, granted: GrantedClaim) -> bool:
+        """Claim a stored call as a standing grant's decision, the use counted (one
+        transaction); False when the grant may not be used now or the call was decided."""
+        change = StateChange(claim=granted.claim, audit=[granted.event], grant_use=granted.use)
+        try:
+            return await self.rt.storage.commit(change) is None
+        except GrantUnavailable:
+            return False
 
     async def save_continuing(self, state: RunState, pending: PendingCallState) -> Lease:
         """Store a decided call's outcome (the outbox) with the snapshot of a run that goes on
@@ -267,6 +301,7 @@ class RunWriter:
         snapshot: SnapshotRecord | None = None,
         delete_snapshot: str | None = None,
         claim: ClaimRecord | None = None,
+        granted: GrantedClaim | None = None,
     ) -> None:
         box = self.outbox
         owed = [self.owed] if self.owed is not None else []
@@ -277,7 +312,8 @@ class RunWriter:
             completions=[*box.completions, *owed],
             thread=box.thread,
             messages=list(box.messages),
-            audit=list(box.audit),
+            audit=[*box.audit, *([granted.event] if granted is not None else [])],
+            grant_use=granted.use if granted is not None else None,
         )
         try:
             if change.completions or self.patient:  # a call was decided: its outcome and the
