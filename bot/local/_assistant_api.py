@@ -13,8 +13,8 @@ from collections.abc import Callable
 from typing import Any
 
 from slack_sdk.errors import SlackObjectFormationError
-from slack_sdk.models.blocks import Block
-from slack_sdk.models.messages.chunk import BlocksChunk, Chunk, MarkdownTextChunk
+from slack_sdk.models.blocks import Block, TaskCardBlock
+from slack_sdk.models.messages.chunk import BlocksChunk, Chunk, MarkdownTextChunk, TaskUpdateChunk
 
 from bot.local._workspace import BOT_ID, BOT_USER_ID, Message, Workspace, known_channel
 
@@ -145,18 +145,34 @@ def _apply(message: Message, chunks: list[Chunk]) -> None:
     for chunk in chunks:
         if isinstance(chunk, MarkdownTextChunk):
             message.text += chunk.text
+            continue
+        if isinstance(chunk, TaskUpdateChunk):
+            added = [_task_card(chunk)]  # Slack shows a task update as a task card
         elif isinstance(chunk, BlocksChunk):
-            for block in chunk.blocks:
-                assert isinstance(block, dict)
-                task = block.get("task_id")
-                same = [
-                    i for i, b in enumerate(message.blocks) if task and b.get("task_id") == task
-                ]
-                if same:
-                    message.blocks[same[0]] = block
-                else:
-                    message.blocks.append(block)
+            added = [b for b in chunk.blocks if isinstance(b, dict)]
+        else:
+            continue
+        for block in added:
+            task = block.get("task_id")
+            same = [i for i, b in enumerate(message.blocks) if task and b.get("task_id") == task]
+            if same:
+                message.blocks[same[0]] = block
+            else:
+                message.blocks.append(block)
     message.edited += 1
+
+
+def _task_card(update: TaskUpdateChunk) -> dict[str, Any]:
+    """The task card of a ``task_update`` chunk (its ``output`` as rich text)."""
+    output = None
+    if update.output:
+        words = [{"type": "text", "text": str(update.output)}]
+        output = {
+            "type": "rich_text",
+            "elements": [{"type": "rich_text_section", "elements": words}],
+        }
+    card = TaskCardBlock(task_id=update.id, title=update.title, status=update.status, output=output)
+    return dict(card.to_dict())
 
 
 def _error(code: str) -> Args:
