@@ -27,7 +27,7 @@ from bot.slack.delivery._card_index import PostedCard
 from bot.slack.delivery._card_source import described
 from bot.slack.delivery._thread import SlackThread
 from bot.slack.delivery._webclient import redraw
-from bot.slack.surfaces._status import show_status, waiting_status
+from bot.slack.surfaces._status import show_waiting
 
 logger = logging.getLogger(__name__)
 
@@ -112,4 +112,4 @@ async def _show(services: Services, run_id: str, card: PostedCard) -> None:
             thread_ts=card.thread_ts,
             requester=card.view.requester,
         )  # an assistant thread's status names who may now approve too
-        await show_status(services, where, waiting_status(services, where, run_id, call))
+        await show_waiting(services, where, run_id, [call])
