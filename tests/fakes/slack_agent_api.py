@@ -11,7 +11,7 @@ place).
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Literal
 
 from slack_sdk.errors import SlackObjectFormationError
 from slack_sdk.models.blocks import Block, TaskCardBlock
@@ -37,6 +37,12 @@ class AgentSurfaces:
     """The suggested prompts of each assistant thread."""
     streaming: set[str] = field(default_factory=set)
     """The ``ts`` of the messages still streaming."""
+    view: Literal["agent", "assistant"] = "assistant"
+    """The app's view: Slack's agent messaging experience (``agent_view``) or the legacy
+    assistant view (``assistant_view``), as its manifest says."""
+    tab_prompts: dict[str, list[dict[str, str]]] = field(default_factory=dict)
+    """The suggested prompts at the top of each person's Messages tab (set without
+    ``thread_ts``), by channel."""
 
     def status_of(self, channel: str, thread_ts: str) -> str:
         """The status line of a thread now ("" when none)."""
@@ -66,7 +72,10 @@ class AgentSurfaces:
                 )
             ):
                 return _error("invalid_arguments")
-            self.prompts[(args["channel_id"], str(args.get("thread_ts")))] = prompts
+            if args.get("thread_ts") is None:
+                self.tab_prompts[str(args["channel_id"])] = prompts
+            elif self.view == "assistant":  # an agent app's call with thread_ts silently fails
+                self.prompts[(args["channel_id"], str(args["thread_ts"]))] = prompts
             return {"ok": True}
         return self._stream(method, args, fake)
 

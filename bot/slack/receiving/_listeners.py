@@ -31,8 +31,9 @@ from bot.slack.deciding._conversation import admit, answer
 from bot.slack.deciding._modals import finish_submission, open_modal, show_all_arguments, submitted
 from bot.slack.deciding._workspace import Choice
 from bot.slack.delivery._home import card_click, publish_home
-from bot.slack.receiving._assistant import create_assistant
+from bot.slack.receiving._assistant import create_assistant, open_messages_tab
 from bot.slack.receiving._payloads import (
+    AppContextEnvelope,
     BlockActions,
     EventEnvelope,
     HomeEnvelope,
@@ -78,10 +79,19 @@ def register_listeners(app: AsyncApp, services: Services) -> None:
 
     async def on_home_opened(body: dict[str, Any]) -> None:
         envelope = _parsed(HomeEnvelope, body, "an app_home_opened")
-        if envelope is not None and envelope.event.tab == "home":
-            user = envelope.event.user
+        if envelope is None:
+            return
+        user = envelope.event.user
+        if envelope.event.tab == "home":
             services.home_viewers.opened(user)
             services.runner.submit(publish_home(services, user), name=f"home-{user}")
+        elif envelope.event.tab == "messages":  # the agent view's conversations
+            opened = open_messages_tab(services, user, envelope.event.channel)
+            services.runner.submit(opened, name=f"messages-tab-{user}")
+
+    async def on_context_changed(body: dict[str, Any]) -> None:
+        _parsed(AppContextEnvelope, body, "an app_context_changed")  # what the person looks
+        return None  # at: acknowledged; the agent is not told which channel it is
 
     async def on_subteam(body: dict[str, Any]) -> None:
         envelope = _parsed(SubteamEnvelope, body, "a user-group event")  # unreadable: forget all
@@ -147,6 +157,7 @@ def register_listeners(app: AsyncApp, services: Services) -> None:
 
     app.assistant(create_assistant(services))  # before the message listener: assistant events
     app.event("app_home_opened")(on_home_opened)
+    app.event("app_context_changed")(on_context_changed)
     app.event("app_mention")(on_event)
     app.event("message")(on_event)
     app.event("subteam_members_changed")(on_subteam)

@@ -50,6 +50,31 @@ class HomeOpened(_Slack):
     type: str
     user: str
     tab: str = "home"
+    channel: str | None = None
+    """The person's direct messages with the app (where the Messages tab's conversations are)."""
+
+
+class _Entity(_Slack):
+    type: str = ""
+    value: str = ""
+
+
+class _AppContext(_Slack):
+    entities: list[_Entity] = []
+
+
+class AppContextChanged(_Slack):
+    """An ``app_context_changed`` event (agent view): what the person looks at now, most
+    relevant first (``context`` is empty when nothing is in view)."""
+
+    type: str
+    context: _AppContext = _AppContext()
+
+
+class AppContextEnvelope(_Slack):
+    """The ``event_callback`` body around ``app_context_changed``."""
+
+    event: AppContextChanged
 
 
 class _Subteam(_Slack):
