@@ -22,6 +22,7 @@ from bot.local._workspace import (
     BOT_USER_ID,
     CHANNEL_ID,
     CHANNEL_NAME,
+    GROUP_HANDLES,
     PEOPLE,
     TEAM_ID,
     Message,
@@ -99,6 +100,8 @@ class Page:
                 "channel": {"id": CHANNEL_ID, "name": CHANNEL_NAME},
                 "bot": {"id": BOT_USER_ID, "name": BOT_NAME},
                 "people": [{"id": p.id, "name": p.name} for p in PEOPLE],
+                "channels": {CHANNEL_ID: CHANNEL_NAME},  # <#C…> shows as #ops, as in Slack
+                "groups": GROUP_HANDLES,  # <!subteam^S…> shows as @approvers
                 "user": user,
                 "approve_action": APPROVE_ACTION,
             }

@@ -44,6 +44,8 @@ PEOPLE = (Person("U0ALEX", "alex"), Person("U0SAM", "sam"), Person("U0ROBIN", "r
 """The people the page can act as (the first is the default): three, so that a two-person rule
 (the demo's refunds over 1,000) completes without anyone approving their own request."""
 GROUPS = {APPROVERS_GROUP: ["U0SAM"]}
+GROUP_HANDLES = {APPROVERS_GROUP: "approvers"}
+"""Each user group's handle: ``<!subteam^S0APPROVERS>`` shows as ``@approvers``, as in Slack."""
 
 
 def dm_of(user: str) -> str:

@@ -62,8 +62,8 @@ function renderAssistant(data) {
   }
   const status = $("assistant-status");
   status.classList.toggle("hidden", !(thread && thread.status));
-  // "is waiting for <@U0SAM> to approve …": mentions shown as names, as in messages
-  status.innerHTML = thread && thread.status ? mrkdwn(`${data.bot.name} ${thread.status}`) : "";
+  // plain text, as Slack shows a status line (the bot writes names there, not mentions)
+  status.textContent = thread && thread.status ? `${data.bot.name} ${thread.status}` : "";
   const messages = thread ? thread.messages : [];
   const key = JSON.stringify(messages);
   if (key !== assistant.key) {

@@ -31,8 +31,11 @@ const esc = (s) => String(s).replace(/&/g, "&amp;").replace(/</g, "&lt;")
   .replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;");
 const unesc = (s) => String(s).replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&");
 
-// Set by the page: a user id → a display name.
+// Set by the page: a user id → a display name, a channel id → its name, a user group id → its
+// handle (Slack shows <@U…>, <#C…> and <!subteam^S…> by name; so does this page).
 let nameOf = (id) => id;
+let channelName = (id) => id;
+let groupHandle = (id) => id;
 
 function formatDate(epoch, format, fallback) {
   const date = new Date(Number(epoch) * 1000);
@@ -45,13 +48,13 @@ function formatDate(epoch, format, fallback) {
 function control(inner) {
   const [target, label] = inner.split("|", 2).concat([undefined]).slice(0, 2);
   if (target.startsWith("@")) return `<span class="mention">@${esc(nameOf(target.slice(1)))}</span>`;
-  if (target.startsWith("#")) return `<span class="mention">#${esc(unesc(label || target.slice(1)))}</span>`;
+  if (target.startsWith("#")) return `<span class="mention">#${esc(unesc(label || channelName(target.slice(1))))}</span>`;
   if (target.startsWith("!date^")) {
     const [, epoch, format] = target.split("^");
     return formatDate(epoch, format || "{date} {time}", label && unesc(label));
   }
   if (target.startsWith("!subteam^")) {
-    return `<span class="mention">@${esc(unesc(label || "").replace(/^@/, "") || nameOf(target.split("^")[1]))}</span>`;
+    return `<span class="mention">@${esc(unesc(label || "").replace(/^@/, "") || groupHandle(target.split("^")[1]))}</span>`;
   }
   if (target.startsWith("!")) return `<span class="mention">@${esc(target.slice(1).split("^")[0])}</span>`;
   const url = unesc(target);

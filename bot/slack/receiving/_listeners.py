@@ -96,6 +96,7 @@ def register_listeners(app: AsyncApp, services: Services) -> None:
     async def on_subteam(body: dict[str, Any]) -> None:
         envelope = _parsed(SubteamEnvelope, body, "a user-group event")  # unreadable: forget all
         services.policy.membership_changed(None if envelope is None else envelope.event.group)
+        services.names.forget()  # a group renamed: its handle is looked up again
 
     async def on_card(click: BlockActions, choice: Choice) -> None:
         if click.channel_id is None:  # from the Home tab: decide on the card in its thread

@@ -2,7 +2,8 @@
 
 ``RunStatus`` follows one delivery of a run's stream (``post_run`` feeds it every chunk) and
 sets ``assistant.threads.setStatus`` when what the run does changes: "is thinking…" while the
-model works, "is waiting for @sam to approve delete-record…" while a call waits (left standing
+model works, "is waiting for @sam to approve delete-record…" (names, not mentions: the status
+is plain text) while a call waits (left standing
 when the delivery ends there), "is running delete-record…" once it was decided and runs, and
 cleared when the run answers. A wait is never claimed after its decision: the delivery of the
 decided call's continuation starts from the decision (``tool-call-resumed``), so the status moves
@@ -26,7 +27,6 @@ import bot.slack._messages as msg
 from agents import Chunk, PendingToolCall
 from bot.ops._outage import unavailable
 from bot.slack._services import Services
-from bot.slack.blocks._card import approver_mention
 from bot.slack.delivery._card_posts import card_view
 from bot.slack.delivery._thread import SlackThread
 from bot.slack.surfaces._status_keeper import KeptStatus
@@ -61,7 +61,7 @@ async def show_waiting(
     status standing while any of them is pending (an assistant thread only)."""
     if not calls or not await is_assistant_thread(services.storage, thread.thread_id):
         return
-    status = _waiting_for(services, thread, run_id, calls[-1])
+    status = await _waiting_for(services, thread, run_id, calls[-1])
     await _set(services, thread, status)
     ids = frozenset(c.tool_call_id for c in calls)
     services.statuses.keep(thread, status, run_id=run_id, calls=ids)
@@ -109,19 +109,19 @@ async def _set(services: Services, thread: SlackThread, status: str) -> None:
         )
 
 
-def _waiting_for(
+async def _waiting_for(
     services: Services, thread: SlackThread, run_id: str, call: PendingToolCall
 ) -> str:
-    """ "is waiting for <who> to approve <tool>…" as the card of ``call`` names them (the
-    policy's approvers, as the card says; anyone: "an approver")."""
+    """ "is waiting for @sam, @approvers to approve <tool>…" as the card of ``call`` names them
+    (the policy's approvers, as the card says; anyone: "an approver"). The status line is plain
+    text, where Slack shows no mention as a name: the names are looked up (cached)."""
     view = card_view(services, run_id, call, requester=thread.requester)
     tool = view.title or call.tool_name
     approvers = (*view.rules.approvers, *view.rules.escalated_approvers)  # escalation's too
-    if not approvers:
+    named = await services.names.mentions(services.client, approvers[:5])
+    if not named:
         return msg.STATUS_WAITING_ANYONE.format(tool=tool)
-    return msg.STATUS_WAITING.format(
-        who=", ".join(approver_mention(a) for a in approvers[:5]), tool=tool
-    )
+    return msg.STATUS_WAITING.format(who=", ".join(named), tool=tool)
 
 
 class RunStatus:
@@ -151,7 +151,7 @@ class RunStatus:
         """``call`` waits for a person: say so, and keep saying it while it waits (with the
         other calls of the step that wait too)."""
         waiting = [*self._waiting, call]
-        status = _waiting_for(self._services, self._thread, run_id, call)
+        status = await _waiting_for(self._services, self._thread, run_id, call)
         if self._on and status != self._shown:
             self._shown = status
             await _set(self._services, self._thread, status)

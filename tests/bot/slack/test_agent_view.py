@@ -94,7 +94,7 @@ async def test_a_conversation_waits_for_approval_with_its_status_then_answers(
     script = [call("delete_record", {"id": "a"}), reply("Deleted record a.")]
     async with served(slack, store, script, APPROVERS="U2") as bot:
         root = await direct_message(bot, "delete record a")
-        waiting = "is waiting for <@U2> to approve delete-record…"
+        waiting = "is waiting for @sam to approve delete-record…"
         assert slack.surfaces.status_of(DM, root) == waiting
         [card] = bot.cards(root, channel=DM)  # a message of the thread, never streamed
         assert card.ts not in {c["ts"] for c in slack.calls_to("chat.stopStream")}
