@@ -21,6 +21,9 @@ APPROVE_ALL_ACTION = "approval:approve-all"
 """``action_id`` of "Approve all N" on a batch card: every pending call of it, all or nothing."""
 DECLINE_ALL_ACTION = "approval:decline-all"
 """``action_id`` of "Decline all N" on a batch card."""
+ROW_ACTION = "approval:row"
+"""``action_id`` of a batch card row's overflow menu: approve, edit, decline, show all or
+withdraw that one call (the chosen option's value names it)."""
 GRANT_ACTION = "approval:approve-grant"
 """``action_id`` of "Approve and allow…" on a card whose rule allows standing grants (SPEC 15):
 a modal to approve with a grant."""
@@ -33,6 +36,7 @@ BATCH_ACTIONS = (APPROVE_ALL_ACTION, DECLINE_ALL_ACTION)
 ACTION_IDS = (
     *CARD_ACTIONS,
     *BATCH_ACTIONS,
+    ROW_ACTION,
     PROVIDE_ACTION,
     SHOW_ALL_ACTION,
     GRANT_ACTION,

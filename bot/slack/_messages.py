@@ -200,8 +200,20 @@ ARG_ABOVE = "{name} above {limit}"
 BATCH_HEADER = "Approve {count} calls?"
 BATCH_HEADER_DONE = "All {count} calls decided"
 BATCH_FALLBACK = "Approval needed for {count} calls: {tools}"
-BATCH_HINT = "Decide each call with its own buttons, or all that are still pending at once."
-BATCH_ROW = "*{number}. {title}* · Tool `{tool}`"
+BATCH_HINT = (
+    "Each call's ⋯ menu approves, edits, declines or shows it alone; "
+    "Withdraw is for the person who asked."
+)
+BATCH_ROW = "*{number}. {title}*"
+BATCH_ROW_TOOL = "`{tool}`"
+ROW_EDIT = "Edit…"
+ROW_DECLINE = "Decline…"
+ROW_WITHDRAW = "Withdraw (requester only)"
+CONFIRM_ROW = "Your choice for {tool} takes effect at once: approving it runs it."
+CONFIRM_ROW_YES = "Go on"
+ROW_STALE = (
+    "That row changed since you opened its menu; nothing was changed. Look at the card again."
+)
 BATCH_NO_ARGS = "_no arguments_"
 BATCH_ARGS_CUT = "_:scissors: cut to fit: Show all shows every argument_"
 APPROVE_ALL_BUTTON = "Approve all {count}"

@@ -21,6 +21,7 @@ from bot.slack._ids import (
     EDIT_VIEW,
     PROVIDE_ACTION,
     PROVIDE_VIEW,
+    ROW_ACTION,
     SHOW_ALL_ACTION,
     WITHDRAW_ACTION,
 )
@@ -28,7 +29,9 @@ from bot.slack._services import Services
 from bot.slack.deciding._batch import handle_all
 from bot.slack.deciding._clicks import handle_click, handle_withdraw
 from bot.slack.deciding._conversation import admit, answer
+from bot.slack.deciding._grants import open_grant_modal
 from bot.slack.deciding._modals import finish_submission, open_modal, show_all_arguments, submitted
+from bot.slack.deciding._rows import row_chosen
 from bot.slack.deciding._workspace import Choice
 from bot.slack.delivery._home import card_click, publish_home
 from bot.slack.receiving._assistant import create_assistant, open_messages_tab
@@ -128,6 +131,25 @@ def register_listeners(app: AsyncApp, services: Services) -> None:
         if click is not None:
             services.runner.submit(show_all_arguments(services, click), name="show-all")
 
+    async def on_row(ack: AsyncAck, body: dict[str, Any]) -> None:
+        await ack()
+        click = _parsed(BlockActions, body, "a row menu choice")
+        if click is not None:
+            services.runner.submit(row(click), name=f"row-{click.user.id}")
+
+    async def row(click: BlockActions) -> None:
+        """A batch card row's ⋯ choice: the call's own button, as if clicked."""
+        chosen = await row_chosen(services, click)
+        if chosen is None:
+            return
+        kind, as_button = chosen
+        if kind == "show-all":
+            await show_all_arguments(services, as_button)
+        elif kind == "grant":
+            await open_grant_modal(services, as_button)
+        else:
+            await on_card(as_button, kind)
+
     def on_all(kind: Literal["approve", "decline"]) -> Any:
         async def listener(ack: AsyncAck, body: dict[str, Any]) -> None:
             await ack()
@@ -169,6 +191,7 @@ def register_listeners(app: AsyncApp, services: Services) -> None:
     app.action(WITHDRAW_ACTION)(on_click("withdraw"))
     app.action(PROVIDE_ACTION)(on_click("provide"))
     app.action(SHOW_ALL_ACTION)(on_show_all)
+    app.action(ROW_ACTION)(on_row)
     app.action(APPROVE_ALL_ACTION)(on_all("approve"))
     app.action(DECLINE_ALL_ACTION)(on_all("decline"))
     app.view(DECLINE_VIEW)(on_submit("decline"))

@@ -139,9 +139,22 @@ class _Message(_Slack):
     thread_ts: str | None = None
 
 
+class _Selected(_Slack):
+    value: str | None = None
+
+
 class _Action(_Slack):
     action_id: str
     value: str | None = None
+    selected_option: _Selected | None = None
+    """The option chosen in an overflow menu (a batch card row's ⋯)."""
+
+    @property
+    def chosen(self) -> str | None:
+        """The button's value, or the chosen option's."""
+        if self.selected_option is not None:
+            return self.selected_option.value
+        return self.value
 
 
 class BlockActions(_Slack):
@@ -176,6 +189,11 @@ class BlockActions(_Slack):
     def team_id(self) -> str | None:
         """The workspace the click came from."""
         return self.team.id if self.team else self.user.team_id
+
+    def as_button(self, action_id: str, value: str) -> BlockActions:
+        """This click as if on the button ``action_id`` carrying ``value`` (a row's menu choice
+        goes the way of the call's own button)."""
+        return self.model_copy(update={"actions": [_Action(action_id=action_id, value=value)]})
 
     def on_message(self, *, channel: str, ts: str, thread_ts: str) -> BlockActions:
         """This click as if made on message ``ts`` (a click from the Home tab has none)."""
