@@ -176,17 +176,7 @@ class Delivery:
             "token": "local",
             "team": {"id": TEAM_ID, "domain": "local"},
             "trigger_id": self.workspace.new_trigger(user),
-            "actions": [
-                {
-                    "type": action.get("type", "button"),
-                    "action_id": action.get("action_id"),
-                    "block_id": block_id,
-                    "text": action.get("text"),
-                    "value": action.get("value"),
-                    "style": action.get("style"),
-                    "action_ts": f"{time.time():.6f}",
-                }
-            ],
+            "actions": [_action(action, block_id)],
             "is_enterprise_install": False,
         }
 
@@ -238,6 +228,25 @@ class Delivery:
         person = self.workspace.person(user)
         name = person.name if person else user
         return {"id": user, "username": name, "name": name, "team_id": TEAM_ID}
+
+
+def _action(action: dict[str, Any], block_id: str | None) -> dict[str, Any]:
+    """One action of ``block_actions``, as Slack sends it: a button with its ``value``, an
+    overflow menu with its ``selected_option``."""
+    sent = {
+        "type": action.get("type", "button"),
+        "action_id": action.get("action_id"),
+        "block_id": block_id,
+        "action_ts": f"{time.time():.6f}",
+    }
+    if action.get("type") == "overflow":
+        return {**sent, "selected_option": action.get("selected_option")}
+    return {
+        **sent,
+        "text": action.get("text"),
+        "value": action.get("value"),
+        "style": action.get("style"),
+    }
 
 
 def _form(payload: dict[str, Any]) -> str:

@@ -234,13 +234,27 @@ def _button(
     blocks: list[dict[str, Any]], body: dict[str, Any]
 ) -> tuple[dict[str, Any], str | None] | None:
     """The button ``body`` names (its ``action_id``, and its ``block_id`` and ``value`` when
-    given: a batch card has one Approve per call) and its block's id; None when it is gone."""
+    given: a batch card has one menu per call), or the option of an overflow menu (``value``:
+    the option's), and its block's id; None when it is gone."""
     for block in blocks:
         if body.get("block_id") is not None and block.get("block_id") != body["block_id"]:
             continue
         for element in [*(block.get("elements") or []), block.get("accessory")]:  # Slack: both
             if not isinstance(element, dict) or element.get("action_id") != body.get("action_id"):
                 continue
+            if element.get("type") == "overflow":
+                option = next(
+                    (
+                        o
+                        for o in element.get("options") or []
+                        if o.get("value") == body.get("value")
+                    ),
+                    None,
+                )
+                if option is None:
+                    continue
+                chosen = {"type": "overflow", "action_id": element["action_id"]}
+                return {**chosen, "selected_option": option}, block.get("block_id")
             if body.get("value") is None or element.get("value") == body["value"]:
                 return element, block.get("block_id")
     return None

@@ -93,6 +93,30 @@ function button(element, onClick) {
   return b;
 }
 
+// An overflow menu (⋯): its options in a list that opens below it; choosing one is a click on
+// {type: "overflow", action_id, value: the option's value} (with the menu's confirm dialog).
+function overflowMenu(element, onClick) {
+  const wrap = el("span", "overflow");
+  const toggle = el("button", "btn overflow-toggle", "⋯");
+  toggle.type = "button";
+  toggle.dataset.actionId = element.action_id || "";
+  toggle.title = "More actions";
+  const list = el("div", "overflow-menu hidden");
+  (element.options || []).forEach((o) => {
+    const item = el("button", "overflow-option", textObject(o.text));
+    item.type = "button";
+    item.dataset.testid = "menu-option";
+    item.addEventListener("click", () => {
+      list.classList.add("hidden");
+      onClick({ type: "overflow", action_id: element.action_id, value: o.value, confirm: element.confirm }, toggle);
+    });
+    list.appendChild(item);
+  });
+  toggle.addEventListener("click", () => list.classList.toggle("hidden"));
+  wrap.append(toggle, list);
+  return wrap;
+}
+
 // onClick(element, buttonNode, block) runs when a button is clicked.
 function renderBlocks(blocks, onClick) {
   const out = el("div", "blocks");
@@ -107,6 +131,10 @@ function renderBlocks(blocks, onClick) {
         node.appendChild(grid);
       }
       if (block.accessory && block.accessory.type === "button") node.appendChild(button(block.accessory, (e, b) => onClick(e, b, block)));
+      if (block.accessory && block.accessory.type === "overflow") {
+        node.classList.add("with-menu");
+        node.appendChild(overflowMenu(block.accessory, (e, b) => onClick(e, b, block)));
+      }
     } else if (block.type === "context") {
       node = el("div", "block context");
       (block.elements || []).forEach((e) => {

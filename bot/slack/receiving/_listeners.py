@@ -9,8 +9,10 @@ from typing import Any, Literal, TypeVar
 from pydantic import BaseModel, ValidationError
 from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncBoltContext
 from slack_bolt.response import BoltResponse
+from slack_sdk.errors import SlackApiError
 
-from bot.ops._outage import unavailable
+import bot.slack._messages as msg
+from bot.ops._outage import Service, unavailable
 from bot.slack._ids import (
     APPROVE_ACTION,
     APPROVE_ALL_ACTION,
@@ -40,6 +42,7 @@ from bot.slack.receiving._payloads import (
     BlockActions,
     EventEnvelope,
     HomeEnvelope,
+    MessageEvent,
     SubteamEnvelope,
     ViewSubmission,
 )
@@ -71,6 +74,9 @@ def register_listeners(app: AsyncApp, services: Services) -> None:
             if service is None:
                 raise
             services.outages.down(service, exc)
+            if event.is_addressed and services.outages.first_notice(service, event.thread_key):
+                note = say_unavailable(services, event, service)  # Slack retries it; the
+                services.runner.submit(note, name=f"unavailable-{event.ts}")  # person is told
             return BoltResponse(status=503, body=json.dumps({"error": f"{service}_unavailable"}))
         services.outages.up("storage")
         services.outages.up("redis")
@@ -197,6 +203,17 @@ def register_listeners(app: AsyncApp, services: Services) -> None:
     app.view(DECLINE_VIEW)(on_submit("decline"))
     app.view(EDIT_VIEW)(on_submit("edit"))
     app.view(PROVIDE_VIEW)(on_submit("provide"))
+
+
+async def say_unavailable(services: Services, event: MessageEvent, service: Service) -> None:
+    """Tell the person in the thread that a service the bot needs is down (SPEC 13): the
+    event is refused (503) for Slack to deliver again, and nothing else would show."""
+    try:
+        await services.client.chat_postMessage(
+            channel=event.channel, thread_ts=event.root_ts, text=msg.UNAVAILABLE[service]
+        )
+    except SlackApiError as exc:
+        logger.info("could not tell %s that %s is down: %s", event.channel, service, exc)
 
 
 def _parsed(model: type[M], body: dict[str, Any], what: str) -> M | None:

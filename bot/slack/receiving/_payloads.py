@@ -39,6 +39,16 @@ class MessageEvent(_Slack):
         return self.thread_ts is not None and self.thread_ts != self.ts
 
     @property
+    def is_addressed(self) -> bool:
+        """A mention of the bot or a direct message: the person waits for an answer."""
+        return self.type == "app_mention" or self.channel_type == "im"
+
+    @property
+    def thread_key(self) -> str:
+        """``<channel>:<thread ts>``: the Slack thread of this message."""
+        return f"{self.channel}:{self.root_ts}"
+
+    @property
     def is_from_person(self) -> bool:
         """A person's own message: no bot, no edit or other subtype."""
         return self.bot_id is None and self.user is not None and self.subtype in HANDLED_SUBTYPES
