@@ -22,6 +22,7 @@ from bot.local._workspace import (
     Message,
     View,
     Workspace,
+    dm_of,
 )
 
 APP_ID = "A0LOCAL"
@@ -86,32 +87,18 @@ class Delivery:
             statuses.append(status)
         return statuses
 
-    async def assistant_thread_started(self, user: str, channel: str, thread_ts: str) -> int:
-        """Deliver ``assistant_thread_started``: ``user`` opened a new assistant thread."""
-        event = {
-            "type": "assistant_thread_started",
-            "assistant_thread": {
-                "user_id": user,
-                "channel_id": channel,
-                "thread_ts": thread_ts,
-                "context": {"channel_id": CHANNEL_ID, "team_id": TEAM_ID, "enterprise_id": None},
-            },
-            "event_ts": thread_ts,
-        }
-        status, _ = await self.post(json.dumps(self._envelope(event)), "application/json")
-        return status
-
-    async def home_opened(self, user: str) -> int:
-        """Deliver ``app_home_opened``: ``user`` opened the app's Home tab."""
+    async def home_opened(self, user: str, *, tab: str = "home") -> int:
+        """Deliver ``app_home_opened``: ``user`` opened the app's Home tab (``tab="home"``) or
+        its Messages tab (``"messages"``: the agent view's conversations)."""
         home = self.workspace.homes.get(user)
         event: dict[str, Any] = {
             "type": "app_home_opened",
             "user": user,
-            "channel": "D0" + user.removeprefix("U"),
-            "tab": "home",
+            "channel": dm_of(user),
+            "tab": tab,
             "event_ts": f"{time.time():.6f}",
         }
-        if home is not None:
+        if home is not None and tab == "home":
             event["view"] = home.to_json()
         status, _ = await self.post(json.dumps(self._envelope(event)), "application/json")
         return status

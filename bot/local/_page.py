@@ -3,7 +3,8 @@
 ``GET /`` the page; ``GET /_local/static/{file}``; ``GET /_local/state?user=&since=``;
 ``POST /_local/messages`` (post or reply), ``/_local/actions`` (click a button),
 ``/_local/views/{id}/submit`` and ``/_local/views/{id}/close`` (a modal), ``/_local/home`` (open
-the Home tab) and ``/_local/home/actions`` (click a button on it); ``GET /archives/{channel}/p<ts>``
+the Home tab) and ``/_local/home/actions`` (click a button on it), ``/_local/assistant/open``
+(open the app's Messages tab); ``GET /archives/{channel}/p<ts>``
 (a message link) opens the page on that thread. Every action goes
 through ``Delivery``, i.e. through Slack's signed delivery to ``/slack/events``.
 """
@@ -62,7 +63,7 @@ class Page:
         app.router.add_post("/_local/views/{view_id}/submit", self.submit)
         app.router.add_post("/_local/views/{view_id}/close", self.close_view)
         app.router.add_post("/_local/home", self.open_home)
-        app.router.add_post("/_local/assistant/threads", self.open_assistant_thread)
+        app.router.add_post("/_local/assistant/open", self.open_messages_tab)
         app.router.add_post("/_local/home/actions", self.click_home)
 
     async def index(self, request: web.Request) -> web.Response:
@@ -130,20 +131,17 @@ class Page:
                 channel=channel,
             )
         )
+        if channel != CHANNEL_ID and thread_ts is None:  # the Messages tab: a new conversation
+            self.workspace.assistant.open(channel, message.ts, user)
         statuses = await self.delivery.message(message)
         return web.json_response({"ok": True, "ts": message.ts, "delivered": statuses})
 
-    async def open_assistant_thread(self, request: web.Request) -> web.Response:
-        """The person opens a new assistant thread (the app's agent view): its root is made in
-        their direct messages with the app, then ``assistant_thread_started`` is delivered."""
+    async def open_messages_tab(self, request: web.Request) -> web.Response:
+        """The person opens the app's Messages tab (the agent view): Slack sends
+        ``app_home_opened`` with ``tab == "messages"``."""
         user = self._user((await _json(request)).get("user"))
-        channel = dm_of(user)
-        root = self.workspace.add(
-            Message(ts=self.workspace.next_ts(), user=BOT_USER_ID, text="", channel=channel)
-        )
-        self.workspace.assistant.open(channel, root.ts, user)
-        status = await self.delivery.assistant_thread_started(user, channel, root.ts)
-        return web.json_response({"ok": status == 200, "thread_ts": root.ts, "status": status})
+        status = await self.delivery.home_opened(user, tab="messages")
+        return web.json_response({"ok": status == 200, "status": status})
 
     async def click(self, request: web.Request) -> web.Response:
         """A button of a message. The page sends the button as it shows it (``block_id``,
