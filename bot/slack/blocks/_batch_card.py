@@ -213,8 +213,9 @@ def _facts(view: CardView) -> list[str]:
     progress = quorum_progress(view)
     if progress:
         facts.append(progress)
-    if view.expires_at is not None:
-        facts.append(msg.EXPIRES.format(when=slack_date(view.expires_at)))
+    if view.expires_at is not None:  # to the minute, as Slack shows it: one step's calls
+        minute = view.expires_at.replace(second=0, microsecond=0)  # expire alike
+        facts.append(msg.EXPIRES.format(when=slack_date(minute)))
     return facts
 
 

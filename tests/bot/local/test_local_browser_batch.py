@@ -24,8 +24,9 @@ MENUS = f'button[data-action-id="{ROW_ACTION}"]'
 
 async def choose(page: Page, card: Locator, row: int, option: str) -> None:
     """Open row ``row``'s ⋯ menu (from 0) and pick ``option``, confirming if asked."""
-    await card.locator(MENUS).nth(row).click()
-    await card.get_by_test_id("menu-option").filter(has_text=option).first.click()
+    menu = card.locator(".overflow").nth(row)
+    await menu.locator(MENUS).click()
+    await menu.get_by_test_id("menu-option").filter(has_text=option).first.click()
     confirm = page.get_by_test_id("confirm")
     if await confirm.count():
         await confirm.locator('[data-role="confirm"]').click()
@@ -53,10 +54,13 @@ async def test_a_batch_card_lists_every_call_on_a_line_and_approve_all_decides_t
         "Decline all 3"
     )
     await card.screenshot(path=tmp_path / "batch-pending.png")
-    await card.locator(MENUS).nth(1).click()
-    await expect(card.get_by_test_id("menu-option").filter(has_text="Withdraw")).to_be_visible()
+    menu = card.locator(".overflow").nth(1)
+    await menu.locator(MENUS).click()
+    await expect(menu.get_by_test_id("menu-option")).to_have_text(
+        ["Approve", "Approve and allow…", "Edit…", "Decline…", "Withdraw (requester only)"]
+    )
     await card.screenshot(path=tmp_path / "batch-menu.png")
-    await card.locator(MENUS).nth(1).click()  # closed again
+    await menu.locator(MENUS).click()  # closed again
 
     await act_as(page, "sam")
     await choose(page, card, 1, "Approve")

@@ -127,7 +127,11 @@ async def test_a_restart_mid_conversation_keeps_it_in_the_messages_tab_with_its_
             {"user": SAM, "block_id": block["block_id"], "action_id": APPROVE_ACTION},
         )
         done = await _until(
-            after, lambda s: "was deleted" in texts(_conversation(s, waiting["ts"])["messages"])
+            after,
+            lambda s: (
+                "was deleted" in texts(_conversation(s, waiting["ts"])["messages"])
+                and _conversation(s, waiting["ts"])["status"] == ""
+            ),  # cleared once it answered
         )
         conversation = _conversation(done, waiting["ts"])
         assert conversation["status"] == ""
