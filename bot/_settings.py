@@ -149,8 +149,9 @@ class Settings(BaseModel):
     otel_exporter_otlp_endpoint: str | None = None
     """``OTEL_EXPORTER_OTLP_ENDPOINT``: where traces go over OTLP/HTTP (unset: no tracing)."""
     suggested_prompts: tuple[str, ...] = ()
-    """``SUGGESTED_PROMPTS``: the prompts a new assistant thread suggests, separated by "|" (up
-    to 4; unset: the agent's instructions' list items, else "What can you do?")."""
+    """``SUGGESTED_PROMPTS``: the prompts of the Messages tab (a legacy assistant thread's),
+    separated by "|" (up to 4; unset: the agent's instructions' list items, else "What can you
+    do?")."""
 
     @property
     def mode(self) -> Mode:

@@ -28,7 +28,7 @@ from bot.slack.delivery._card_source import described
 from bot.slack.delivery._thread import SlackThread
 from bot.slack.delivery._webclient import redraw
 from bot.slack.delivery.batch._cards import redraw_batch
-from bot.slack.surfaces._status import show_status, waiting_status
+from bot.slack.surfaces._status import show_waiting
 
 logger = logging.getLogger(__name__)
 
@@ -123,4 +123,4 @@ async def _show_status(
         thread_ts=card.thread_ts,
         requester=card.view.requester,
     )
-    await show_status(services, where, waiting_status(services, where, run_id, call))
+    await show_waiting(services, where, run_id, [call])

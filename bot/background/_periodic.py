@@ -13,8 +13,9 @@ across instances (``bot.background._escalation``).
 ``sweep(services, now=...)`` is one pass (tests call it with an injected clock); it says when
 the next reminder or expiry is due. ``Background`` runs it on the runner at most
 ``SWEEP_EVERY`` seconds apart, sooner when something is due sooner (``sweep_delay``), and
-``recover_interrupted_runs`` every half ``CLAIM_LEASE_SECONDS`` on every instance. Several
-instances may sweep at once: the expiry is the same atomic claim as a click, so only one of
+``recover_interrupted_runs`` every half ``CLAIM_LEASE_SECONDS`` on every instance, and sets the
+waiting status lines of assistant threads again before Slack clears them (``refresh_statuses``).
+Several instances may sweep at once: the expiry is the same atomic claim as a click, so only one of
 them expires a call, and the reminder mark is ``add_if_absent``; each lapsed claim is taken
 over by one instance.
 """
@@ -39,6 +40,8 @@ from bot.slack.deciding._expiry import expire_call
 from bot.slack.delivery._card_posts import make_kept_card, recover_lost_card
 from bot.slack.delivery._outbox import flush_outbox
 from bot.slack.delivery._publish import post_recovered
+from bot.slack.surfaces._status import refresh_statuses
+from bot.slack.surfaces._status_keeper import TICK_SECONDS
 from storage import utcnow
 
 logger = logging.getLogger(__name__)
@@ -184,6 +187,10 @@ class Background:
                 name="recovery-timer",
             ),
             loop.create_task(self._sweeping(), name="expiry-timer"),
+            loop.create_task(  # waiting status lines, set again before Slack clears them
+                self._every(TICK_SECONDS, "status-refresh", self._refresh_statuses),
+                name="status-timer",
+            ),
         ]
         return self
 
@@ -250,6 +257,9 @@ class Background:
             self._services.runner.submit(
                 post_recovered(self._services, stream), name=f"recovered-{stream.run_id}"
             )
+
+    async def _refresh_statuses(self) -> None:
+        await refresh_statuses(self._services)
 
     async def _sweep(self, swept: asyncio.Event) -> None:
         try:

@@ -1,5 +1,9 @@
 """The emulated Web API's agent surfaces: ``assistant.threads.*`` and chat streaming.
 
+The app it plays has Slack's agent messaging experience: suggested prompts set without
+``thread_ts`` are pinned at the top of the person's Messages tab; a status line belongs to one
+conversation (the person's message that started it).
+
 Answered as Slack documents them: ``invalid_arguments`` for a missing argument or a chunk or
 block ``slack_sdk``'s models refuse, ``message_not_found`` / ``message_not_in_streaming_state``
 for a stream that is unknown or was stopped. A streamed message is an ordinary message of its
@@ -13,8 +17,8 @@ from collections.abc import Callable
 from typing import Any
 
 from slack_sdk.errors import SlackObjectFormationError
-from slack_sdk.models.blocks import Block
-from slack_sdk.models.messages.chunk import BlocksChunk, Chunk, MarkdownTextChunk
+from slack_sdk.models.blocks import Block, TaskCardBlock
+from slack_sdk.models.messages.chunk import BlocksChunk, Chunk, MarkdownTextChunk, TaskUpdateChunk
 
 from bot.local._workspace import BOT_ID, BOT_USER_ID, Message, Workspace, known_channel
 
@@ -47,16 +51,25 @@ def assistant_methods(workspace: Workspace) -> dict[str, Callable[[Args], Args]]
         return {"ok": True}
 
     def set_prompts(args: Args) -> Args:
-        thread = threads.find(args.get("channel_id"), args.get("thread_ts"))
+        """A conversation's prompts (``thread_ts``), or the prompts pinned at the top of the
+        person's Messages tab (no ``thread_ts``: the agent view's)."""
         prompts = args.get("prompts")
         if not isinstance(prompts, list) or not 1 <= len(prompts) <= 4:
             return _error("invalid_arguments")
         if not all(isinstance(p, dict) and p.get("title") and p.get("message") for p in prompts):
             return _error("invalid_arguments")
+        kept = [{"title": str(p["title"]), "message": str(p["message"])} for p in prompts]
+        title = str(args.get("title") or "")
+        if args.get("thread_ts") is None:
+            if not known_channel(args.get("channel_id")):
+                return _error("channel_not_found")
+            threads.pin_prompts(str(args["channel_id"]), kept, title)
+            workspace.changed()
+            return {"ok": True}
+        thread = threads.find(args.get("channel_id"), args.get("thread_ts"))
         if thread is None:
             return _error("invalid_thread_ts")
-        thread.prompts = [{"title": str(p["title"]), "message": str(p["message"])} for p in prompts]
-        thread.prompts_title = str(args.get("title") or "")
+        thread.prompts, thread.prompts_title = kept, title
         workspace.changed()
         return {"ok": True}
 
@@ -145,18 +158,34 @@ def _apply(message: Message, chunks: list[Chunk]) -> None:
     for chunk in chunks:
         if isinstance(chunk, MarkdownTextChunk):
             message.text += chunk.text
+            continue
+        if isinstance(chunk, TaskUpdateChunk):
+            added = [_task_card(chunk)]  # Slack shows a task update as a task card
         elif isinstance(chunk, BlocksChunk):
-            for block in chunk.blocks:
-                assert isinstance(block, dict)
-                task = block.get("task_id")
-                same = [
-                    i for i, b in enumerate(message.blocks) if task and b.get("task_id") == task
-                ]
-                if same:
-                    message.blocks[same[0]] = block
-                else:
-                    message.blocks.append(block)
+            added = [b for b in chunk.blocks if isinstance(b, dict)]
+        else:
+            continue
+        for block in added:
+            task = block.get("task_id")
+            same = [i for i, b in enumerate(message.blocks) if task and b.get("task_id") == task]
+            if same:
+                message.blocks[same[0]] = block
+            else:
+                message.blocks.append(block)
     message.edited += 1
+
+
+def _task_card(update: TaskUpdateChunk) -> dict[str, Any]:
+    """The task card of a ``task_update`` chunk (its ``output`` as rich text)."""
+    output = None
+    if update.output:
+        words = [{"type": "text", "text": str(update.output)}]
+        output = {
+            "type": "rich_text",
+            "elements": [{"type": "rich_text_section", "elements": words}],
+        }
+    card = TaskCardBlock(task_id=update.id, title=update.title, status=update.status, output=output)
+    return dict(card.to_dict())
 
 
 def _error(code: str) -> Args:

@@ -22,6 +22,7 @@ from bot.local._workspace import (
     Message,
     View,
     Workspace,
+    dm_of,
 )
 
 APP_ID = "A0LOCAL"
@@ -86,32 +87,18 @@ class Delivery:
             statuses.append(status)
         return statuses
 
-    async def assistant_thread_started(self, user: str, channel: str, thread_ts: str) -> int:
-        """Deliver ``assistant_thread_started``: ``user`` opened a new assistant thread."""
-        event = {
-            "type": "assistant_thread_started",
-            "assistant_thread": {
-                "user_id": user,
-                "channel_id": channel,
-                "thread_ts": thread_ts,
-                "context": {"channel_id": CHANNEL_ID, "team_id": TEAM_ID, "enterprise_id": None},
-            },
-            "event_ts": thread_ts,
-        }
-        status, _ = await self.post(json.dumps(self._envelope(event)), "application/json")
-        return status
-
-    async def home_opened(self, user: str) -> int:
-        """Deliver ``app_home_opened``: ``user`` opened the app's Home tab."""
+    async def home_opened(self, user: str, *, tab: str = "home") -> int:
+        """Deliver ``app_home_opened``: ``user`` opened the app's Home tab (``tab="home"``) or
+        its Messages tab (``"messages"``: the agent view's conversations)."""
         home = self.workspace.homes.get(user)
         event: dict[str, Any] = {
             "type": "app_home_opened",
             "user": user,
-            "channel": "D0" + user.removeprefix("U"),
-            "tab": "home",
+            "channel": dm_of(user),
+            "tab": tab,
             "event_ts": f"{time.time():.6f}",
         }
-        if home is not None:
+        if home is not None and tab == "home":
             event["view"] = home.to_json()
         status, _ = await self.post(json.dumps(self._envelope(event)), "application/json")
         return status
@@ -176,17 +163,7 @@ class Delivery:
             "token": "local",
             "team": {"id": TEAM_ID, "domain": "local"},
             "trigger_id": self.workspace.new_trigger(user),
-            "actions": [
-                {
-                    "type": action.get("type", "button"),
-                    "action_id": action.get("action_id"),
-                    "block_id": block_id,
-                    "text": action.get("text"),
-                    "value": action.get("value"),
-                    "style": action.get("style"),
-                    "action_ts": f"{time.time():.6f}",
-                }
-            ],
+            "actions": [_action(action, block_id)],
             "is_enterprise_install": False,
         }
 
@@ -238,6 +215,25 @@ class Delivery:
         person = self.workspace.person(user)
         name = person.name if person else user
         return {"id": user, "username": name, "name": name, "team_id": TEAM_ID}
+
+
+def _action(action: dict[str, Any], block_id: str | None) -> dict[str, Any]:
+    """One action of ``block_actions``, as Slack sends it: a button with its ``value``, an
+    overflow menu with its ``selected_option``."""
+    sent = {
+        "type": action.get("type", "button"),
+        "action_id": action.get("action_id"),
+        "block_id": block_id,
+        "action_ts": f"{time.time():.6f}",
+    }
+    if action.get("type") == "overflow":
+        return {**sent, "selected_option": action.get("selected_option")}
+    return {
+        **sent,
+        "text": action.get("text"),
+        "value": action.get("value"),
+        "style": action.get("style"),
+    }
 
 
 def _form(payload: dict[str, Any]) -> str:

@@ -3,7 +3,8 @@
 ``GET /`` the page; ``GET /_local/static/{file}``; ``GET /_local/state?user=&since=``;
 ``POST /_local/messages`` (post or reply), ``/_local/actions`` (click a button),
 ``/_local/views/{id}/submit`` and ``/_local/views/{id}/close`` (a modal), ``/_local/home`` (open
-the Home tab) and ``/_local/home/actions`` (click a button on it); ``GET /archives/{channel}/p<ts>``
+the Home tab) and ``/_local/home/actions`` (click a button on it), ``/_local/assistant/open``
+(open the app's Messages tab); ``GET /archives/{channel}/p<ts>``
 (a message link) opens the page on that thread. Every action goes
 through ``Delivery``, i.e. through Slack's signed delivery to ``/slack/events``.
 """
@@ -22,6 +23,7 @@ from bot.local._workspace import (
     BOT_USER_ID,
     CHANNEL_ID,
     CHANNEL_NAME,
+    GROUP_HANDLES,
     PEOPLE,
     TEAM_ID,
     Message,
@@ -61,7 +63,7 @@ class Page:
         app.router.add_post("/_local/views/{view_id}/submit", self.submit)
         app.router.add_post("/_local/views/{view_id}/close", self.close_view)
         app.router.add_post("/_local/home", self.open_home)
-        app.router.add_post("/_local/assistant/threads", self.open_assistant_thread)
+        app.router.add_post("/_local/assistant/open", self.open_messages_tab)
         app.router.add_post("/_local/home/actions", self.click_home)
 
     async def index(self, request: web.Request) -> web.Response:
@@ -99,6 +101,8 @@ class Page:
                 "channel": {"id": CHANNEL_ID, "name": CHANNEL_NAME},
                 "bot": {"id": BOT_USER_ID, "name": BOT_NAME},
                 "people": [{"id": p.id, "name": p.name} for p in PEOPLE],
+                "channels": {CHANNEL_ID: CHANNEL_NAME},  # <#C…> shows as #ops, as in Slack
+                "groups": GROUP_HANDLES,  # <!subteam^S…> shows as @approvers
                 "user": user,
                 "approve_action": APPROVE_ACTION,
             }
@@ -127,20 +131,17 @@ class Page:
                 channel=channel,
             )
         )
+        if channel != CHANNEL_ID and thread_ts is None:  # the Messages tab: a new conversation
+            self.workspace.assistant.open(channel, message.ts, user)
         statuses = await self.delivery.message(message)
         return web.json_response({"ok": True, "ts": message.ts, "delivered": statuses})
 
-    async def open_assistant_thread(self, request: web.Request) -> web.Response:
-        """The person opens a new assistant thread (the app's agent view): its root is made in
-        their direct messages with the app, then ``assistant_thread_started`` is delivered."""
+    async def open_messages_tab(self, request: web.Request) -> web.Response:
+        """The person opens the app's Messages tab (the agent view): Slack sends
+        ``app_home_opened`` with ``tab == "messages"``."""
         user = self._user((await _json(request)).get("user"))
-        channel = dm_of(user)
-        root = self.workspace.add(
-            Message(ts=self.workspace.next_ts(), user=BOT_USER_ID, text="", channel=channel)
-        )
-        self.workspace.assistant.open(channel, root.ts, user)
-        status = await self.delivery.assistant_thread_started(user, channel, root.ts)
-        return web.json_response({"ok": status == 200, "thread_ts": root.ts, "status": status})
+        status = await self.delivery.home_opened(user, tab="messages")
+        return web.json_response({"ok": status == 200, "status": status})
 
     async def click(self, request: web.Request) -> web.Response:
         """A button of a message. The page sends the button as it shows it (``block_id``,
@@ -231,13 +232,27 @@ def _button(
     blocks: list[dict[str, Any]], body: dict[str, Any]
 ) -> tuple[dict[str, Any], str | None] | None:
     """The button ``body`` names (its ``action_id``, and its ``block_id`` and ``value`` when
-    given: a batch card has one Approve per call) and its block's id; None when it is gone."""
+    given: a batch card has one menu per call), or the option of an overflow menu (``value``:
+    the option's), and its block's id; None when it is gone."""
     for block in blocks:
         if body.get("block_id") is not None and block.get("block_id") != body["block_id"]:
             continue
         for element in [*(block.get("elements") or []), block.get("accessory")]:  # Slack: both
             if not isinstance(element, dict) or element.get("action_id") != body.get("action_id"):
                 continue
+            if element.get("type") == "overflow":
+                option = next(
+                    (
+                        o
+                        for o in element.get("options") or []
+                        if o.get("value") == body.get("value")
+                    ),
+                    None,
+                )
+                if option is None:
+                    continue
+                chosen = {"type": "overflow", "action_id": element["action_id"]}
+                return {**chosen, "selected_option": option}, block.get("block_id")
             if body.get("value") is None or element.get("value") == body["value"]:
                 return element, block.get("block_id")
     return None

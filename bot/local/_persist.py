@@ -1,7 +1,9 @@
 """The local workspace kept in the bot's storage, so ``make run`` can be restarted.
 
-The channel's messages (threads, cards with their Block Kit JSON, as last updated) are stored
-as one JSON value under ``STATE_KEY`` of storage's key→value, written after every change
+Every message (the channel's threads, cards with their Block Kit JSON as last updated, and
+each person's conversations in their Messages tab with the app, each in its own channel, with
+its metadata) and the Messages tabs' own state (prompts, status lines, streams still open) are
+stored as one JSON value under ``STATE_KEY`` of storage's key→value, written after every change
 (coalesced) and at shutdown, read at start-up. Ephemeral notes and open modals are not kept:
 they belong to one page session. The pending runs behind the cards are in the same storage,
 so a card approved after a restart finishes its run.
@@ -25,7 +27,7 @@ logger = logging.getLogger(__name__)
 STATE_KEY = "local:workspace"
 KEEP_SECONDS = 365 * 86400.0
 """How long the stored workspace lives without a change."""
-_FIELDS = ("ts", "user", "text", "blocks", "thread_ts", "bot_id", "edited")
+_FIELDS = ("ts", "user", "text", "blocks", "thread_ts", "bot_id", "edited", "channel", "metadata")
 
 
 async def load(workspace: Workspace, storage: Storage) -> int:
@@ -37,6 +39,7 @@ async def load(workspace: Workspace, storage: Storage) -> int:
     for item in stored.get("messages", []):
         message = Message(**{k: item[k] for k in _FIELDS if k in item})
         workspace.messages[message.ts] = message
+    workspace.assistant.load(stored.get("assistant") or {})
     workspace.version = int(stored.get("version", 0)) + 1
     workspace.changed()
     return len(stored.get("messages", []))
@@ -49,7 +52,8 @@ async def save(workspace: Workspace, storage: Storage) -> None:
         for m in workspace.messages.values()
         if m.ephemeral_for is None
     ]
-    raw = json.dumps({"version": workspace.version, "messages": messages})
+    assistant = workspace.assistant.to_json()
+    raw = json.dumps({"version": workspace.version, "messages": messages, "assistant": assistant})
     await storage.delete_value(STATE_KEY)
     await storage.add_if_absent(STATE_KEY, raw, KEEP_SECONDS)
 

@@ -21,6 +21,7 @@ from bot.local._workspace import (
     BOT_USER_ID,
     CHANNEL_ID,
     CHANNEL_NAME,
+    GROUP_HANDLES,
     GROUPS,
     PEOPLE,
     TEAM_ID,
@@ -58,6 +59,7 @@ class WebAPI:
             "views.publish": self.views_publish,
             "chat.getPermalink": self.permalink,
             "usergroups.users.list": self.usergroup_users,
+            "usergroups.list": self.usergroups,
             "users.info": self.users_info,
             "conversations.info": self.conversation_info,
             "conversations.members": self.members,
@@ -260,13 +262,27 @@ class WebAPI:
         users = GROUPS.get(str(args.get("usergroup")))
         return _error("no_such_subteam") if users is None else {"ok": True, "users": users}
 
+    def usergroups(self, args: Args) -> Args:
+        """Every user group with its handle."""
+        groups = [
+            {"id": g, "team_id": TEAM_ID, "handle": GROUP_HANDLES.get(g, g.lower()), "name": g}
+            for g in GROUPS
+        ]
+        return {"ok": True, "usergroups": groups}
+
     def users_info(self, args: Args) -> Args:
         person = self.workspace.person(str(args.get("user")))
         if person is None:
             return _error("user_not_found")
         return {
             "ok": True,
-            "user": {"id": person.id, "team_id": TEAM_ID, "name": person.name, "is_bot": False},
+            "user": {
+                "id": person.id,
+                "team_id": TEAM_ID,
+                "name": person.name,
+                "is_bot": False,
+                "profile": {"display_name": person.name, "real_name": person.name.title()},
+            },
         }
 
     def conversation_info(self, args: Args) -> Args:

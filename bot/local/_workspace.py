@@ -44,6 +44,8 @@ PEOPLE = (Person("U0ALEX", "alex"), Person("U0SAM", "sam"), Person("U0ROBIN", "r
 """The people the page can act as (the first is the default): three, so that a two-person rule
 (the demo's refunds over 1,000) completes without anyone approving their own request."""
 GROUPS = {APPROVERS_GROUP: ["U0SAM"]}
+GROUP_HANDLES = {APPROVERS_GROUP: "approvers"}
+"""Each user group's handle: ``<!subteam^S0APPROVERS>`` shows as ``@approvers``, as in Slack."""
 
 
 def dm_of(user: str) -> str:
@@ -57,9 +59,10 @@ def known_channel(channel: object) -> bool:
 
 
 DECIDING_ACTIONS = frozenset(
-    {"approval:approve", "approval:decline", "approval:edit", "suspension:provide"}
+    {"approval:approve", "approval:decline", "approval:edit", "suspension:provide", "approval:row"}
 )
-"""The action ids of a card's buttons that decide its call (``bot.slack``'s ids)."""
+"""The action ids of a card's buttons (and a batch row's menu) that decide its call
+(``bot.slack``'s ids)."""
 
 
 @dataclass
@@ -179,9 +182,8 @@ class Workspace:
             ref
             for message in self.messages.values()
             for block in message.blocks
-            for element in block.get("elements") or []
-            if isinstance(element, dict) and element.get("action_id") in DECIDING_ACTIONS
-            for ref in [_call_of(element.get("value"))]
+            for value in _deciding_values(block)
+            for ref in [_call_of(value)]
             if ref is not None
         }
         decided = [
@@ -233,6 +235,19 @@ class Workspace:
             "home": home.to_json() if home else None,
             "assistant": assistant,
         }
+
+
+def _deciding_values(block: dict[str, Any]) -> list[Any]:
+    """The values of a block's controls that decide a call: buttons, and the options of a
+    batch row's menu (each names its call)."""
+    controls = [*(block.get("elements") or []), block.get("accessory")]
+    values = []
+    for control in controls:
+        if not isinstance(control, dict) or control.get("action_id") not in DECIDING_ACTIONS:
+            continue
+        values.append(control.get("value"))
+        values.extend(o.get("value") for o in control.get("options") or [] if isinstance(o, dict))
+    return values
 
 
 def _modal_call(metadata: Any) -> Any:

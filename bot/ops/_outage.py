@@ -64,6 +64,7 @@ class Outages:
     def __init__(self) -> None:
         self._down: dict[Service, str] = {}
         self._noticed = 0
+        self._told: dict[Service, set[str]] = {}
 
     @property
     def noticed(self) -> int:
@@ -81,8 +82,18 @@ class Outages:
 
     def up(self, service: Service) -> None:
         """Record that ``service`` answered; logged only when it was down."""
+        self._told.pop(service, None)
         if self._down.pop(service, None) is not None:
             logger.info("%s answers again", service)
+
+    def first_notice(self, service: Service, where: str) -> bool:
+        """True the first time ``where`` (a thread) is to be told ``service`` is down, during
+        this outage: a person is told once, not at every retry of Slack's."""
+        told = self._told.setdefault(service, set())
+        if where in told:
+            return False
+        told.add(where)
+        return True
 
     def is_down(self, service: Service) -> bool:
         """True between a failure of ``service`` and its next answer."""

@@ -21,6 +21,9 @@ APPROVE_ALL_ACTION = "approval:approve-all"
 """``action_id`` of "Approve all N" on a batch card: every pending call of it, all or nothing."""
 DECLINE_ALL_ACTION = "approval:decline-all"
 """``action_id`` of "Decline all N" on a batch card."""
+ROW_ACTION = "approval:row"
+"""``action_id`` of a batch card row's overflow menu: approve, edit, decline, show all or
+withdraw that one call (the chosen option's value names it)."""
 GRANT_ACTION = "approval:approve-grant"
 """``action_id`` of "Approve and allow…" on a card whose rule allows standing grants (SPEC 15):
 a modal to approve with a grant."""
@@ -33,6 +36,7 @@ BATCH_ACTIONS = (APPROVE_ALL_ACTION, DECLINE_ALL_ACTION)
 ACTION_IDS = (
     *CARD_ACTIONS,
     *BATCH_ACTIONS,
+    ROW_ACTION,
     PROVIDE_ACTION,
     SHOW_ALL_ACTION,
     GRANT_ACTION,
@@ -61,15 +65,32 @@ SUSPENSION_BLOCK = "suspension-actions"
 """``block_id`` of the "Provide details" button under a question."""
 
 LISTENED_EVENTS = (
+    "app_context_changed",
     "app_home_opened",
     "app_mention",
     "assistant_thread_context_changed",
     "assistant_thread_started",
     "message",
 )
-"""Event types with a listener."""
+"""Event types with a listener (both views': the agent view's and the legacy assistant view's)."""
 
 BOT_EVENTS = (
+    "app_context_changed",
+    "app_home_opened",
+    "app_mention",
+    "message.channels",
+    "message.groups",
+    "message.im",
+    "subteam_members_changed",
+    "subteam_updated",
+)
+"""Event subscriptions in ``manifest.yml`` (Slack's agent messaging experience, ``agent_view``):
+the Home tab and the Messages tab (``app_home_opened``, ``tab`` ``home`` / ``messages``: the
+suggested prompts), what the person looks at (``app_context_changed``: acknowledged), mentions,
+thread replies, direct messages (each a conversation with the agent), and user-group changes
+(approvers given as ``S…`` ids are looked up again at once)."""
+
+ASSISTANT_VIEW_EVENTS = (
     "app_home_opened",
     "app_mention",
     "assistant_thread_context_changed",
@@ -80,10 +101,9 @@ BOT_EVENTS = (
     "subteam_members_changed",
     "subteam_updated",
 )
-"""Event subscriptions in ``manifest.yml``: the Home tab, mentions, thread replies, DMs, and
-user-group changes (approvers given as ``S…`` ids are looked up again at once), and the
-assistant view's threads (``assistant_thread_started``: title and suggested prompts;
-``assistant_thread_context_changed``: acknowledged)."""
+"""Event subscriptions in ``manifest.assistant-view.yml`` (the legacy ``assistant_view``): its
+assistant threads (``assistant_thread_started``: title and suggested prompts;
+``assistant_thread_context_changed``: acknowledged) in place of the Messages tab's events."""
 
 BOT_SCOPES = (
     "app_mentions:read",
@@ -93,20 +113,24 @@ BOT_SCOPES = (
     "groups:history",
     "im:history",
     "usergroups:read",
+    "users:read",
 )
-"""OAuth bot scopes in ``manifest.yml``, each used by the bot:
+"""OAuth bot scopes in both manifests, each used by the bot:
 
 - ``app_mentions:read``: the ``app_mention`` event;
-- ``assistant:write``: the assistant view: its events, ``assistant.threads.setStatus`` /
-  ``setTitle`` / ``setSuggestedPrompts``;
+- ``assistant:write``: ``assistant.threads.setSuggestedPrompts`` (the Messages tab's prompts, a
+  legacy assistant thread's), ``setTitle``, ``setStatus``; the legacy view's events;
 - ``channels:history`` / ``groups:history``: thread replies (``message.channels``/``.groups``);
 - ``im:history``: direct messages (``message.im``);
 - ``chat:write``: ``chat.postMessage``, ``chat.update``, ``chat.postEphemeral``, and the
   streamed answers (``chat.startStream`` / ``appendStream`` / ``stopStream``);
-- ``usergroups:read``: ``usergroups.users.list`` for user groups (``S…``) in ``APPROVERS``.
+- ``usergroups:read``: ``usergroups.users.list`` for user groups (``S…``) in ``APPROVERS``, and
+  ``usergroups.list`` for their handles in plain text;
+- ``users:read``: ``users.info``, a person's name where Slack shows no mention as a name (the
+  status line is plain text), cached.
 
 ``views.open`` (the modals), ``views.publish`` (the Home tab), ``chat.getPermalink`` (its links
-to threads) and the ``app_home_opened`` event need no scope.
+to threads) and the ``app_home_opened`` / ``app_context_changed`` events need no scope.
 """
 
 

@@ -16,6 +16,8 @@ from bot.slack.blocks._home_view import HomeViewers
 from bot.slack.deciding._workspace import EdgePolicy, SettingsPolicy
 from bot.slack.delivery._card_index import CardStore
 from bot.slack.delivery._team_urls import TeamURLs
+from bot.slack.surfaces._names import Names
+from bot.slack.surfaces._status_keeper import StatusKeeper
 from bot.slack.surfaces._support import StreamSupport
 from storage import Storage
 
@@ -55,6 +57,10 @@ class Services:
     """Which dependencies are down now (each outage logged once, and its recovery)."""
     home_viewers: HomeViewers = field(default_factory=HomeViewers)
     """Who opened the App Home tab here: republished after each decision."""
+    names: Names = field(default_factory=Names)
+    """People's and user groups' names for plain text (the status line), looked up once."""
+    statuses: StatusKeeper = field(default_factory=StatusKeeper)
+    """The waiting status lines of assistant threads, set again before Slack clears them."""
     team_urls: TeamURLs = field(default_factory=TeamURLs)
     """Each workspace's URL (``auth.test``, read once): links to cards cost no Slack call."""
 

@@ -68,7 +68,7 @@ async def serve_bot_process(env: dict[str, str], cwd: Path) -> AsyncIterator[Bot
 
 
 async def _first_health(bot: BotProcess) -> dict[str, Any]:
-    for _ in range(200):
+    for _ in range(600):  # up to 30 s: a start on a loaded machine takes well over 10
         with contextlib.suppress(aiohttp.ClientConnectionError):
             async with bot.http.get(f"{bot.url}/healthz") as response:
                 body: dict[str, Any] = await response.json()

@@ -8,6 +8,7 @@ them. ``settle()`` waits for the background work a request started (no sleeps).
 from __future__ import annotations
 
 import itertools
+import json
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -218,6 +219,15 @@ class Bot:
         body, headers = interaction_request(payload, secret, timestamp=timestamp)
         return await self.http.post("/slack/events", data=body, headers=headers)
 
+    async def choose(
+        self, card: PostedMessage, row: int, kind: str, *, user: str = "U2"
+    ) -> ClientResponse:
+        """A person picks ``kind`` (``approve``, ``edit``, ``decline``, ``withdraw``,
+        ``show-all``, ``grant``) in the ⋯ menu of row ``row`` (from 1) of a batch card."""
+        payload = choose_payload(card, row, kind, user=user)
+        body, headers = interaction_request(payload, SECRET)
+        return await self.http.post("/slack/events", data=body, headers=headers)
+
     async def open_home(self, user: str = "U2") -> dict[str, Any]:
         """``user`` opens the bot's Home tab; returns the view published for them."""
         event = {"type": "app_home_opened", "user": user, "tab": "home", "event_ts": next_ts()}
@@ -340,6 +350,59 @@ def click_payload(
                 "action_ts": str(time.time()),
             }
         ],
+    }
+
+
+def row_menu(card: PostedMessage, row: int) -> dict[str, Any]:
+    """The ⋯ menu (an overflow) of row ``row`` of a batch card."""
+    [section] = [b for b in card.blocks if b.get("block_id") == f"approval-actions:{row}"]
+    menu = section.get("accessory")
+    assert menu is not None and menu["type"] == "overflow", f"row {row} has no menu"
+    return dict(menu)
+
+
+def choose_payload(card: PostedMessage, row: int, kind: str, *, user: str = "U2") -> dict[str, Any]:
+    """The ``block_actions`` payload Slack sends when ``user`` picks ``kind`` in row ``row``'s
+    ⋯ menu (an overflow: ``selected_option``, no ``value``)."""
+    menu = row_menu(card, row)
+    [option] = [o for o in menu["options"] if json.loads(o["value"])["k"] == kind]
+    base = _bare_click(card, user)
+    base["actions"] = [
+        {
+            "type": "overflow",
+            "action_id": menu["action_id"],
+            "block_id": f"approval-actions:{row}",
+            "selected_option": option,
+            "action_ts": str(time.time()),
+        }
+    ]
+    return base
+
+
+def _bare_click(card: PostedMessage, user: str) -> dict[str, Any]:
+    return {
+        "type": "block_actions",
+        "user": {"id": user, "username": user.lower(), "team_id": TEAM},
+        "api_app_id": "A1",
+        "token": "legacy",
+        "team": {"id": TEAM, "domain": "test"},
+        "trigger_id": "trigger-1",
+        "container": {
+            "type": "message",
+            "message_ts": card.ts,
+            "channel_id": card.channel,
+            "is_ephemeral": False,
+            "thread_ts": card.thread_ts,
+        },
+        "channel": {"id": card.channel, "name": "ops"},
+        "message": {
+            "type": "message",
+            "ts": card.ts,
+            "thread_ts": card.thread_ts,
+            "text": card.text,
+            "blocks": card.blocks,
+        },
+        "response_url": "http://127.0.0.1:9/unused",
     }
 
 

@@ -11,11 +11,11 @@ place).
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Literal
 
 from slack_sdk.errors import SlackObjectFormationError
-from slack_sdk.models.blocks import Block
-from slack_sdk.models.messages.chunk import BlocksChunk, Chunk, MarkdownTextChunk
+from slack_sdk.models.blocks import Block, TaskCardBlock
+from slack_sdk.models.messages.chunk import BlocksChunk, Chunk, MarkdownTextChunk, TaskUpdateChunk
 
 STREAM_METHODS = ("chat.startStream", "chat.appendStream", "chat.stopStream")
 ASSISTANT_METHODS = (
@@ -37,6 +37,12 @@ class AgentSurfaces:
     """The suggested prompts of each assistant thread."""
     streaming: set[str] = field(default_factory=set)
     """The ``ts`` of the messages still streaming."""
+    view: Literal["agent", "assistant"] = "assistant"
+    """The app's view: Slack's agent messaging experience (``agent_view``) or the legacy
+    assistant view (``assistant_view``), as its manifest says."""
+    tab_prompts: dict[str, list[dict[str, str]]] = field(default_factory=dict)
+    """The suggested prompts at the top of each person's Messages tab (set without
+    ``thread_ts``), by channel."""
 
     def status_of(self, channel: str, thread_ts: str) -> str:
         """The status line of a thread now ("" when none)."""
@@ -66,7 +72,10 @@ class AgentSurfaces:
                 )
             ):
                 return _error("invalid_arguments")
-            self.prompts[(args["channel_id"], str(args.get("thread_ts")))] = prompts
+            if args.get("thread_ts") is None:
+                self.tab_prompts[str(args["channel_id"])] = prompts
+            elif self.view == "assistant":  # an agent app's call with thread_ts silently fails
+                self.prompts[(args["channel_id"], str(args["thread_ts"]))] = prompts
             return {"ok": True}
         return self._stream(method, args, fake)
 
@@ -84,6 +93,8 @@ class AgentSurfaces:
         if method == "chat.startStream":
             thread_ts = args.get("thread_ts")
             if not channel or not thread_ts:
+                return _error("invalid_arguments")
+            if args.get("task_display_mode") not in (None, "timeline", "plan"):
                 return _error("invalid_arguments")
             if not channel.startswith("D") and not (
                 args.get("recipient_user_id") and args.get("recipient_team_id")
@@ -133,16 +144,35 @@ def _with(message: Any, chunks: list[Chunk]) -> Any:
     for chunk in chunks:
         if isinstance(chunk, MarkdownTextChunk):
             text += chunk.text
+            continue
+        if isinstance(chunk, TaskUpdateChunk):
+            added = [task_card(chunk)]  # how Slack shows a task update: a task card
         elif isinstance(chunk, BlocksChunk):
-            for block in chunk.blocks:
-                assert isinstance(block, dict)
-                task = block.get("task_id")
-                same = [i for i, b in enumerate(blocks) if task and b.get("task_id") == task]
-                if same:
-                    blocks[same[0]] = block
-                else:
-                    blocks.append(block)
+            added = [b for b in chunk.blocks if isinstance(b, dict)]
+        else:
+            continue
+        for block in added:
+            task = block.get("task_id")
+            same = [i for i, b in enumerate(blocks) if task and b.get("task_id") == task]
+            if same:
+                blocks[same[0]] = block
+            else:
+                blocks.append(block)
     return replace(message, text=text, blocks=blocks)
+
+
+def task_card(update: TaskUpdateChunk) -> dict[str, Any]:
+    """The task card Slack shows for a ``task_update`` chunk (one per task id, updated in
+    place; its ``output`` as rich text)."""
+    output = None
+    if update.output:
+        section = {
+            "type": "rich_text_section",
+            "elements": [{"type": "text", "text": update.output}],
+        }
+        output = {"type": "rich_text", "elements": [section]}
+    card = TaskCardBlock(task_id=update.id, title=update.title, status=update.status, output=output)
+    return dict(card.to_dict())
 
 
 def _error(code: str) -> dict[str, Any]:

@@ -82,6 +82,9 @@ class FakeSlackAPI:
         """The Home tab each user sees now (the last ``views.publish`` for them)."""
         self.usergroups: dict[str, list[str]] = {}
         """Members of each user group, answered by ``usergroups.users.list``."""
+        self.names: dict[str, str] = {}
+        """Display names (``users.info``) and group handles (``usergroups.list``); anyone not
+        listed is named after their id in lower case (``U2`` → ``u2``)."""
         self._failures: dict[str, list[_Failure]] = {}
         self.down: Literal["5xx", "disconnect"] | None = None
         """Slack unreachable while set: every call answers 503 or has its connection dropped."""
@@ -276,6 +279,18 @@ class FakeSlackAPI:
             if group not in self.usergroups:
                 return {"ok": False, "error": "no_such_subteam"}
             return {"ok": True, "users": self.usergroups[group]}
+        if method == "users.info":
+            user = str(args.get("user"))
+            name = self.names.get(user, user.lower())
+            profile = {"display_name": name, "real_name": name.title()}
+            person = {"id": user, "team_id": self.team_id, "name": name, "profile": profile}
+            return {"ok": True, "user": person}
+        if method == "usergroups.list":
+            groups = [
+                {"id": g, "team_id": self.team_id, "handle": self.names.get(g, g.lower())}
+                for g in self.usergroups
+            ]
+            return {"ok": True, "usergroups": groups}
         if method == "views.publish":
             view = dict(args.get("view") or {})
             self.homes[str(args.get("user_id"))] = view

@@ -29,6 +29,9 @@ nameOf = (id) => {
   return person ? person.name : id;
 };
 
+channelName = (id) => (state.data && state.data.channels && state.data.channels[id]) || id;
+groupHandle = (id) => (state.data && state.data.groups && state.data.groups[id]) || id;
+
 const clock = (ts) => new Date(Number(ts) * 1000).toLocaleTimeString(undefined, { hour: "2-digit", minute: "2-digit" });
 
 function messageNode(message, replies) {

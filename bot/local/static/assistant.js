@@ -1,28 +1,21 @@
-// The app's agent view (Slack's assistant threads): each person's threads with the bot, their
-// title and suggested prompts, the status line while a run works ("countersign is thinking…"),
-// and answers as they stream in, with their task cards. Messages go to /_local/messages in the
-// person's direct messages with the app; a new thread to /_local/assistant/threads.
+// The app's Messages tab, as Slack's agent messaging experience shows it: the suggested
+// prompts the bot pinned at the top, then each conversation (every message the person writes
+// there starts one: the bot answers in its thread) with its status line while a run works
+// ("countersign is thinking…") and answers as they stream in, with their task cards. Opening the
+// tab sends app_home_opened (tab "messages"); messages go to /_local/messages in the person's
+// direct messages with the app, a reply to the conversation it answers.
 "use strict";
 
-const assistant = { thread: null, key: "" };
-
-function assistantThreads(data) {
-  return (data.assistant && data.assistant.threads) || [];
-}
+const assistant = { replyTo: null, key: "" };
 
 function openAssistant() {
   showPane("assistant");
+  send("/_local/assistant/open", {});
   if (state.data) renderAssistant(state.data);
 }
 
-async function newAssistantThread() {
-  const answer = await send("/_local/assistant/threads", {});
-  if (answer.thread_ts) assistant.thread = answer.thread_ts;
-  openAssistant();
-}
-
 function assistantMessage(message) {
-  if (!message.blocks.some((b) => b.type !== "task_card")) {
+  if (message.bot_id && !message.blocks.some((b) => b.type !== "task_card")) {
     // a streamed answer: its markdown so far, then its task cards
     const node = messageNode({ ...message, blocks: [] });
     node.dataset.testid = message.streaming ? "streaming-answer" : "answer";
@@ -34,57 +27,68 @@ function assistantMessage(message) {
   return messageNode(message);
 }
 
-function renderAssistant(data) {
-  const threads = assistantThreads(data);
-  if (!assistant.thread || !threads.some((t) => t.thread_ts === assistant.thread)) {
-    assistant.thread = threads.length ? threads[0].thread_ts : null;
+function conversationNode(thread, botName) {
+  const node = el("div", "conversation");
+  node.dataset.testid = "conversation";
+  node.dataset.ts = thread.thread_ts;
+  if (thread.root) node.appendChild(assistantMessage(thread.root));
+  const replies = el("div", "conversation-replies");
+  thread.messages.forEach((m) => replies.appendChild(assistantMessage(m)));
+  if (thread.status) {
+    // plain text, as Slack shows a status line (the bot writes names there, not mentions)
+    const status = el("div", "assistant-status");
+    status.dataset.testid = "assistant-status";
+    status.setAttribute("role", "status");
+    status.textContent = `${botName} ${thread.status}`;
+    replies.appendChild(status);
   }
-  const list = $("assistant-threads");
-  list.replaceChildren(...threads.map((t) => {
-    const b = el("button", "assistant-thread" + (t.thread_ts === assistant.thread ? " active" : ""),
-      esc(t.title || "New chat"));
-    b.addEventListener("click", () => { assistant.thread = t.thread_ts; renderAssistant(state.data); });
-    return b;
-  }));
-  const thread = threads.find((t) => t.thread_ts === assistant.thread);
-  $("assistant-title").textContent = thread ? (thread.title || "New chat") : "Assistant";
-  $("assistant-composer").classList.toggle("hidden", !thread);
+  const reply = el("button", "reply-link", assistant.replyTo === thread.thread_ts ? "Replying here…" : "Reply");
+  reply.type = "button";
+  reply.dataset.testid = "conversation-reply";
+  reply.addEventListener("click", () => { assistant.replyTo = thread.thread_ts; assistant.key = ""; renderAssistant(state.data); $("assistant-input").focus(); });
+  replies.appendChild(reply);
+  node.appendChild(replies);
+  return node;
+}
+
+function renderAssistant(data) {
+  const tab = data.assistant || { threads: [], prompts: [] };
+  $("assistant-title").textContent = `${data.bot.name} · Messages`;
   const prompts = $("assistant-prompts");
   prompts.replaceChildren();
-  if (thread && thread.prompts.length && !thread.messages.some((m) => !m.bot_id)) {
-    if (thread.prompts_title) prompts.appendChild(el("div", "prompts-title", esc(thread.prompts_title)));
-    thread.prompts.forEach((p) => {
+  if (tab.prompts && tab.prompts.length) {
+    if (tab.prompts_title) prompts.appendChild(el("div", "prompts-title", esc(tab.prompts_title)));
+    tab.prompts.forEach((p) => {
       const b = el("button", "prompt", esc(p.title));
       b.dataset.testid = "suggested-prompt";
-      b.addEventListener("click", () => sendAssistant(p.message));
+      b.addEventListener("click", () => sendAssistant(p.message, null));
       prompts.appendChild(b);
     });
   }
-  const status = $("assistant-status");
-  status.classList.toggle("hidden", !(thread && thread.status));
-  // "is waiting for <@U0SAM> to approve …": mentions shown as names, as in messages
-  status.innerHTML = thread && thread.status ? mrkdwn(`${data.bot.name} ${thread.status}`) : "";
-  const messages = thread ? thread.messages : [];
-  const key = JSON.stringify(messages);
+  if (assistant.replyTo && !tab.threads.some((t) => t.thread_ts === assistant.replyTo)) assistant.replyTo = null;
+  $("assistant-replying").classList.toggle("hidden", !assistant.replyTo);
+  $("assistant-input").placeholder = assistant.replyTo ? "Reply in this conversation…" : `Message ${data.bot.name}`;
+  const key = JSON.stringify([tab.threads, assistant.replyTo]);
   if (key !== assistant.key) {
     assistant.key = key;
-    keepScroll($("assistant-messages"), () => $("assistant-messages").replaceChildren(...messages.map(assistantMessage)));
+    keepScroll($("assistant-messages"), () => $("assistant-messages").replaceChildren(
+      ...tab.threads.map((t) => conversationNode(t, data.bot.name))));
   }
 }
 
-async function sendAssistant(text) {
-  if (!assistant.thread || !text.trim()) return;
-  await send("/_local/messages", { text, thread_ts: assistant.thread, channel: state.data.assistant.channel });
+async function sendAssistant(text, threadTs) {
+  if (!text.trim() || !state.data) return;
+  await send("/_local/messages", { text, thread_ts: threadTs, channel: state.data.assistant.channel });
 }
 
 $("assistant-link").addEventListener("click", openAssistant);
-$("assistant-new").addEventListener("click", newAssistantThread);
+$("assistant-replying-cancel").addEventListener("click", () => { assistant.replyTo = null; assistant.key = ""; renderAssistant(state.data); });
 $("assistant-form").addEventListener("submit", (event) => {
   event.preventDefault();
   const input = $("assistant-input");
   const text = input.value;
   input.value = "";
-  sendAssistant(text);
+  sendAssistant(text, assistant.replyTo);
 });
 $("assistant-input").addEventListener("keydown", (event) => {
   if (event.key === "Enter" && !event.shiftKey) { event.preventDefault(); $("assistant-form").requestSubmit(); }

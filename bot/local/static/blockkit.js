@@ -31,8 +31,11 @@ const esc = (s) => String(s).replace(/&/g, "&amp;").replace(/</g, "&lt;")
   .replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;");
 const unesc = (s) => String(s).replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&");
 
-// Set by the page: a user id → a display name.
+// Set by the page: a user id → a display name, a channel id → its name, a user group id → its
+// handle (Slack shows <@U…>, <#C…> and <!subteam^S…> by name; so does this page).
 let nameOf = (id) => id;
+let channelName = (id) => id;
+let groupHandle = (id) => id;
 
 function formatDate(epoch, format, fallback) {
   const date = new Date(Number(epoch) * 1000);
@@ -45,13 +48,13 @@ function formatDate(epoch, format, fallback) {
 function control(inner) {
   const [target, label] = inner.split("|", 2).concat([undefined]).slice(0, 2);
   if (target.startsWith("@")) return `<span class="mention">@${esc(nameOf(target.slice(1)))}</span>`;
-  if (target.startsWith("#")) return `<span class="mention">#${esc(unesc(label || target.slice(1)))}</span>`;
+  if (target.startsWith("#")) return `<span class="mention">#${esc(unesc(label || channelName(target.slice(1))))}</span>`;
   if (target.startsWith("!date^")) {
     const [, epoch, format] = target.split("^");
     return formatDate(epoch, format || "{date} {time}", label && unesc(label));
   }
   if (target.startsWith("!subteam^")) {
-    return `<span class="mention">@${esc(unesc(label || "").replace(/^@/, "") || nameOf(target.split("^")[1]))}</span>`;
+    return `<span class="mention">@${esc(unesc(label || "").replace(/^@/, "") || groupHandle(target.split("^")[1]))}</span>`;
   }
   if (target.startsWith("!")) return `<span class="mention">@${esc(target.slice(1).split("^")[0])}</span>`;
   const url = unesc(target);
@@ -90,6 +93,30 @@ function button(element, onClick) {
   return b;
 }
 
+// An overflow menu (⋯): its options in a list that opens below it; choosing one is a click on
+// {type: "overflow", action_id, value: the option's value} (with the menu's confirm dialog).
+function overflowMenu(element, onClick) {
+  const wrap = el("span", "overflow");
+  const toggle = el("button", "btn overflow-toggle", "⋯");
+  toggle.type = "button";
+  toggle.dataset.actionId = element.action_id || "";
+  toggle.title = "More actions";
+  const list = el("div", "overflow-menu hidden");
+  (element.options || []).forEach((o) => {
+    const item = el("button", "overflow-option", textObject(o.text));
+    item.type = "button";
+    item.dataset.testid = "menu-option";
+    item.addEventListener("click", () => {
+      list.classList.add("hidden");
+      onClick({ type: "overflow", action_id: element.action_id, value: o.value, confirm: element.confirm }, toggle);
+    });
+    list.appendChild(item);
+  });
+  toggle.addEventListener("click", () => list.classList.toggle("hidden"));
+  wrap.append(toggle, list);
+  return wrap;
+}
+
 // onClick(element, buttonNode, block) runs when a button is clicked.
 function renderBlocks(blocks, onClick) {
   const out = el("div", "blocks");
@@ -104,6 +131,10 @@ function renderBlocks(blocks, onClick) {
         node.appendChild(grid);
       }
       if (block.accessory && block.accessory.type === "button") node.appendChild(button(block.accessory, (e, b) => onClick(e, b, block)));
+      if (block.accessory && block.accessory.type === "overflow") {
+        node.classList.add("with-menu");
+        node.appendChild(overflowMenu(block.accessory, (e, b) => onClick(e, b, block)));
+      }
     } else if (block.type === "context") {
       node = el("div", "block context");
       (block.elements || []).forEach((e) => {

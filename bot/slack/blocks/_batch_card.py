@@ -1,20 +1,28 @@
 """The batch card (SPEC 12): several gated calls of one model step on one message.
 
-Every call is listed in full (its tool, its arguments, who may approve it, its quorum and
-expiry), each with its own Approve / Edit / Decline / Withdraw buttons, then "Approve all N"
-and "Decline all N" deciding the calls still pending with ``decide_many``. A decided call shows
-its outcome in its row, without buttons; once every call is decided no button is left.
+Readable with ten calls: the header, one context line with what the calls share (who asked,
+who may approve, when they expire), then "Approve all N" / "Decline all N" right under it
+(deciding the calls still pending with ``decide_many``), then one section per call: its number,
+title and arguments on one line (what differs from the shared line under it), and an overflow
+menu (⋯) to approve, edit, decline, show in full or withdraw that call alone. Withdraw is a
+menu item, not a button on every row: only the requester may use it (anyone else is told so).
+A decided call shows its outcome in its row, without menu; once every call is decided no button
+is left.
 
-Fits Slack's limits with ``MAX_BATCH_CALLS`` calls: two blocks per call plus three (50 at
-most), and the arguments of all rows together within ``TEXT_BUDGET`` characters (Slack refuses
-messages of about 13k characters of blocks, whatever each block's own limit): values cut to fit
-are marked and "Show all" opens every argument of that call.
+A row's menu option carries the call (run, call id, the start of the shown fingerprint) within
+Slack's 150 characters of an option value; a row whose ids are too long for that has no menu and
+is decided with the card's buttons or from the Home tab. Fits Slack's limits with
+``MAX_BATCH_CALLS`` calls: one block per call plus four (50 at most), and the arguments of all
+rows together within ``TEXT_BUDGET`` characters (Slack refuses messages of about 13k characters
+of blocks, whatever each block's own limit): values cut to fit are marked and "Show all" opens
+every argument of that call.
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from typing import Literal, get_args
 
 from slack_sdk.models.blocks import (
     ActionsBlock,
@@ -24,23 +32,29 @@ from slack_sdk.models.blocks import (
     ContextBlock,
     HeaderBlock,
     MarkdownTextObject,
+    Option,
+    OverflowMenuElement,
     PlainTextObject,
     SectionBlock,
 )
 
 import bot.slack._messages as msg
-from bot.slack._ids import APPROVAL_BLOCK, APPROVE_ALL_ACTION, BATCH_BLOCK, DECLINE_ALL_ACTION
+from bot.slack._ids import (
+    APPROVAL_BLOCK,
+    APPROVE_ALL_ACTION,
+    BATCH_BLOCK,
+    DECLINE_ALL_ACTION,
+    ROW_ACTION,
+)
 from bot.slack.blocks._args import as_json, field_key, field_value
 from bot.slack.blocks._card import (
     FALLBACK_LIMIT,
     CardView,
     Decided,
     card_title,
-    decision_buttons,
     outcome_line,
     quorum_progress,
     requested,
-    show_all_button,
     slack_date,
     tool_label,
     who_may_approve,
@@ -100,38 +114,90 @@ def decode_batch_value(value: str | None) -> tuple[str, str] | None:
     return run_id, call
 
 
+RowKind = Literal["approve", "grant", "edit", "decline", "show-all", "withdraw"]
+"""What a row's menu does with its call."""
+ROW_VALUE_LIMIT = 150
+"""Slack's limit on an overflow option's ``value``."""
+_FINGERPRINT_SHOWN = 16
+"""Hex digits of the shown fingerprint a row's option carries (a stale menu is refused)."""
+_ROW_KINDS: dict[str, RowKind] = {k: k for k in get_args(RowKind)}
+_MENU_OPTIONS = 5
+"""Slack shows at most five options in an overflow menu."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class RowChoice:
+    """An option of a row's menu: what to do with which call."""
+
+    kind: RowKind
+    """Approve, approve with a grant, edit, decline, show every argument, withdraw."""
+    run_id: str
+    """The run of the call."""
+    tool_call_id: str
+    """The call."""
+    fingerprint: str
+    """The start of ``agents.fingerprint`` of the arguments the row showed."""
+
+    def encode(self) -> str:
+        """The option value (compact JSON); ``ValueError`` past Slack's 150 characters."""
+        value = json.dumps(
+            {"k": self.kind, "r": self.run_id, "c": self.tool_call_id, "f": self.fingerprint},
+            separators=(",", ":"),
+        )
+        if len(value) > ROW_VALUE_LIMIT:
+            raise ValueError(f"row option is {len(value)} chars, over {ROW_VALUE_LIMIT}")
+        return value
+
+    @classmethod
+    def decode(cls, value: str | None) -> RowChoice | None:
+        """Parse an option value; None when it is not one of ours."""
+        try:
+            found = json.loads(value or "")
+        except ValueError:
+            return None
+        if not isinstance(found, dict):
+            return None
+        kind, run_id, call, shown = (found.get(k) for k in ("k", "r", "c", "f"))
+        if not isinstance(kind, str) or kind not in _ROW_KINDS:
+            return None
+        if not (isinstance(run_id, str) and isinstance(call, str) and isinstance(shown, str)):
+            return None
+        if not (run_id and call and shown):
+            return None
+        return cls(kind=_ROW_KINDS[kind], run_id=run_id, tool_call_id=call, fingerprint=shown)
+
+
 def batch_card(rows: list[BatchRow]) -> list[Block]:
-    """The whole batch card, pending rows with their buttons, decided rows with outcomes."""
+    """The whole batch card, pending rows with their menus, decided rows with outcomes."""
     if not rows or len(rows) > MAX_BATCH_CALLS:
         raise ValueError(f"a batch card lists 1 to {MAX_BATCH_CALLS} calls, not {len(rows)}")
     pending = [r for r in rows if r.live]
     budget = max(_MIN_ARGS, TEXT_BUDGET // len(rows))
+    shared = _shared(pending)
     if pending:
         header = msg.BATCH_HEADER.format(count=len(rows))
     else:
         header = msg.BATCH_HEADER_DONE.format(count=len(rows))
     blocks: list[Block] = [
         HeaderBlock(text=PlainTextObject(text=header)),
-        ContextBlock(elements=[MarkdownTextObject(text=_context(rows))]),
+        ContextBlock(
+            elements=[MarkdownTextObject(text=p[:3000]) for p in _context(rows[0].view, shared)]
+        ),
     ]
-    for number, row in enumerate(rows, start=1):
-        text, cut = _row_text(number, row, budget)
-        blocks.append(SectionBlock(text=MarkdownTextObject(text=text)))
-        if row.live:
-            buttons = decision_buttons(row.view, block_id=f"{APPROVAL_BLOCK}:{number}")
-            if cut:
-                buttons = decision_buttons(
-                    row.view, block_id=f"{APPROVAL_BLOCK}:{number}", extra=show_all_button(row.view)
-                )
-            blocks.append(buttons)
-        elif cut:
-            blocks.append(
-                ActionsBlock(
-                    block_id=f"{BATCH_BLOCK}-show-{number}", elements=[show_all_button(row.view)]
-                )
-            )
     if pending:
         blocks.append(_all_buttons(pending))
+    for number, row in enumerate(rows, start=1):
+        text, cut = _row_text(number, row, budget, shared)
+        menu = _menu(number, row, cut) if row.live else None
+        blocks.append(
+            SectionBlock(
+                block_id=f"{APPROVAL_BLOCK}:{number}",
+                text=MarkdownTextObject(text=text),
+                accessory=menu,
+            )
+        )
+    if pending:
+        blocks.append(ContextBlock(elements=[MarkdownTextObject(text=msg.BATCH_HINT)]))
     return blocks
 
 
@@ -141,35 +207,102 @@ def batch_fallback(rows: list[BatchRow]) -> str:
     return escape_truncated(msg.BATCH_FALLBACK.format(count=len(rows), tools=tools), FALLBACK_LIMIT)
 
 
-def _context(rows: list[BatchRow]) -> str:
-    first = rows[0].view
-    return requested(first) + " · " + msg.BATCH_HINT
+def _facts(view: CardView) -> list[str]:
+    """Who may approve, quorum progress, expiry: what a pending row's call needs."""
+    facts = [who_may_approve(view)]
+    progress = quorum_progress(view)
+    if progress:
+        facts.append(progress)
+    if view.expires_at is not None:  # to the minute, as Slack shows it: one step's calls
+        minute = view.expires_at.replace(second=0, microsecond=0)  # expire alike
+        facts.append(msg.EXPIRES.format(when=slack_date(minute)))
+    return facts
 
 
-def _row_text(number: int, row: BatchRow, budget: int) -> tuple[str, bool]:
-    """The row's mrkdwn (title, tool, arguments, who may approve or the outcome) and whether
-    its arguments were cut."""
+def _shared(pending: list[BatchRow]) -> list[str]:
+    """The facts every pending call shares: said once, in the card's context line."""
+    if not pending:
+        return []
+    first = _facts(pending[0].view)
+    return [f for f in first if all(f in _facts(r.view) for r in pending[1:])]
+
+
+def _context(first: CardView, shared: list[str]) -> list[str]:
+    return [requested(first), *shared]
+
+
+def _row_text(number: int, row: BatchRow, budget: int, shared: list[str]) -> tuple[str, bool]:
+    """The row's mrkdwn (number, title, tool, arguments; what it needs that the other calls do
+    not, or its outcome) and whether its arguments were cut."""
     view = row.view
     title = escape_truncated(card_title(view), 150)
     tool = escape_truncated(tool_label(view), 80).replace("`", "'")
-    head = msg.BATCH_ROW.format(number=number, title=title, tool=tool)
+    head = msg.BATCH_ROW.format(number=number, title=title)
+    if tool != title:
+        head += " · " + msg.BATCH_ROW_TOOL.format(tool=tool)
     if view.destructive:
         head += " · " + msg.DESTRUCTIVE
     if row.replaced:
         foot = msg.BATCH_ROW_REPLACED
     elif row.decided is None:
-        tail = [who_may_approve(view)]
-        progress = quorum_progress(view)
-        if progress:
-            tail.append(progress)
-        if view.expires_at is not None:
-            tail.append(msg.EXPIRES.format(when=slack_date(view.expires_at)))
-        foot = " · ".join(tail)
+        foot = " · ".join(f for f in _facts(view) if f not in shared)
     else:  # decided
         foot = outcome_line(view, row.decided)
     room = min(budget, ROW_LIMIT - len(head) - len(foot) - 4)
     args, cut = _args_text(view, max(room, 40))
-    return f"{head}\n{args}\n{foot}"[:3000], cut
+    joiner = "\n" if args.startswith("```") else " · "
+    text = head + joiner + args
+    return (text + ("\n" + foot if foot else ""))[:3000], cut
+
+
+def _menu(number: int, row: BatchRow, cut: bool) -> OverflowMenuElement | None:
+    """The row's ⋯ menu: approve (and allow), edit, decline, withdraw, show all; at most five
+    options, so "Approve and allow…" gives way to "Show all" on a cut row (the Home tab and the
+    call's own card offer it). None when the call's ids do not fit an option's value."""
+    view = row.view
+    kinds: list[tuple[RowKind, str]] = [("approve", msg.APPROVE_BUTTON)]
+    if view.grantable and not cut:
+        kinds.append(("grant", msg.GRANT_BUTTON))
+    kinds += [
+        ("edit", msg.ROW_EDIT),
+        ("decline", msg.ROW_DECLINE),
+        ("withdraw", msg.ROW_WITHDRAW),
+    ]
+    if cut:
+        kinds.append(("show-all", msg.SHOW_ALL_BUTTON))
+    ref = view.ref
+    try:
+        options = [
+            Option(
+                value=RowChoice(
+                    kind=kind,
+                    run_id=ref.run_id,
+                    tool_call_id=ref.tool_call_id,
+                    fingerprint=ref.fingerprint[:_FINGERPRINT_SHOWN],
+                ).encode(),
+                text=PlainTextObject(text=label),
+            )
+            for kind, label in kinds[:_MENU_OPTIONS]
+        ]
+    except ValueError:
+        return None
+    return OverflowMenuElement(
+        action_id=ROW_ACTION,
+        options=options,
+        confirm=_confirm_row(view) if view.rules.confirm else None,
+    )
+
+
+def _confirm_row(view: CardView) -> ConfirmObject:
+    """The rule asks "are you sure?" before an approval: the menu asks before any choice."""
+    tool = escape_truncated(card_title(view), 150)
+    return ConfirmObject(
+        title=PlainTextObject(text=msg.CONFIRM_TITLE),
+        text=MarkdownTextObject(text=escape_truncated(msg.CONFIRM_ROW.format(tool=tool), 300)),
+        confirm=PlainTextObject(text=msg.CONFIRM_ROW_YES),
+        deny=PlainTextObject(text=msg.CANCEL),
+        style="danger" if view.destructive else "primary",
+    )
 
 
 def _args_text(view: CardView, room: int) -> tuple[str, bool]:

@@ -13,6 +13,7 @@ from bot.slack.deciding._decision_words import looks_like_decision
 from bot.slack.delivery._render import post_run, reporting_failures
 from bot.slack.delivery._thread import SlackThread
 from bot.slack.receiving._payloads import MessageEvent
+from bot.slack.surfaces._threads import remember_assistant_thread
 
 logger = logging.getLogger(__name__)
 
@@ -88,6 +89,8 @@ async def answer(
     )
     text = strip_mention(event.text, bot_user_id)
     async with reporting_failures(services, thread), services.locks.hold(thread.thread_id):
+        if event.channel_type == "im":  # a direct message: a conversation with the agent
+            await remember_assistant_thread(services.storage, thread.thread_id)
         # The thread's pending calls, read once (under the lock) for everything below: the
         # buttons hint, the questions the reply may answer, and the runtime's auto-resume.
         waiting = await services.agent.list_suspended_runs(thread_id=thread.thread_id)

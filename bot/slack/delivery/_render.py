@@ -105,13 +105,13 @@ async def post_run(
     async def post_gated() -> None:
         nonlocal count, last
         if gated:
+            await finish_text()  # the answer so far ends above the cards
             count += await post_step_cards(services, thread, gated_run, list(gated))
             last = None
             gated.clear()
 
     async for chunk in stream.full_stream:
-        if chunk.type == "tool-call-approval":
-            await finish_text()
+        if chunk.type == "tool-call-approval":  # its task card ends in the message so far
             gated_run = chunk.run_id
             gated.append(chunk.pending_call())
             await surface.follow(chunk)
@@ -126,9 +126,11 @@ async def post_run(
             await _post_granted(services, thread, chunk)
             count, last = count + 1, None
         elif chunk.type == "tool-call-suspended":
+            await surface.follow(chunk)  # its task card ends in the message so far
             await finish_text()
             await _post_question(services, thread, chunk)
             count, last = count + 1, None
+            continue
         elif chunk.type == "tool-call-resumed" and chunk.kind == "suspension" and answered_by:
             await _mark_answered(services, chunk.run_id, chunk.tool_call_id, answered_by, answer)
         await surface.follow(chunk)

@@ -1,12 +1,19 @@
-"""Assistant threads (SPEC 16) through slack-bolt's ``AsyncAssistant`` middleware.
+"""Conversations with the agent (SPEC 16), in both of Slack's views.
 
-``assistant_thread_started``: the thread is remembered as an assistant thread (its runs show a
-status line and stream their answers), then gets its title and suggested prompts.
-``assistant_thread_context_changed`` (the person looks at another channel) is acknowledged and
-changes nothing: the agent is not told which channel the person is viewing.
-A person's message in an assistant thread is not the assistant's: the middleware passes it on to
-the ordinary ``message`` listener, so it is a memory thread like any other, with the same cards,
-policy and decisions.
+The agent messaging experience (``agent_view``, ``manifest.yml``): opening the app's Messages
+tab (``app_home_opened`` with ``tab == "messages"``) sets the suggested prompts at its top
+(``open_messages_tab``: no ``thread_ts``); each direct message is the root of its own thread,
+a conversation with the agent (``bot.slack.deciding._conversation`` marks it);
+``app_context_changed`` (what the person looks at) is acknowledged by the listener.
+
+The legacy assistant view (``assistant_view``, ``manifest.assistant-view.yml``), through
+slack-bolt's ``AsyncAssistant`` middleware: ``assistant_thread_started`` remembers the thread as
+an assistant thread, then gives it its title and suggested prompts;
+``assistant_thread_context_changed`` is acknowledged and changes nothing.
+
+In both, the agent is not told which channel the person is viewing, and a person's message is a
+memory thread like any other, with the same status line, streamed answer, cards, policy and
+decisions (the middleware passes messages on to the ordinary ``message`` listener).
 """
 
 from __future__ import annotations
@@ -22,7 +29,11 @@ import bot.slack._messages as msg
 from bot.slack._ids import resource_id, thread_id
 from bot.slack._services import Services
 from bot.slack.surfaces._prompts import suggested_prompts, thread_title
-from bot.slack.surfaces._threads import remember_assistant_thread
+from bot.slack.surfaces._threads import (
+    remember_assistant_thread,
+    remember_assistant_view,
+    uses_assistant_view,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -84,6 +95,7 @@ async def start_thread(services: Services, envelope: AssistantEnvelope) -> None:
     await remember_assistant_thread(
         services.storage, thread_id(team, thread.channel_id, thread.thread_ts)
     )
+    await remember_assistant_view(services.storage, thread.channel_id)
     agent = services.agent
     prompts = suggested_prompts(services.settings.suggested_prompts, agent.instructions)
     client = services.client
@@ -101,5 +113,24 @@ async def start_thread(services: Services, envelope: AssistantEnvelope) -> None:
         logger.warning(
             "could not set up the assistant thread in %s: %s",
             resource_id(team, thread.channel_id),
+            exc.response.get("error"),
+        )
+
+
+async def open_messages_tab(services: Services, user: str, channel: str | None) -> None:
+    """The person opened the app's Messages tab (agent view): the suggested prompts, pinned at
+    its top (set without ``thread_ts``, as Slack asks of agent apps). Nothing in a channel of
+    the legacy view, whose prompts belong to each assistant thread."""
+    if channel is None or await uses_assistant_view(services.storage, channel):
+        return
+    prompts = suggested_prompts(services.settings.suggested_prompts, services.agent.instructions)
+    try:
+        await services.client.assistant_threads_setSuggestedPrompts(
+            channel_id=channel, title=msg.PROMPTS_TITLE, prompts=[p.as_dict() for p in prompts]
+        )
+    except SlackApiError as exc:
+        logger.warning(
+            "could not set the suggested prompts of %s's Messages tab: %s",
+            user,
             exc.response.get("error"),
         )

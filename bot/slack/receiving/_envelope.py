@@ -85,12 +85,17 @@ class _View(_Open):
     state: dict[str, dict[str, dict[str, dict[str, Any]]]] | None = None
 
 
+class _Selected(_Open):
+    value: str | None = None
+
+
 class _Action(_Open):
     action_id: str
     block_id: str | None = None
     type: str | None = None
     value: str | None = None
     action_ts: str | None = None
+    selected_option: _Selected | None = None
 
 
 class _ResponseUrl(_Open):

@@ -9,8 +9,10 @@ from typing import Any, Literal, TypeVar
 from pydantic import BaseModel, ValidationError
 from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncBoltContext
 from slack_bolt.response import BoltResponse
+from slack_sdk.errors import SlackApiError
 
-from bot.ops._outage import unavailable
+import bot.slack._messages as msg
+from bot.ops._outage import Service, unavailable
 from bot.slack._ids import (
     APPROVE_ACTION,
     APPROVE_ALL_ACTION,
@@ -21,6 +23,7 @@ from bot.slack._ids import (
     EDIT_VIEW,
     PROVIDE_ACTION,
     PROVIDE_VIEW,
+    ROW_ACTION,
     SHOW_ALL_ACTION,
     WITHDRAW_ACTION,
 )
@@ -28,14 +31,18 @@ from bot.slack._services import Services
 from bot.slack.deciding._batch import handle_all
 from bot.slack.deciding._clicks import handle_click, handle_withdraw
 from bot.slack.deciding._conversation import admit, answer
+from bot.slack.deciding._grants import open_grant_modal
 from bot.slack.deciding._modals import finish_submission, open_modal, show_all_arguments, submitted
+from bot.slack.deciding._rows import row_chosen
 from bot.slack.deciding._workspace import Choice
 from bot.slack.delivery._home import card_click, publish_home
-from bot.slack.receiving._assistant import create_assistant
+from bot.slack.receiving._assistant import create_assistant, open_messages_tab
 from bot.slack.receiving._payloads import (
+    AppContextEnvelope,
     BlockActions,
     EventEnvelope,
     HomeEnvelope,
+    MessageEvent,
     SubteamEnvelope,
     ViewSubmission,
 )
@@ -67,6 +74,9 @@ def register_listeners(app: AsyncApp, services: Services) -> None:
             if service is None:
                 raise
             services.outages.down(service, exc)
+            if event.is_addressed and services.outages.first_notice(service, event.thread_key):
+                note = say_unavailable(services, event, service)  # Slack retries it; the
+                services.runner.submit(note, name=f"unavailable-{event.ts}")  # person is told
             return BoltResponse(status=503, body=json.dumps({"error": f"{service}_unavailable"}))
         services.outages.up("storage")
         services.outages.up("redis")
@@ -78,14 +88,24 @@ def register_listeners(app: AsyncApp, services: Services) -> None:
 
     async def on_home_opened(body: dict[str, Any]) -> None:
         envelope = _parsed(HomeEnvelope, body, "an app_home_opened")
-        if envelope is not None and envelope.event.tab == "home":
-            user = envelope.event.user
+        if envelope is None:
+            return
+        user = envelope.event.user
+        if envelope.event.tab == "home":
             services.home_viewers.opened(user)
             services.runner.submit(publish_home(services, user), name=f"home-{user}")
+        elif envelope.event.tab == "messages":  # the agent view's conversations
+            opened = open_messages_tab(services, user, envelope.event.channel)
+            services.runner.submit(opened, name=f"messages-tab-{user}")
+
+    async def on_context_changed(body: dict[str, Any]) -> None:
+        _parsed(AppContextEnvelope, body, "an app_context_changed")  # what the person looks
+        return None  # at: acknowledged; the agent is not told which channel it is
 
     async def on_subteam(body: dict[str, Any]) -> None:
         envelope = _parsed(SubteamEnvelope, body, "a user-group event")  # unreadable: forget all
         services.policy.membership_changed(None if envelope is None else envelope.event.group)
+        services.names.forget()  # a group renamed: its handle is looked up again
 
     async def on_card(click: BlockActions, choice: Choice) -> None:
         if click.channel_id is None:  # from the Home tab: decide on the card in its thread
@@ -117,6 +137,25 @@ def register_listeners(app: AsyncApp, services: Services) -> None:
         if click is not None:
             services.runner.submit(show_all_arguments(services, click), name="show-all")
 
+    async def on_row(ack: AsyncAck, body: dict[str, Any]) -> None:
+        await ack()
+        click = _parsed(BlockActions, body, "a row menu choice")
+        if click is not None:
+            services.runner.submit(row(click), name=f"row-{click.user.id}")
+
+    async def row(click: BlockActions) -> None:
+        """A batch card row's ⋯ choice: the call's own button, as if clicked."""
+        chosen = await row_chosen(services, click)
+        if chosen is None:
+            return
+        kind, as_button = chosen
+        if kind == "show-all":
+            await show_all_arguments(services, as_button)
+        elif kind == "grant":
+            await open_grant_modal(services, as_button)
+        else:
+            await on_card(as_button, kind)
+
     def on_all(kind: Literal["approve", "decline"]) -> Any:
         async def listener(ack: AsyncAck, body: dict[str, Any]) -> None:
             await ack()
@@ -147,6 +186,7 @@ def register_listeners(app: AsyncApp, services: Services) -> None:
 
     app.assistant(create_assistant(services))  # before the message listener: assistant events
     app.event("app_home_opened")(on_home_opened)
+    app.event("app_context_changed")(on_context_changed)
     app.event("app_mention")(on_event)
     app.event("message")(on_event)
     app.event("subteam_members_changed")(on_subteam)
@@ -157,11 +197,23 @@ def register_listeners(app: AsyncApp, services: Services) -> None:
     app.action(WITHDRAW_ACTION)(on_click("withdraw"))
     app.action(PROVIDE_ACTION)(on_click("provide"))
     app.action(SHOW_ALL_ACTION)(on_show_all)
+    app.action(ROW_ACTION)(on_row)
     app.action(APPROVE_ALL_ACTION)(on_all("approve"))
     app.action(DECLINE_ALL_ACTION)(on_all("decline"))
     app.view(DECLINE_VIEW)(on_submit("decline"))
     app.view(EDIT_VIEW)(on_submit("edit"))
     app.view(PROVIDE_VIEW)(on_submit("provide"))
+
+
+async def say_unavailable(services: Services, event: MessageEvent, service: Service) -> None:
+    """Tell the person in the thread that a service the bot needs is down (SPEC 13): the
+    event is refused (503) for Slack to deliver again, and nothing else would show."""
+    try:
+        await services.client.chat_postMessage(
+            channel=event.channel, thread_ts=event.root_ts, text=msg.UNAVAILABLE[service]
+        )
+    except SlackApiError as exc:
+        logger.info("could not tell %s that %s is down: %s", event.channel, service, exc)
 
 
 def _parsed(model: type[M], body: dict[str, Any], what: str) -> M | None:

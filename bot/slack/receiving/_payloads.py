@@ -39,6 +39,16 @@ class MessageEvent(_Slack):
         return self.thread_ts is not None and self.thread_ts != self.ts
 
     @property
+    def is_addressed(self) -> bool:
+        """A mention of the bot or a direct message: the person waits for an answer."""
+        return self.type == "app_mention" or self.channel_type == "im"
+
+    @property
+    def thread_key(self) -> str:
+        """``<channel>:<thread ts>``: the Slack thread of this message."""
+        return f"{self.channel}:{self.root_ts}"
+
+    @property
     def is_from_person(self) -> bool:
         """A person's own message: no bot, no edit or other subtype."""
         return self.bot_id is None and self.user is not None and self.subtype in HANDLED_SUBTYPES
@@ -50,6 +60,31 @@ class HomeOpened(_Slack):
     type: str
     user: str
     tab: str = "home"
+    channel: str | None = None
+    """The person's direct messages with the app (where the Messages tab's conversations are)."""
+
+
+class _Entity(_Slack):
+    type: str = ""
+    value: str = ""
+
+
+class _AppContext(_Slack):
+    entities: list[_Entity] = []
+
+
+class AppContextChanged(_Slack):
+    """An ``app_context_changed`` event (agent view): what the person looks at now, most
+    relevant first (``context`` is empty when nothing is in view)."""
+
+    type: str
+    context: _AppContext = _AppContext()
+
+
+class AppContextEnvelope(_Slack):
+    """The ``event_callback`` body around ``app_context_changed``."""
+
+    event: AppContextChanged
 
 
 class _Subteam(_Slack):
@@ -114,9 +149,22 @@ class _Message(_Slack):
     thread_ts: str | None = None
 
 
+class _Selected(_Slack):
+    value: str | None = None
+
+
 class _Action(_Slack):
     action_id: str
     value: str | None = None
+    selected_option: _Selected | None = None
+    """The option chosen in an overflow menu (a batch card row's ⋯)."""
+
+    @property
+    def chosen(self) -> str | None:
+        """The button's value, or the chosen option's."""
+        if self.selected_option is not None:
+            return self.selected_option.value
+        return self.value
 
 
 class BlockActions(_Slack):
@@ -151,6 +199,11 @@ class BlockActions(_Slack):
     def team_id(self) -> str | None:
         """The workspace the click came from."""
         return self.team.id if self.team else self.user.team_id
+
+    def as_button(self, action_id: str, value: str) -> BlockActions:
+        """This click as if on the button ``action_id`` carrying ``value`` (a row's menu choice
+        goes the way of the call's own button)."""
+        return self.model_copy(update={"actions": [_Action(action_id=action_id, value=value)]})
 
     def on_message(self, *, channel: str, ts: str, thread_ts: str) -> BlockActions:
         """This click as if made on message ``ts`` (a click from the Home tab has none)."""

@@ -1,19 +1,22 @@
 """``StreamedAnswer``: one answer streamed into an assistant thread with Slack's chat streaming.
 
-``chat.startStream`` opens the message with the first text, ``chat.appendStream`` adds what the
-model produced since, at most once per ``interval`` seconds (text held back by the throttle is
-sent by a timer, so a pause in the model never hides it), and ``chat.stopStream`` ends it with
-whatever is left. Tool progress goes into the same stream as ``TaskCardBlock``s (in a ``blocks``
-chunk): pending → in_progress → complete or error.
+The message goes through slack_sdk's ``AsyncChatStream`` (``SlackStream``, in
+``bot.slack.delivery``): the first write starts it with the first text, later writes add what
+the model produced since, at most once per ``interval`` seconds (text held back by the
+throttle is sent by a timer, so a pause in the model never hides it), and the end stops it with
+whatever is left. The pacing is ours: ``ChatStream`` buffers by size, not by time. Tool
+progress goes into the same stream as ``TaskUpdateChunk``s, which Slack shows as task cards
+between the text: pending → in_progress → complete or error.
 
 Where Slack refuses streaming as not available (``StreamSupport``), the answer goes on as a
 posted and updated message (``ReplyStreamer``), with nothing shown about it, and later answers
-of this process are posted that way from the start.
+of this process are posted that way from the start (ours: ``ChatStream`` has no fallback).
 
 A stream left open by a process that stopped (a restart while the answer was streaming) is
 remembered in storage by its run (``slack:stream:<run_id>`` → ts) from its start to its stop:
 the run's next delivery, after the restart, completes that message (stops it and writes the
-whole answer into it with ``chat.update``) instead of streaming the answer a second time.
+whole answer into it with ``chat.update``) instead of streaming the answer a second time (ours:
+a ``ChatStream`` cannot take over a stream another process started).
 """
 
 from __future__ import annotations
@@ -25,13 +28,12 @@ from collections.abc import Awaitable, Callable
 from typing import Literal
 
 from slack_sdk.errors import SlackApiError
-from slack_sdk.models.blocks import TaskCardBlock
-from slack_sdk.models.messages.chunk import BlocksChunk, Chunk, MarkdownTextChunk
+from slack_sdk.models.messages.chunk import Chunk, MarkdownTextChunk, TaskUpdateChunk
 
 from bot.ops._outage import unavailable
 from bot.slack._services import Services
 from bot.slack.blocks._blocks import answer_text
-from bot.slack.delivery._streamer import ReplyStreamer
+from bot.slack.delivery._streamer import ReplyStreamer, SlackStream, stop_left_open
 from bot.slack.delivery._thread import SlackThread
 from storage import Storage
 
@@ -91,6 +93,7 @@ class StreamedAnswer:
         self._pending: list[Chunk] = []
         self._text = ""
         self._ts: str | None = None
+        self._stream: SlackStream | None = None
         self._mode: _Mode = "stream"
         self._sent_at = float("-inf")
         self._remembered = False
@@ -120,16 +123,8 @@ class StreamedAnswer:
         """Show a tool's progress as a task card in the stream (only while streaming)."""
         if self._fallback is not None or self._mode != "stream":
             return
-        details = None
-        if output:
-            details = {
-                "type": "rich_text",
-                "elements": [
-                    {"type": "rich_text_section", "elements": [{"type": "text", "text": output}]}
-                ],
-            }
-        card = TaskCardBlock(task_id=task_id, title=title, status=status, output=details)
-        self._pending.append(BlocksChunk(blocks=[card]))
+        update = TaskUpdateChunk(id=task_id, title=title, status=status, output=output or None)
+        self._pending.append(update)
         await self._schedule()
 
     async def finish(self) -> str | None:
@@ -209,28 +204,26 @@ class StreamedAnswer:
         if not services.streaming.enabled:
             await self._fall_back()
             return
+        self._stream = await SlackStream.open(
+            services.client,
+            channel=thread.channel,
+            thread_ts=thread.thread_ts,
+            **_recipient(thread),
+        )
         try:
-            response = await services.client.chat_startStream(
-                channel=thread.channel,
-                thread_ts=thread.thread_ts,
-                chunks=self._take(),
-                **_recipient(thread),
-            )
+            await self._stream.send(self._take())
         except SlackApiError as exc:
             if not services.streaming.refused(str(exc.response.get("error"))):
                 raise
             await self._fall_back()
             return
-        self._ts = str(response["ts"])
+        self._ts = self._stream.ts
         await self._remember()
 
     async def _append_chunks(self) -> None:
-        assert self._ts is not None
-        chunks = self._take()
+        assert self._stream is not None
         try:
-            await self._services.client.chat_appendStream(
-                channel=self._thread.channel, ts=self._ts, chunks=chunks
-            )
+            await self._stream.send(self._take())
         except SlackApiError as exc:
             if exc.response.get("error") not in NOT_STREAMING:
                 raise
@@ -239,11 +232,9 @@ class StreamedAnswer:
 
     async def _stop(self) -> None:
         assert self._ts is not None
-        if self._mode == "stream":
+        if self._mode == "stream" and self._stream is not None:
             try:
-                await self._services.client.chat_stopStream(
-                    channel=self._thread.channel, ts=self._ts, chunks=self._take() or None
-                )
+                await self._stream.stop(self._take())
             except SlackApiError as exc:
                 if exc.response.get("error") not in NOT_STREAMING:
                     raise
@@ -278,7 +269,7 @@ class StreamedAnswer:
 
     async def _stop_quietly(self, ts: str) -> None:
         try:
-            await self._services.client.chat_stopStream(channel=self._thread.channel, ts=ts)
+            await stop_left_open(self._services.client, channel=self._thread.channel, ts=ts)
         except SlackApiError as exc:
             logger.info(
                 "the interrupted stream %s was stopped already: %s", ts, exc.response.get("error")

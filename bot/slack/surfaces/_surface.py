@@ -6,6 +6,10 @@ posted and updated (``ReplyStreamer``) and no status, the card being the status.
 are not streamed: Slack's chat streaming addresses a channel stream to one recipient user, and
 the card and the answer are for everyone in the channel.
 
+A call's task card in the message that asked for it ends there: "sent for approval" (or "asked
+for details"), complete, since the card (or question) takes over; the decided call's progress
+is a new task card in the answer that follows the decision.
+
 ``post_run`` hands every chunk of the run to ``follow`` after showing it, so statuses and task
 cards change in this one place whatever delivered the run (a message, a click, a decision taken
 through the API, recovery, expiry).
@@ -15,6 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import bot.slack._messages as msg
 from agents import Chunk
 from bot.slack._services import Services
 from bot.slack.delivery._streamer import ReplyStreamer
@@ -60,6 +65,14 @@ class RunSurface:
         """Show what ``chunk`` changes: the status line and the tool's task card."""
         if chunk.type == "tool-call":
             await self._task(chunk.tool_call_id, chunk.tool_name, "pending")
+        elif chunk.type == "tool-call-approval":  # this message's part is done: the card asks
+            await self._task(
+                chunk.tool_call_id, chunk.tool_name, "complete", template=msg.TASK_SENT_FOR_APPROVAL
+            )
+        elif chunk.type == "tool-call-suspended":
+            await self._task(
+                chunk.tool_call_id, chunk.tool_name, "complete", template=msg.TASK_ASKED
+            )
         elif chunk.type == "tool-call-granted":
             await self._task(chunk.tool_call_id, chunk.tool_name, "in_progress")
         elif chunk.type == "tool-call-resumed" and chunk.kind == "approval":
@@ -79,10 +92,17 @@ class RunSurface:
         await self.status.follow(chunk)
 
     async def _task(
-        self, task_id: str, tool_name: str, status: TaskStatus, output: str | None = None
+        self,
+        task_id: str,
+        tool_name: str,
+        status: TaskStatus,
+        output: str | None = None,
+        *,
+        template: str = "{tool}",
     ) -> None:
         if isinstance(self.writer, StreamedAnswer):
-            await self.writer.task(task_id, tool_title(self._services, tool_name), status, output)
+            title = template.format(tool=tool_title(self._services, tool_name))
+            await self.writer.task(task_id, title, status, output)
 
 
 def _failed(result: Any) -> str | None:

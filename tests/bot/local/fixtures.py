@@ -51,6 +51,17 @@ class Local:
         assert answer["delivered"] and set(answer["delivered"]) == {200}
         return str(answer["ts"])
 
+    async def say_in(
+        self, channel: str, text: str, *, user: str = ALEX, delivered: int = 200
+    ) -> str:
+        """Write ``text`` top-level in ``channel`` (a person's Messages tab: a new
+        conversation); every delivery answered ``delivered``. Returns its ``ts``."""
+        answer = await self.post(
+            "/_local/messages", {"user": user, "text": text, "channel": channel}
+        )
+        assert set(answer["delivered"]) == {delivered}, answer
+        return str(answer["ts"])
+
     async def thread(self, ts: str, user: str = ALEX) -> list[dict[str, Any]]:
         messages = (await self.state(user))["messages"]
         return [m for m in messages if m["thread_ts"] == ts and m["ts"] != ts]

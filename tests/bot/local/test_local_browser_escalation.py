@@ -38,7 +38,7 @@ async def test_an_escalated_card_names_who_else_may_approve_and_the_thread_menti
     card = thread.get_by_test_id("card")
     context = card.locator(".block.context")
     await expect(card.locator(".block.header")).to_contain_text("Approve")
-    await expect(context).to_contain_text("May approve: @S0APPROVERS")
+    await expect(context).to_contain_text("May approve: @approvers")
     await expect(context).not_to_contain_text("Escalated")
     [run] = (await local.services.agent.list_suspended_runs()).runs
     [pending] = run.tool_calls
@@ -47,14 +47,14 @@ async def test_an_escalated_card_names_who_else_may_approve_and_the_thread_menti
     reminded = await sweep(local.services, now=pending.suspended_at + timedelta(minutes=16))
     await local.settle()
     assert reminded.escalated == 1
-    await expect(thread).to_contain_text("@S0APPROVERS: the request to run")
+    await expect(thread).to_contain_text("@approvers: the request to run")
     await expect(context).to_contain_text("Escalated (step 1)")
 
     widened = await sweep(local.services, now=pending.suspended_at + timedelta(minutes=61))
     await local.settle()
     assert widened.escalated == 1
     await expect(context).to_contain_text("Escalated: @robin may now approve too")
-    await expect(context).to_contain_text("May approve: @S0APPROVERS")
+    await expect(context).to_contain_text("May approve: @approvers")
     await expect(thread).to_contain_text("@robin: the request to run")
     await expect(thread).to_contain_text("waited 1h for a decision. @robin may now approve it too.")
     await card.screenshot(path=tmp_path / "escalated.png")

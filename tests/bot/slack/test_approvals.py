@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 
 from agents import Agent
 from agents.models import ScriptedModel, call, calls, reply
@@ -163,17 +162,19 @@ async def test_parallel_gated_calls_share_one_batch_card_and_the_model_waits_for
     async with bot_with(script) as (bot, model):
         ts = await bot.mention("delete a and b")
         await bot.settle()
-        [card] = bot.cards(ts)  # SPEC 12: one batch card, each call with its own buttons
-        await bot.click(card, APPROVE_ACTION)  # the first row's Approve
+        [card] = bot.cards(ts)  # SPEC 12: one batch card, each call with its own ⋯ menu
+        await bot.choose(card, 1, "approve")  # the first row's Approve
         await bot.settle()
         assert len(model.requests) == 1
         [card] = bot.cards(ts)
-        second_row = [b for b in card.blocks if b.get("block_id") == "approval-actions:2"]
-        await bot.decline(dataclasses.replace(card, blocks=second_row + card.blocks))
+        await bot.choose(card, 2, "decline")  # the decline modal, submitted without a reason
+        await bot.settle()
+        await bot.submit(bot.opened_views()[-1], {})
+        await bot.settle()
         assert executions.of("delete_record") == [{"id": "a"}]
         [card] = bot.cards(ts)
         assert "Approved by" in str(card.blocks) and "Declined by" in str(card.blocks)
-        assert not any(b["type"] == "actions" for b in card.blocks)
+        assert not any(b["type"] == "actions" or b.get("accessory") for b in card.blocks)
         assert bot.texts(ts) == ["Deleted a, kept b."]
 
 

@@ -11,10 +11,12 @@ from typing import Any
 
 import pytest
 
-from agents import Agent, Approve, GrantRequest
+from agents import Agent, Approve, Decline, GrantRequest
 from agents.models import ScriptItem, call, reply
 from bot import BotConfigError, load_settings
 from bot.background import sweep
+from bot.slack._ids import thread_id
+from bot.slack.surfaces._status import refresh_statuses
 from storage import Storage
 from tests.bot.harness import TEAM, Bot, Executions, demo_tools, make_agent, next_ts, start_bot
 from tests.fakes.slack_api import FakeSlackAPI
@@ -67,6 +69,7 @@ async def served(
         model=make_agent(script, Executions())[1],
         tools=demo_tools(Executions()),
     )
+    slack.names.update({"U2": "sam", "U3": "robin"})  # users.info: the names statuses show
     async with start_bot(slack, agent, store, env=env) as bot:
         yield bot
 
@@ -109,7 +112,7 @@ async def test_the_status_follows_the_run_through_an_approval_then_clears(
     async with served(slack, store, script, APPROVERS="U2") as bot:
         thread_ts = await open_assistant_thread(bot)
         await ask(bot, thread_ts, "delete a")
-        waiting = "is waiting for <@U2> to approve delete-record…"
+        waiting = "is waiting for @sam to approve delete-record…"
         assert statuses(slack, thread_ts) == ["is thinking…", waiting]
         assert slack.surfaces.status_of(DM, thread_ts) == waiting
         [card] = bot.cards(thread_ts, channel=DM)  # an ordinary message, never streamed
@@ -229,12 +232,103 @@ async def test_an_escalation_says_who_else_may_now_approve(
         thread_ts = await open_assistant_thread(bot)
         await ask(bot, thread_ts, "delete a")
         assert slack.surfaces.status_of(DM, thread_ts) == (
-            "is waiting for <@U2> to approve delete-record…"
+            "is waiting for @sam to approve delete-record…"
         )
         [run] = (await bot.agent.list_suspended_runs()).runs
         later = run.tool_calls[0].suspended_at + timedelta(minutes=16)
         assert (await sweep(bot.services, now=later)).escalated == 1
         await bot.settle()
         assert slack.surfaces.status_of(DM, thread_ts) == (
-            "is waiting for <@U2>, <@U3> to approve delete-record…"
+            "is waiting for @sam, @robin to approve delete-record…"
         )
+
+
+async def test_a_waiting_status_is_set_again_before_slack_clears_it_until_the_call_is_decided(
+    slack: FakeSlackAPI, store: Storage
+) -> None:
+    script = [call("delete_record", {"id": "a"}), reply("Deleted record a.")]
+    async with served(slack, store, script, APPROVERS="U2") as bot:
+        thread_ts = await open_assistant_thread(bot)
+        await ask(bot, thread_ts, "delete a")
+        waiting = "is waiting for @sam to approve delete-record…"
+        keeper, where = bot.services.statuses, thread_id(TEAM, DM, thread_ts)
+        kept = keeper.kept(where)
+        assert kept is not None and kept.status == waiting
+        before = len(statuses(slack, thread_ts))
+        assert await refresh_statuses(bot.services, now=kept.shown_at + 60) == 0  # not yet due
+        assert await refresh_statuses(bot.services, now=kept.shown_at + 91) == 1  # before 120 s
+        again = keeper.kept(where)
+        assert again is not None and again.shown_at == kept.shown_at + 91
+        assert await refresh_statuses(bot.services, now=again.shown_at + 91) == 1  # and again
+        assert statuses(slack, thread_ts)[before:] == [waiting, waiting]
+        [card] = bot.cards(thread_ts, channel=DM)
+        await bot.click(card, "approval:approve", user="U2")
+        await bot.settle()
+        assert keeper.kept(where) is None  # the decision moved the status on
+        after = len(statuses(slack, thread_ts))
+        assert await refresh_statuses(bot.services, now=again.shown_at + 1000) == 0
+    assert len(statuses(slack, thread_ts)) == after
+    assert slack.surfaces.status_of(DM, thread_ts) == ""  # cleared when the run answered
+
+
+async def test_a_call_decided_elsewhere_is_no_longer_said_to_wait(
+    slack: FakeSlackAPI, store: Storage
+) -> None:
+    script = [call("delete_record", {"id": "a"}), reply("Not deleted.")]
+    async with served(slack, store, script) as bot:
+        thread_ts = await open_assistant_thread(bot)
+        await ask(bot, thread_ts, "delete a")
+        where = thread_id(TEAM, DM, thread_ts)
+        kept = bot.services.statuses.kept(where)
+        assert kept is not None
+        [run] = (await bot.agent.list_suspended_runs()).runs
+        await bot.agent.decide(Decline(reason="no"), run_id=run.run_id, decided_by="U2")
+        before = len(statuses(slack, thread_ts))  # decided as another instance would: no
+        assert await refresh_statuses(bot.services, now=kept.shown_at + 91) == 0  # delivery here
+        assert bot.services.statuses.kept(where) is None
+        assert len(statuses(slack, thread_ts)) == before
+
+
+async def test_the_task_card_of_the_message_that_asked_for_approval_completes(
+    slack: FakeSlackAPI, store: Storage
+) -> None:
+    script = [call("delete_record", {"id": "a"}), reply("Deleted record a.")]
+    async with served(slack, store, script, APPROVERS="U2") as bot:
+        thread_ts = await open_assistant_thread(bot)
+        await ask(bot, thread_ts, "delete a")
+        cards = {c.ts for c in bot.cards(thread_ts, channel=DM)}
+        [asked] = [m for m in slack.thread(DM, thread_ts) if m.ts not in cards]
+        [task] = asked.blocks
+        assert task["type"] == "task_card"
+        assert task["status"] == "complete"  # never left "pending": the card took over
+        assert task["title"] == "delete-record: sent for approval (card below)"
+        assert asked.ts not in slack.surfaces.streaming
+
+
+async def test_the_status_line_names_people_and_groups_looked_up_once(
+    slack: FakeSlackAPI, store: Storage
+) -> None:
+    slack.usergroups["S0OPS"] = ["U3"]
+    slack.names["S0OPS"] = "oncall"
+    script = [call("delete_record", {"id": "a"}), call("delete_record", {"id": "b"})]
+    async with served(slack, store, script, APPROVERS="U2,S0OPS") as bot:
+        first = await open_assistant_thread(bot)
+        await ask(bot, first, "delete a")
+        second = await open_assistant_thread(bot)
+        await ask(bot, second, "delete b")
+    waiting = "is waiting for @sam, @oncall to approve delete-record…"  # plain text: names
+    assert slack.surfaces.status_of(DM, first) == waiting
+    assert slack.surfaces.status_of(DM, second) == waiting
+    assert len(slack.calls_to("users.info")) == 1  # cached: not one call per status
+    assert len(slack.calls_to("usergroups.list")) == 1
+
+
+async def test_a_name_slack_will_not_give_is_left_out_of_the_status(
+    slack: FakeSlackAPI, store: Storage
+) -> None:
+    script = [call("delete_record", {"id": "a"})]
+    async with served(slack, store, script, APPROVERS="U2") as bot:
+        slack.fail_next("users.info", error="missing_scope")
+        thread_ts = await open_assistant_thread(bot)
+        await ask(bot, thread_ts, "delete a")
+    assert statuses(slack, thread_ts)[-1] == "is waiting for an approver to approve delete-record…"

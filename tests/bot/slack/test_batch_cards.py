@@ -1,10 +1,10 @@
-"""SPEC 12 batch cards in a thread: one card for a step's gated calls, each decided by its own
-buttons or all at once with "Approve all N" / "Decline all N" (``decide_many``, all or nothing),
-the card drawn again after every decision, by a click, the HTTP API or the expiry sweep."""
+"""SPEC 12 batch cards in a thread: one card for a step's gated calls, each decided from its
+row's ⋯ menu or all at once with "Approve all N" / "Decline all N" (``decide_many``, all or
+nothing), the card drawn again after every decision, by a click, the HTTP API or the expiry
+sweep."""
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from datetime import timedelta
 from pathlib import Path
@@ -12,7 +12,7 @@ from pathlib import Path
 from agents.models import call, calls, reply
 from bot import APPROVE_ACTION
 from bot.background._periodic import sweep_expired
-from bot.slack._ids import APPROVE_ALL_ACTION, DECLINE_ALL_ACTION
+from bot.slack._ids import APPROVE_ALL_ACTION, DECLINE_ALL_ACTION, ROW_ACTION
 from bot.slack.blocks._home_view import HOME_BLOCK_PREFIX
 from storage import Storage, utcnow
 from tests.bot.conftest import BotFactory
@@ -26,18 +26,26 @@ STEP = [
 
 
 def _live(card: PostedMessage) -> list[str]:
-    return [e["action_id"] for b in card.blocks if b["type"] == "actions" for e in b["elements"]]
+    """The card's buttons, and ``approval:approve`` for each row whose menu approves."""
+    buttons = [e["action_id"] for b in card.blocks if b["type"] == "actions" for e in b["elements"]]
+    rows = [
+        APPROVE_ACTION
+        for b in card.blocks
+        if b.get("accessory", {}).get("action_id") == ROW_ACTION
+        and any(json.loads(o["value"])["k"] == "approve" for o in b["accessory"]["options"])
+    ]
+    return rows + buttons
 
 
 async def _click_row(
     bot: Bot, card: PostedMessage, row: int | str, action_id: str, user: str
 ) -> None:
-    """Click ``action_id`` in row ``row`` (from 1; ``"all"``: Approve / Decline all)."""
-    block_id = "batch:all" if row == "all" else f"approval-actions:{row}"
-    wanted = [b for b in card.blocks if b.get("block_id") == block_id]
-    others = [b for b in card.blocks if b not in wanted]
-    clicked = dataclasses.replace(card, blocks=wanted + others)
-    response = await bot.click(clicked, action_id, user=user)
+    """Choose ``action_id`` in row ``row``'s menu (from 1; ``"all"``: Approve / Decline all)."""
+    if row == "all":
+        response = await bot.click(card, action_id, user=user)
+    else:
+        kind = {APPROVE_ACTION: "approve", "approval:decline": "decline"}[action_id]
+        response = await bot.choose(card, int(row), kind, user=user)
     assert response.status == 200
     await bot.settle()
 
@@ -150,7 +158,7 @@ async def test_approve_all_refused_for_one_call_records_nothing_and_names_it(
 
         assert executions.of("delete_record") == [{"id": "4"}]  # 3 and 5 need one more
         [card] = bot.cards(ts)
-        assert json.dumps(card.blocks).count("1 of 2 approvals: <@U3>") == 2
+        assert "1 of 2 approvals: <@U3>" in json.dumps(card.blocks[1])  # both rows: said once
         assert "Approved by <@U2> and <@U3>" in json.dumps(card.blocks)
 
 
@@ -214,3 +222,57 @@ async def test_a_decision_from_home_draws_the_batch_card_again(
         [card] = bot.cards(ts)
         assert _live(card).count(APPROVE_ACTION) == 2
         assert "Approved by <@U2>" in json.dumps(card.blocks)
+
+
+async def test_a_rows_menu_declines_withdraws_and_shows_its_call_as_the_calls_own_buttons(
+    bot_with: BotFactory, executions: Executions
+) -> None:
+    async with bot_with(STEP) as (bot, _):
+        ts = await bot.mention("delete records 3, 4 and 5", user="U1")
+        await bot.settle()
+        [card] = bot.cards(ts)
+
+        assert (await bot.choose(card, 1, "withdraw", user="U2")).status == 200  # not theirs
+        await bot.settle()
+        [refused] = bot.slack.calls_to("chat.postEphemeral")
+        assert refused["user"] == "U2" and "Only the person who asked" in refused["text"]
+
+        await bot.choose(card, 1, "withdraw", user="U1")  # the requester's own call
+        await bot.settle()
+        await bot.choose(card, 2, "decline", user="U2")  # the decline modal, as its button
+        await bot.settle()
+        [modal] = bot.opened_views()
+        assert modal["callback_id"] == "approval:decline-modal"
+        values = {"reason": {"value": {"type": "plain_text_input", "value": "keep 4"}}}
+        await bot.submit(modal, values, user="U2")
+        await bot.settle()
+
+        [card] = bot.cards(ts)
+        text = json.dumps(card.blocks)
+        assert "Withdrawn by <@U1>" in text and "Declined by <@U2>" in text and "keep 4" in text
+        assert _live(card) == [APPROVE_ACTION, APPROVE_ALL_ACTION, DECLINE_ALL_ACTION]
+        labels = [
+            e["text"]["text"] for b in card.blocks if b["type"] == "actions" for e in b["elements"]
+        ]
+        assert labels == ["Approve all 1", "Decline all 1"]
+        assert executions.of("delete_record") == []
+
+
+async def test_a_stale_rows_menu_decides_nothing(
+    bot_with: BotFactory, executions: Executions
+) -> None:
+    async with bot_with(STEP) as (bot, _):
+        ts = await bot.mention("delete records 3, 4 and 5", user="U1")
+        await bot.settle()
+        [card] = bot.cards(ts)
+        menu = next(b for b in card.blocks if b.get("block_id") == "approval-actions:1")
+        for option in menu["accessory"]["options"]:  # the row showed other arguments
+            value = json.loads(option["value"])
+            option["value"] = json.dumps({**value, "f": "0" * 16}, separators=(",", ":"))
+
+        assert (await bot.choose(card, 1, "approve", user="U2")).status == 200
+        await bot.settle()
+
+        [note] = bot.slack.calls_to("chat.postEphemeral")
+        assert note["user"] == "U2" and "changed since" in note["text"]
+        assert executions.of("delete_record") == []

@@ -1,4 +1,6 @@
-"""``manifest.yml`` declares exactly the events, scopes and interactivity the bot uses."""
+"""``manifest.yml`` (the agent view) and ``manifest.assistant-view.yml`` (the legacy assistant
+view) pass Slack's manifest schema and declare exactly the events, scopes and interactivity the
+bot uses."""
 
 from __future__ import annotations
 
@@ -7,19 +9,73 @@ from typing import Any
 
 import pytest
 import yaml
+from pydantic import ValidationError
 
 from agents.models import call
-from bot.slack._ids import ACTION_IDS, BOT_EVENTS, BOT_SCOPES, CARD_ACTIONS, VIEW_CALLBACK_IDS
+from bot.slack._ids import (
+    ACTION_IDS,
+    ASSISTANT_VIEW_EVENTS,
+    BOT_EVENTS,
+    BOT_SCOPES,
+    CARD_ACTIONS,
+    LISTENED_EVENTS,
+    VIEW_CALLBACK_IDS,
+)
 from tests.bot.conftest import BotFactory
+from tests.bot.slack.manifest_schema import validate
 
-MANIFEST = Path(__file__).resolve().parents[3] / "manifest.yml"
+ROOT = Path(__file__).resolve().parents[3]
+MANIFEST = ROOT / "manifest.yml"
+MANIFESTS = {"manifest.yml": BOT_EVENTS, "manifest.assistant-view.yml": ASSISTANT_VIEW_EVENTS}
+"""Each manifest and the events it subscribes to."""
 
 
-@pytest.fixture
-def manifest() -> dict[str, Any]:
-    data = yaml.safe_load(MANIFEST.read_text())
+def _load(name: str) -> dict[str, Any]:
+    data = yaml.safe_load((ROOT / name).read_text())
     assert isinstance(data, dict)
     return data
+
+
+@pytest.fixture(params=sorted(MANIFESTS))
+def manifest(request: pytest.FixtureRequest) -> dict[str, Any]:
+    return _load(request.param) | {"__name__": request.param}
+
+
+def _body(manifest: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in manifest.items() if k != "__name__"}
+
+
+def test_both_manifests_pass_slacks_manifest_schema(manifest: dict[str, Any]) -> None:
+    validate(_body(manifest))
+
+
+def test_the_schema_refuses_what_slack_refuses() -> None:
+    good = _load("manifest.yml")
+    wrong_key = {**good, "features": {**good["features"], "agent_veiw": {}}}
+    long = {"agent_description": "x" * 301}
+    too_long = {**good, "features": {**good["features"], "agent_view": long}}
+    prompts = [{"title": "a", "message": "a"}] * 5
+    too_many = {
+        **good,
+        "features": {**good["features"], "agent_view": {"suggested_prompts": prompts}},
+    }
+    for bad in (wrong_key, too_long, too_many):
+        with pytest.raises(ValidationError):
+            validate(bad)
+
+
+def test_the_default_manifest_is_the_agent_view_and_the_variant_the_assistant_view() -> None:
+    agent, legacy = _load("manifest.yml"), _load("manifest.assistant-view.yml")
+    assert "agent_view" in agent["features"] and "assistant_view" not in agent["features"]
+    assert "assistant_view" in legacy["features"] and "agent_view" not in legacy["features"]
+    assert agent["features"]["agent_view"]["agent_description"]
+    same = ("display_information", "oauth_config", "_metadata")
+    assert all(agent[k] == legacy[k] for k in same)  # the same bot, only the view differs
+    assert {k: v for k, v in agent["settings"].items() if k != "event_subscriptions"} == {
+        k: v for k, v in legacy["settings"].items() if k != "event_subscriptions"
+    }
+    events = {e.partition(".")[0] for e in (*BOT_EVENTS, *ASSISTANT_VIEW_EVENTS)}
+    assert events == set(LISTENED_EVENTS) | {"subteam_members_changed", "subteam_updated"}
 
 
 def test_manifest_is_an_http_mode_app_with_interactivity(manifest: dict[str, Any]) -> None:
@@ -38,7 +94,8 @@ def test_manifest_is_an_http_mode_app_with_interactivity(manifest: dict[str, Any
 def test_manifest_events_and_scopes_are_exactly_what_the_bot_uses(
     manifest: dict[str, Any],
 ) -> None:
-    assert sorted(manifest["settings"]["event_subscriptions"]["bot_events"]) == sorted(BOT_EVENTS)
+    events = MANIFESTS[manifest["__name__"]]
+    assert sorted(manifest["settings"]["event_subscriptions"]["bot_events"]) == sorted(events)
     assert sorted(manifest["oauth_config"]["scopes"]["bot"]) == sorted(BOT_SCOPES)
     assert "user" not in manifest["oauth_config"]["scopes"]
 
@@ -60,6 +117,12 @@ async def test_every_subscribed_event_has_a_listener(
             }
             if kind:
                 event["channel_type"] = channel_types[kind]
+            if type_ == "app_context_changed":
+                event["context"] = {
+                    "entities": [{"type": "slack#/types/channel_id", "value": "C9"}]
+                }
+            if type_ == "app_home_opened":
+                event.update(tab="messages", channel="D9")
             if type_.startswith("assistant_thread_"):
                 event["assistant_thread"] = {
                     "user_id": "U1",

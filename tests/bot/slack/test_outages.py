@@ -156,13 +156,17 @@ async def test_a_mention_while_redis_is_down_gets_503_so_slack_retries_and_is_an
                 async with http.post(url, data=body, headers=headers) as response:
                     assert response.status == 503
             await services.runner.drain()
-            assert slack.thread("C1", "7.0") == []
+            told = [m.text for m in slack.thread("C1", "7.0")]
+            assert told == [msg.UNAVAILABLE["redis"]]  # the person is told, once, not per retry
             await redis.start()
             body, headers = event_request(_mention("7.0", "EvDown"), SECRET, retry_num=2)
             async with http.post(url, data=body, headers=headers) as response:
                 assert response.status == 200
         await services.runner.drain()
-        assert [m.text for m in slack.thread("C1", "7.0")] == ["Answered after the outage."]
+        assert [m.text for m in slack.thread("C1", "7.0")] == [
+            msg.UNAVAILABLE["redis"],
+            "Answered after the outage.",
+        ]
     assert len(_outage_lines(caplog, "redis")) == 1
     assert any(r.getMessage() == "redis answers again" for r in caplog.records)
     assert not [r for r in caplog.records if r.exc_info is not None]
@@ -261,6 +265,8 @@ async def test_with_storage_down_a_mention_gets_503_and_a_click_an_ephemeral(
                  "channel": "C1", "team": "T1"}
             )  # fmt: skip
             assert refused.status == 503
+            await bot.settle()
+            assert [m.text for m in slack.thread("C1", "9.0")] == [msg.UNAVAILABLE["storage"]]
             status = await bot.http.get("/readyz")
             assert status.status == 503
             assert (await status.json())["checks"]["storage"].startswith("unreachable")

@@ -21,6 +21,7 @@ from storage import ClaimRecord, Storage, utcnow
 from tests.bot.conftest import BotFactory
 from tests.bot.harness import TEAM, Executions, make_agent, start_bot
 from tests.bot.slack.test_assistant_threads import DM, ask, open_assistant_thread
+from tests.fakes.slack_agent_api import STREAM_METHODS
 from tests.fakes.slack_api import FakeSlackAPI
 
 
@@ -212,3 +213,23 @@ async def test_a_crashed_instances_open_stream_is_completed_by_the_recovered_run
     answers = [m for m in slack.thread(DM, thread_ts) if "Record 9" in m.text]
     assert answers == [completed]  # once, not a second message
     assert slack.surfaces.status_of(DM, thread_ts) == ""
+
+
+async def test_the_answer_goes_through_slack_sdks_chat_stream_with_task_update_chunks(
+    slack: FakeSlackAPI, bot_with: BotFactory
+) -> None:
+    script = [call("delete_record", {"id": "a"}), reply("Deleted record a.")]
+    async with bot_with(script) as (bot, _):
+        thread_ts = await open_assistant_thread(bot)
+        await ask(bot, thread_ts, "delete a")
+        [card] = bot.cards(thread_ts, channel=DM)
+        await bot.click(card, "approval:approve", user="U2")
+        await bot.settle()
+    starts = slack.calls_to("chat.startStream")
+    assert starts and all(s["task_display_mode"] == "timeline" for s in starts)  # ChatStream's
+    sent = [c for m in slack.calls if m.method in STREAM_METHODS for c in m.get("chunks", [])]
+    tasks = [c["status"] for c in sent if c["type"] == "task_update"]
+    assert tasks == ["pending", "complete", "in_progress", "complete"]  # asked, then ran
+    assert not any(c["type"] == "blocks" for c in sent)  # tool progress: task updates only
+    [answer] = [m for m in slack.thread(DM, thread_ts) if "Deleted record a." in m.text]
+    assert [b["type"] for b in answer.blocks] == ["task_card"]  # as Slack shows a task update
