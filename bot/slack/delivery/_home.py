@@ -26,6 +26,7 @@ from datetime import datetime
 from slack_sdk.errors import SlackApiError
 
 from agents import PendingToolCall, SuspendedRun, SuspendedRunsPage
+from bot.ops._outage import unavailable
 from bot.slack._services import Services
 from bot.slack.blocks._home_view import HOME_ITEMS, Waiting, home_view
 from bot.slack.blocks._refs import ApprovalRef
@@ -83,13 +84,24 @@ class Pending:
 
 
 async def publish_home(services: Services, user: str, pending: Pending | None = None) -> None:
-    """``views.publish`` the "Waiting for you" view for ``user``; failures are logged."""
+    """``views.publish`` the "Waiting for you" view for ``user``; failures are logged. With
+    storage (or Redis) down, nothing can be listed: a note for the user (what their last
+    click came to) is published alone, and the outage is logged once."""
     services.home_viewers.add(user)
+    note = services.home_viewers.note(user)
     try:
         listing = await waiting_for(services, user, pending)
-        note = services.home_viewers.note(user)
         grants = await services.agent.list_grants(granted_by=user)
         view = with_grants(home_view(listing.waiting, more=listing.more, note=note), grants)
+    except Exception as exc:
+        service = unavailable(exc)
+        if service is None or service == "slack":
+            raise
+        services.outages.down(service, exc)
+        if note is None:
+            return
+        view = home_view([], note=note)  # the note, nothing listed: it could not be read
+    try:
         await services.client.views_publish(user_id=user, view=view)
     except SlackApiError as exc:
         logger.warning("could not publish the Home tab: %s", exc.response.get("error"))

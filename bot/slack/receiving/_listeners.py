@@ -29,6 +29,7 @@ from bot.slack.deciding._batch import handle_all
 from bot.slack.deciding._clicks import handle_click, handle_withdraw
 from bot.slack.deciding._conversation import admit, answer
 from bot.slack.deciding._modals import finish_submission, open_modal, show_all_arguments, submitted
+from bot.slack.deciding._unrecorded import Asker, or_not_recorded
 from bot.slack.deciding._workspace import Choice
 from bot.slack.delivery._home import card_click, publish_home
 from bot.slack.receiving._assistant import create_assistant
@@ -106,7 +107,8 @@ def register_listeners(app: AsyncApp, services: Services) -> None:
             await ack()
             click = _parsed(BlockActions, body, "a click")
             if click is not None:
-                services.runner.submit(on_card(click, choice), name=f"{choice}-{click.user.id}")
+                work = or_not_recorded(services, asker(click), on_card(click, choice))
+                services.runner.submit(work, name=f"{choice}-{click.user.id}")
 
         listener.__name__ = f"on_{choice}"
         return listener
@@ -122,7 +124,8 @@ def register_listeners(app: AsyncApp, services: Services) -> None:
             await ack()
             click = _parsed(BlockActions, body, "a click")
             if click is not None:
-                services.runner.submit(handle_all(services, click, kind), name=f"{kind}-all")
+                work = or_not_recorded(services, asker(click), handle_all(services, click, kind))
+                services.runner.submit(work, name=f"{kind}-all")
 
         listener.__name__ = f"on_{kind}_all"
         return listener
@@ -162,6 +165,11 @@ def register_listeners(app: AsyncApp, services: Services) -> None:
     app.view(DECLINE_VIEW)(on_submit("decline"))
     app.view(EDIT_VIEW)(on_submit("edit"))
     app.view(PROVIDE_VIEW)(on_submit("provide"))
+
+
+def asker(click: BlockActions) -> Asker:
+    """Who clicked and where they are told (the Home tab when the click has no channel)."""
+    return Asker(user=click.user.id, channel=click.channel_id, thread_ts=click.thread_ts)
 
 
 def _parsed(model: type[M], body: dict[str, Any], what: str) -> M | None:
