@@ -77,6 +77,7 @@ from agents.running._chunks import (
     ToolOutputDeniedChunk,
     ToolResultChunk,
 )
+from agents.running._fence import HeldLease, StreamFence
 from agents.running._runner import Runner
 from agents.running._stream import AgentStream
 from tools import ApprovalContext
@@ -112,6 +113,7 @@ __all__ = [
     "GrantNotAllowed",
     "GrantRequest",
     "GrantScope",
+    "HeldLease",
     "Hooks",
     "InvalidResumeData",
     "InvalidToolArgs",
@@ -133,6 +135,7 @@ __all__ = [
     "StartChunk",
     "StepFinishChunk",
     "StepResult",
+    "StreamFence",
     "SuspendedRun",
     "SuspendedRunsPage",
     "TakenDecision",

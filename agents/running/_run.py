@@ -107,7 +107,7 @@ class Run:
                     kind=pending.kind,
                 )
             )
-            outcome = await held(self.rt, lease, outcome_of(self))
+            outcome = await held(self.rt, lease, outcome_of(self), fence=self.stream.fence)
             more, answering = await self._store_outcome(pending, outcome, lease)
             fresh += more
         await self._go_on(fresh, answering)
@@ -129,7 +129,7 @@ class Run:
         elif answering is None:
             await self._loop()
         else:
-            await held(self.rt, answering, self._loop())
+            await held(self.rt, answering, self._loop(), fence=self.stream.fence)
 
     async def answer_again(self, lease: Lease, call: ToolCallResumedChunk) -> None:
         """Recovered: the model's answer after a decided call, whose process died before that
@@ -140,7 +140,7 @@ class Run:
         self.stream.emit(StartChunk(run_id=self.state.run_id))
         self.stream.emit(call)  # the call whose outcome this answer is
         self.writer.owe(lease)
-        await held(self.rt, lease, self._loop())
+        await held(self.rt, lease, self._loop(), fence=self.stream.fence)
 
     async def retry(self) -> None:
         """Go on with a run that stopped on an error, from its last stored state."""
@@ -382,9 +382,8 @@ class Run:
         for g in granted:
             self.stream.emit(g.chunk(self.state.run_id))
             pending = g.pending
-            outcome = await held(
-                self.rt, g.lease, self.execute(pending.call_id, pending.local_tool, pending.args)
-            )
+            work = self.execute(pending.call_id, pending.local_tool, pending.args)
+            outcome = await held(self.rt, g.lease, work, fence=self.stream.fence)
             more, answering = await self._store_outcome(pending, outcome, g.lease)
             fresh.extend(more)
         await self._go_on(fresh, answering)

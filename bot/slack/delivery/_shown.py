@@ -44,6 +44,7 @@ from bot.slack.delivery._render import post_run, reporting_failures
 from bot.slack.delivery._thread import SlackThread
 from bot.slack.delivery._webclient import redraw
 from bot.slack.delivery.batch._cards import redraw_batch
+from bot.slack.delivery.sending._fence import fenced
 from bot.slack.surfaces._stream_answer import take_open_stream
 from storage import utcnow
 
@@ -73,7 +74,10 @@ async def show_decided(
     answered; ``decision`` None (a run recovered after a crash) leaves the card as it is, unless
     ``interrupted``: its outcome is unknown, and the card says so.
     ``lock_held``: the caller already holds the thread's lock (a click claims under it).
+    Every write is fenced by the run's leases (``fenced``): once another instance took the
+    call over, this one shows nothing more (the new owner shows its one outcome).
     """
+    services = fenced(services, stream)
     if card is None:
         card = await _patiently(services, lambda: services.cards.find(run_id, tool_call_id))
     if card is None:
@@ -129,6 +133,7 @@ async def show_many_decided(
 ) -> None:
     """Show calls decided together (``decide_many``): each batch card they are on drawn again
     once, a card of its own updated, then the run posted once in its thread."""
+    services = fenced(services, stream)
     cards = [await services.cards.find(run_id, tool_call_id) for tool_call_id in decisions]
     known = [card for card in cards if card is not None]
     if not known:
