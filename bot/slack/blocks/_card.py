@@ -99,11 +99,21 @@ class Decided:
     approvers: tuple[str, ...] = ()
     """A quorum call's approvers, in the order they approved (``by`` is the last); empty:
     ``by`` alone decided."""
+    interrupted: bool = False
+    """The approved call's outcome is unknown: the instance running it stopped (``by`` still
+    names who approved it)."""
+    ran_again: bool = False
+    """The approved call was run again by the instance that took it over (idempotent)."""
 
     @property
     def deciders(self) -> tuple[str | None, ...]:
         """Who the card names as having decided, in order."""
         return self.approvers or (self.by,)
+
+    @property
+    def kind(self) -> str:
+        """How the card names the outcome (``interrupted`` when the run of it stopped)."""
+        return "interrupted" if self.interrupted else shown_kind(self.decision)
 
 
 def slack_date(at: datetime) -> str:
@@ -349,7 +359,7 @@ def shown_kind(decision: Decision | None) -> str:
 def decided_card(card: CardView, decided: Decided) -> list[Block]:
     """The card after its outcome: the outcome in the header, who, when, why; no buttons."""
     decision = decided.decision
-    header = _HEADERS.get(shown_kind(decision), msg.HEADER_INTERRUPTED)
+    header = _HEADERS.get(decided.kind, msg.HEADER_INTERRUPTED)
     edited = decision.args if decision is not None and decision.kind == "approve" else None
     if edited is not None and not changed_keys(card.args, edited):
         edited = None
@@ -364,10 +374,13 @@ def decided_card(card: CardView, decided: Decided) -> list[Block]:
 
 def outcome_line(card: CardView, decided: Decided) -> str:
     """Who decided what and when (quorum count, decline reason), as a decided card says it."""
-    decision, kind = decided.decision, shown_kind(decided.decision)
-    line = _LINES.get(kind, msg.INTERRUPTED_CARD).format(
-        who=names(decided.deciders), when=slack_date(decided.at)
-    )
+    decision, kind = decided.decision, decided.kind
+    template = _LINES.get(kind, msg.INTERRUPTED_CARD)
+    if kind == "interrupted" and any(decided.deciders):
+        template = msg.INTERRUPTED_AFTER
+    line = template.format(who=names(decided.deciders), when=slack_date(decided.at))
+    if kind == "approve" and decided.ran_again:
+        line += "\n" + msg.RAN_AGAIN
     if kind == "approve" and len(decided.approvers) > 1:
         count = len(decided.approvers)
         needed = max(card.rules.approvals_required, count)
@@ -379,15 +392,22 @@ def outcome_line(card: CardView, decided: Decided) -> str:
     return line
 
 
+def _joined(who: list[str]) -> str:
+    return msg.AND.format(rest=", ".join(who[:-1]), last=who[-1]) if who[1:] else who[0]
+
+
 def decided_fallback(card: CardView, decided: Decided) -> str:
     """The notification text of a decided card."""
-    kind = shown_kind(decided.decision)
+    kind = decided.kind
     if kind == "expire":
         return escape_truncated(msg.EXPIRED_FALLBACK.format(tool=_named(card)), FALLBACK_LIMIT)
-    who = [u for u in decided.deciders if u] or ["someone"]
+    who = [u for u in decided.deciders if u]
+    if kind == "interrupted":  # never "by someone": who approved it, and that it stopped
+        template = msg.INTERRUPTED_AFTER_FALLBACK if who else msg.INTERRUPTED_FALLBACK
+        text = template.format(who=_joined(who), tool=_named(card))
+        return escape_truncated(text, FALLBACK_LIMIT)
+    who = who or ["someone"]
     text = msg.DECIDED_FALLBACK.format(
-        decision=_DECIDED_WORD.get(kind, kind).capitalize(),
-        who=msg.AND.format(rest=", ".join(who[:-1]), last=who[-1]) if who[1:] else who[0],
-        tool=_named(card),
+        decision=_DECIDED_WORD.get(kind, kind).capitalize(), who=_joined(who), tool=_named(card)
     )
     return escape_truncated(text, FALLBACK_LIMIT)

@@ -44,8 +44,9 @@ from bot.ops._outage import Service
 from bot.policy import Refusal
 from bot.slack._ids import thread_id
 from bot.slack._services import Services
-from bot.slack.blocks._blocks import CardView, already_decided_text
+from bot.slack.blocks._blocks import already_decided_text
 from bot.slack.blocks._refs import ApprovalRef
+from bot.slack.deciding._clicked_card import Clicked, card_from_call, unrecorded_card
 from bot.slack.deciding._expiry import expire_call
 from bot.slack.deciding._unrecorded import Asker, recording_outage, tell_not_recorded
 from bot.slack.deciding._workspace import Choice, choice_of
@@ -158,6 +159,8 @@ async def _decide_recorded(services: Services, attempt: Attempt) -> None:
     async with contextlib.AsyncExitStack() as held:
         async with recording(outage):
             card = await services.cards.find(ref.run_id, ref.tool_call_id)
+            if card is None:  # posted, its record lost (storage failed, a process died)
+                card = await card_from_call(services, attempt.ref, _where(attempt))
             thread_ts = card.thread_ts if card else attempt.thread_ts
             if thread_ts is None:
                 logger.warning("ignoring a decision on run %s: no thread", ref.run_id)
@@ -205,7 +208,7 @@ async def _decide_recorded(services: Services, attempt: Attempt) -> None:
             by=attempt.user,
             at=utcnow(),
             stream=outcome,
-            card=card or _unrecorded_card(attempt, thread),
+            card=card or unrecorded_card(attempt.ref, _where(attempt), attempt.question, thread),
             lock_held=True,
         )
 
@@ -378,14 +381,11 @@ async def _present_changed(
     await post_run(services, changed.stream, thread)
 
 
-def _unrecorded_card(attempt: Attempt, thread: SlackThread) -> PostedCard:
-    """The clicked message, when no ``presented`` record says what it showed."""
-    tool, question = attempt.question or ("?", None)
-    return PostedCard(
-        view=CardView(ref=attempt.ref, tool_name=tool, args={}),
+def _where(attempt: Attempt) -> Clicked:
+    return Clicked(
+        team=attempt.team,
         channel=attempt.channel,
-        ts=attempt.message_ts or "",
-        thread_ts=thread.thread_ts,
-        team=thread.team,
-        question=None if attempt.question is None else question or {},
+        message_ts=attempt.message_ts,
+        thread_ts=attempt.thread_ts,
+        is_question=attempt.question is not None,
     )

@@ -32,9 +32,8 @@ from bot.slack.blocks._home_view import HOME_ITEMS, Waiting, home_view
 from bot.slack.blocks._refs import ApprovalRef
 from bot.slack.blocks.standing._grant_blocks import with_grants
 from bot.slack.delivery._card_index import PostedCard
-from bot.slack.delivery._card_posts import card_metadata, card_view, post_card_for
+from bot.slack.delivery._card_posts import card_in_thread, card_view, post_card_for, record_batch
 from bot.slack.delivery._card_source import described
-from bot.slack.delivery._outbox import message_in_thread
 from bot.slack.delivery._team_urls import message_link
 from bot.slack.delivery._thread import SlackThread
 from bot.slack.receiving._payloads import BlockActions
@@ -174,9 +173,12 @@ async def _card_now(
         card = await services.cards.find(run_id, call.tool_call_id)
         if card is not None:
             return card
-        wanted = card_metadata(run_id, call.tool_call_id)
-        posted_ts = await message_in_thread(services, thread.channel, thread.thread_ts, wanted)
-        await post_card_for(services, thread, run_id, call, posted_ts=posted_ts)
+        found = await card_in_thread(services, thread, run_id, call.tool_call_id)
+        if found is not None and found[1]:  # a batch card's row: recorded as one
+            await record_batch(services, thread, run_id, found[0], found[1])
+        else:
+            posted_ts = found[0] if found is not None else None
+            await post_card_for(services, thread, run_id, call, posted_ts=posted_ts)
         card = await services.cards.find(run_id, call.tool_call_id)
     assert card is not None  # just recorded
     return card

@@ -38,7 +38,12 @@ from bot.slack.blocks._mrkdwn import mention
 from bot.slack.blocks._reminders import reminder_done, reminder_key
 from bot.slack.delivery._card_index import PostedCard
 from bot.slack.delivery._card_source import described
-from bot.slack.delivery._claimed import claimed_detail, taken_over, takeover_status
+from bot.slack.delivery._claimed import (
+    claimed_detail,
+    stored_outcome,
+    taken_over,
+    takeover_status,
+)
 from bot.slack.delivery._outbox import enqueue, new_write
 from bot.slack.delivery._render import post_run, reporting_failures
 from bot.slack.delivery._thread import SlackThread
@@ -71,8 +76,9 @@ async def show_decided(
     ``card`` is looked up when the caller does not have it; a call never shown in Slack is left
     alone (its run goes on by itself). An approval card shows who decided, how and when, without
     buttons; a question answered by ``Resume`` loses its "Provide details" button and says who
-    answered; ``decision`` None (a run recovered after a crash) leaves the card as it is, unless
-    ``interrupted``: its outcome is unknown, and the card says so.
+    answered; ``decision`` None (a run recovered after a crash, or taken over) shows the outcome
+    storage has for the call: who approved it, and that it was run again or interrupted
+    (``interrupted``: its outcome is unknown, said even before storage has it).
     ``lock_held``: the caller already holds the thread's lock (a click claims under it).
     Every write is fenced by the run's leases (``fenced``): once another instance took the
     call over, this one shows nothing more (the new owner shows its one outcome).
@@ -107,7 +113,15 @@ async def show_decided(
 
             async def show_outcome() -> None:
                 approvers = await _quorum(services, shown) if decision.kind == "approve" else ()
-                decided = Decided(decision=decision, by=by, at=at, approvers=approvers)
+                stored = await stored_outcome(services.storage, run_id, tool_call_id)
+                decided = Decided(
+                    decision=decision,
+                    by=by,
+                    at=at,
+                    approvers=approvers,
+                    interrupted=stored is not None and stored.interrupted,
+                    ran_again=stored is not None and stored.ran_again,
+                )
                 if decision.kind != "approve" or not await taken_over(
                     services.storage, run_id, tool_call_id
                 ):  # a takeover's outcome ("interrupted") is final: a late "approved" keeps off
@@ -117,8 +131,17 @@ async def show_decided(
                         await _keep_takeover_shown(services, shown, run_id, tool_call_id)
 
             await _patiently(services, show_outcome)  # the card must reach its outcome
-        elif interrupted:
-            await _update(services, card, Decided(decision=None, by=None, at=at))
+        else:  # recovered after a crash or taken over: the card as storage has the outcome
+
+            async def show_stored() -> None:
+                stored = await stored_outcome(services.storage, run_id, tool_call_id)
+                if stored is None and interrupted:
+                    stored = Decided(decision=None, by=None, at=at, interrupted=True)
+                if stored is not None:
+                    await _update(services, card, stored)
+                    await _update_reminder(services, card, stored)
+
+            await _patiently(services, show_stored)
         await _post_or_keep(services, stream, thread)
 
 
@@ -193,7 +216,8 @@ async def _keep_takeover_shown(
     takeover's "interrupted" card with "approved": show the takeover's outcome again (the same
     card the new owner shows; nothing new is said)."""
     if await takeover_status(services.storage, run_id, tool_call_id) == "interrupted":
-        await _update(services, card, Decided(decision=None, by=None, at=utcnow()))
+        stored = await stored_outcome(services.storage, run_id, tool_call_id)
+        await _update(services, card, stored or Decided(decision=None, by=None, at=utcnow()))
 
 
 async def _post_or_keep(services: Services, stream: AgentStream, thread: SlackThread) -> None:
