@@ -132,17 +132,26 @@ async def show_decided(
 
             await _patiently(services, show_outcome)  # the card must reach its outcome
         else:  # recovered after a crash or taken over: the card as storage has the outcome
-
-            async def show_stored() -> None:
-                stored = await stored_outcome(services.storage, run_id, tool_call_id)
-                if stored is None and interrupted:
-                    stored = Decided(decision=None, by=None, at=at, interrupted=True)
-                if stored is not None:
-                    await _update(services, card, stored)
-                    await _update_reminder(services, card, stored)
-
-            await _patiently(services, show_stored)
+            await show_stored(services, card, at=at, interrupted=interrupted)
         await _post_or_keep(services, stream, thread)
+
+
+async def show_stored(
+    services: Services, card: PostedCard, *, at: datetime, interrupted: bool = False
+) -> None:
+    """The card (and its reminder) as storage has the call's outcome now (``interrupted``: said
+    even before storage has it); through a storage outage."""
+    ref = card.view.ref
+
+    async def attempt() -> None:
+        stored = await stored_outcome(services.storage, ref.run_id, ref.tool_call_id)
+        if stored is None and interrupted:
+            stored = Decided(decision=None, by=None, at=at, interrupted=True)
+        if stored is not None:
+            await _update(services, card, stored)
+            await _update_reminder(services, card, stored)
+
+    await _patiently(services, attempt)
 
 
 async def show_many_decided(
