@@ -37,7 +37,6 @@ from bot.slack.blocks._card import (
     Decided,
     card_title,
     decision_buttons,
-    outcome_line,
     quorum_progress,
     requested,
     show_all_button,
@@ -45,6 +44,7 @@ from bot.slack.blocks._card import (
     tool_label,
     who_may_approve,
 )
+from bot.slack.blocks._decided_card import outcome_line
 from bot.slack.blocks._mrkdwn import code_block, escape, escape_truncated
 from bot.slack.blocks._refs import VALUE_LIMIT
 
