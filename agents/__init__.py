@@ -82,6 +82,7 @@ from agents.running._chunks import (
 )
 from agents.running._runner import Runner
 from agents.running._stream import AgentStream
+from agents.stored._fence import HeldLease, StreamFence
 from tools import ApprovalContext
 
 __all__ = [
@@ -116,6 +117,7 @@ __all__ = [
     "GrantNotAllowed",
     "GrantRequest",
     "GrantScope",
+    "HeldLease",
     "Hooks",
     "InvalidResumeData",
     "InvalidToolArgs",
@@ -138,6 +140,7 @@ __all__ = [
     "StartChunk",
     "StepFinishChunk",
     "StepResult",
+    "StreamFence",
     "SuspendedRun",
     "SuspendedRunsPage",
     "TakenDecision",

@@ -108,7 +108,7 @@ class Run:
                     kind=pending.kind,
                 )
             )
-            outcome = await held(self.rt, lease, outcome_of(self))
+            outcome = await held(self.rt, lease, outcome_of(self), fence=self.stream.fence)
             more, answering = await self._store_outcome(pending, outcome, lease)
             fresh += more
         await self._go_on(fresh, answering)
@@ -130,7 +130,7 @@ class Run:
         elif answering is None:
             await self._loop()
         else:
-            await held(self.rt, answering, self._loop())
+            await held(self.rt, answering, self._loop(), fence=self.stream.fence)
 
     async def answer_again(self, lease: Lease, call: ToolCallResumedChunk) -> None:
         """Recovered: the model's answer after a decided call, whose process died before that
@@ -141,7 +141,7 @@ class Run:
         self.stream.emit(StartChunk(run_id=self.state.run_id))
         self.stream.emit(call)  # the call whose outcome this answer is
         self.writer.owe(lease)
-        await held(self.rt, lease, self._loop())
+        await held(self.rt, lease, self._loop(), fence=self.stream.fence)
 
     async def retry(self) -> None:
         """Go on with a run that stopped on an error, from its last stored state."""
@@ -376,9 +376,8 @@ class Run:
             self.stream.emit(granted_chunk(g, self.state.run_id))
             pending = g.pending
             lease = Lease.of(g.claim, self.rt.owner)
-            outcome = await held(
-                self.rt, lease, self.execute(pending.call_id, pending.local_tool, pending.args)
-            )
+            work = self.execute(pending.call_id, pending.local_tool, pending.args)
+            outcome = await held(self.rt, lease, work, fence=self.stream.fence)
             more, answering = await self._store_outcome(pending, outcome, lease)
             fresh.extend(more)
         await self._go_on(fresh, answering)

@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator
 
 from agents._results import RunResult
 from agents.running._chunks import Chunk, TextDeltaChunk
+from agents.stored._fence import StreamFence
 
 
 class AgentStream:
@@ -20,6 +21,9 @@ class AgentStream:
     def __init__(self, run_id: str) -> None:
         self.run_id = run_id
         """The run this stream belongs to."""
+        self.fence = StreamFence()
+        """The leases the run's work ran under: an edge checks ``fence.current()`` before it
+        announces anything of this stream (a taken-over owner's announcements are dropped)."""
         self._chunks: list[Chunk] = []
         self._result: RunResult | None = None
         self._ended = asyncio.Event()

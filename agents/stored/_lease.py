@@ -21,6 +21,7 @@ from typing import TypeVar
 
 from agents._runtime import Runtime
 from agents.errors import LeaseLost
+from agents.stored._fence import HeldLease, StreamFence
 from storage import ClaimRecord, utcnow
 
 logger = logging.getLogger(__name__)
@@ -51,17 +52,28 @@ class Lease:
         """The lease ``owner`` holds on ``claim`` (as taken or taken over)."""
         return cls(run_id=claim.run_id, key=claim.key, owner=owner, epoch=claim.epoch)
 
+    def held(self) -> HeldLease:
+        """This lease as a stream's fence names it (``AgentStream.fence``)."""
+        return HeldLease(run_id=self.run_id, key=self.key, owner=self.owner, epoch=self.epoch)
+
     def lost(self) -> LeaseLost:
         """The error that abandons the work (storage refused a write made under this lease)."""
         return LeaseLost(self.run_id, self.key, owner=self.owner, epoch=self.epoch)
 
 
-async def held(rt: Runtime, lease: Lease, work: Awaitable[T]) -> T:
+async def held(
+    rt: Runtime, lease: Lease, work: Awaitable[T], *, fence: StreamFence | None = None
+) -> T:
     """Await ``work`` while renewing ``lease``; ``LeaseLost`` when a renewal found it taken over.
+
+    ``fence``: the stream announcing the work names ``lease`` on it first, so whoever
+    announces it (the Slack edge) can check, before each write, that it is still this owner's.
 
     The work is not cancelled when the lease is lost (a tool stopped halfway could leave worse
     than one that ran to its end); its result is dropped instead, unannounced.
     """
+    if fence is not None:
+        fence.hold(rt.storage, lease.held())
     renewal = _Renewal(rt, lease)
     try:
         result = await work

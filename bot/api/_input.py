@@ -1,9 +1,9 @@
 """Reading ``/api`` input: JSON bodies and query strings into the pydantic models, or a 400.
 
 Everything a client can send is refused here with a ``Problem`` (a 4xx with a stable code)
-before it reaches the runtime: malformed JSON, ``NaN``/``Infinity``, nesting deeper than the
-parser allows, strings that are not valid Unicode (JSON's ``"\\ud800"``), and anything that
-does not validate against the request model.
+before it reaches the runtime: malformed JSON, ``NaN``/``Infinity``, nesting deeper than
+``API_JSON_DEPTH`` (checked on the raw text, before parsing), strings that are not valid
+Unicode (JSON's ``"\\ud800"``), and anything that does not validate against the request model.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from aiohttp import web
 from pydantic import BaseModel, ValidationError
 
 import bot.api._errors as api_errors
+from bot._json_limits import API_JSON_DEPTH, too_deep
 
 _Model = TypeVar("_Model", bound=BaseModel)
 
@@ -35,6 +36,13 @@ def _reject_constant(name: str) -> Any:
 async def json_body(request: web.Request) -> Any:
     """The parsed JSON body (any shape; ``parse`` checks it), or a 400 ``MALFORMED_JSON``."""
     raw = await request.read()
+    if too_deep(raw.decode("utf-8", errors="replace"), limit=API_JSON_DEPTH):
+        raise Problem(
+            400,
+            api_errors.MALFORMED_JSON,
+            f"the body nests objects and arrays more than {API_JSON_DEPTH} levels deep; "
+            "send a flatter body",
+        )
     try:
         data = json.loads(raw, parse_constant=_reject_constant)
     except (ValueError, RecursionError) as exc:

@@ -27,6 +27,9 @@ logger = logging.getLogger(__name__)
 DEFAULT_PREFIX = "countersign:slack:"
 CONNECT_TIMEOUT_SECONDS = 2.0
 """A Redis that does not accept the connection within this counts as down."""
+COMMAND_TIMEOUT_SECONDS = 5.0
+"""How long one Redis command may take: a Redis that stopped answering (frozen, or its host
+cut off) is an outage after this, never a click or a thread waiting forever."""
 LEASE_SECONDS = 30.0
 """A thread lock expires this long after its holder stops renewing it (crash); the bot passes
 ``CLAIM_LEASE_SECONDS`` so a crashed instance's thread lapses with its claims (SPEC 3.4)."""
@@ -113,7 +116,9 @@ async def shared_coordination(
         yield Shared()
         return
     url, prefix = _split_prefix(redis_url)
-    client = aioredis.Redis.from_url(url, socket_connect_timeout=CONNECT_TIMEOUT_SECONDS)
+    client = aioredis.Redis.from_url(
+        url, socket_connect_timeout=CONNECT_TIMEOUT_SECONDS, socket_timeout=COMMAND_TIMEOUT_SECONDS
+    )
 
     async def ping() -> bool:
         return bool(await client.ping())

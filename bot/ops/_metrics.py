@@ -163,9 +163,12 @@ class Metrics:
 
 def slack_kind(body: bytes, status: int) -> str:
     """What Slack sent (``event_callback``, ``block_actions``, ``command`` …), from a bounded
-    set; ``unverified`` when the signature was refused, ``other`` for anything else."""
+    set; ``unverified`` when the signature was refused, ``other`` for anything else (a body
+    refused as malformed, 400, is not parsed again here: it may nest too deep to parse)."""
     if status == 401:
         return "unverified"
+    if status == 400:
+        return "other"
     try:
         text = body.decode("utf-8")
         if text.startswith("{"):
@@ -175,7 +178,7 @@ def slack_kind(body: bytes, status: int) -> str:
             if "command" in form:
                 return "command"
             kind = json.loads(form.get("payload", ["{}"])[0]).get("type")
-    except (UnicodeDecodeError, ValueError, AttributeError):
+    except (UnicodeDecodeError, ValueError, AttributeError, RecursionError):
         return "other"
     return kind if isinstance(kind, str) and kind in _SLACK_KINDS else "other"
 

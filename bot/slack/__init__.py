@@ -19,6 +19,7 @@ from bot.slack._services import Services, create_services
 from bot.slack.deciding._workspace import AnyoneMayDecide, EdgePolicy, SettingsPolicy
 from bot.slack.delivery._publish import publish
 from bot.slack.delivery._webclient import create_web_client
+from bot.slack.delivery.sending._fence import Superseded
 from bot.slack.receiving._app import (
     BOLT_APP,
     EVENTS_PATH,
@@ -39,6 +40,7 @@ __all__ = [
     "EdgePolicy",
     "Services",
     "SettingsPolicy",
+    "Superseded",
     "create_bolt_app",
     "create_services",
     "create_web_app",

@@ -134,6 +134,17 @@ INTERRUPTED_CARD = (
     ":warning: Interrupted {when}: the process running this call stopped; whether it took effect "
     "is unknown (it was not run again)"
 )
+INTERRUPTED_AFTER = (
+    ":warning: Interrupted after {who} approved it {when}: the instance running it stopped; "
+    "whether it took effect is unknown (it was not run again)"
+)
+INTERRUPTED_FALLBACK = "Interrupted: {tool}: the instance running it stopped"
+INTERRUPTED_AFTER_FALLBACK = (
+    "Interrupted after {who} approved it: {tool}: the instance running it stopped"
+)
+RAN_AGAIN = (
+    ":repeat: The instance running it stopped; another ran it again (the tool is idempotent)"
+)
 REMINDER_APPROVED = "~Reminder~ The request to run `{tool}` was approved by {who} {when}."
 REMINDER_DECLINED = "~Reminder~ The request to run `{tool}` was declined by {who} {when}."
 REMINDER_EXPIRED = "~Reminder~ The request to run `{tool}` expired {when} and did not run."

@@ -7,6 +7,7 @@ import contextlib
 import signal
 import socket
 import sys
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -68,7 +69,8 @@ async def serve_bot_process(env: dict[str, str], cwd: Path) -> AsyncIterator[Bot
 
 
 async def _first_health(bot: BotProcess) -> dict[str, Any]:
-    for _ in range(600):  # up to 30 s: a start on a loaded machine takes well over 10
+    deadline = time.monotonic() + 120  # bounded; a loaded machine starts Python slowly
+    while time.monotonic() < deadline:
         with contextlib.suppress(aiohttp.ClientConnectionError):
             async with bot.http.get(f"{bot.url}/healthz") as response:
                 body: dict[str, Any] = await response.json()

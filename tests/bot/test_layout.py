@@ -21,6 +21,7 @@ TOP_LEVEL = {
     "_client_results.py",  # what bot.client's decision calls answer
     "_assembly.py",
     "_errors.py",
+    "_json_limits.py",  # how deep a JSON body may nest (the Slack edge and the API)
     "_logs.py",
     "_mcp_servers.py",
     "_serve.py",
@@ -38,7 +39,7 @@ MAY_IMPORT = {
     "slack": {"policy", "ops", "coordination"},
 }
 """The other parts each part may import."""
-WIRING_A_PART_MAY_USE = {"bot._settings", "bot._errors", "bot._logs"}
+WIRING_A_PART_MAY_USE = {"bot._settings", "bot._errors", "bot._logs", "bot._json_limits"}
 DYNAMIC_IMPORT_ALLOWED = {"_agent_loader.py"}  # loads BOT_AGENT by design
 
 

@@ -85,7 +85,9 @@ def _remote(**changes: Any) -> mcp_types.Tool:
     return mcp_types.Tool(**{**fields, **changes})
 
 
-async def _nope(name: str, args: dict[str, Any]) -> mcp_types.CallToolResult:
+async def _nope(
+    name: str, args: dict[str, Any], *, idempotent: bool = False
+) -> mcp_types.CallToolResult:
     raise AssertionError("not called")
 
 

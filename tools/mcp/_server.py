@@ -239,12 +239,31 @@ class MCPServer:
             self._tools = tools
         return list(tools)
 
-    async def call_tool(self, tool: str, arguments: dict[str, Any]) -> mcp_types.CallToolResult:
+    async def call_tool(
+        self, tool: str, arguments: dict[str, Any], *, idempotent: bool = False
+    ) -> mcp_types.CallToolResult:
         """Call ``tool`` (the server's own name); reconnects first when the server restarted.
 
+        A session the server no longer knows (``Session not found``: it restarted over HTTP)
+        is reopened once and the call sent again: the server refused it before dispatching
+        anything. A connection lost during the call is retried the same way only for an
+        ``idempotent`` tool (it may have reached the server); otherwise it fails with
+        ``MCPServerUnavailable`` saying so, never silently.
         No answer within ``call_timeout`` raises ``MCPCallTimedOut`` and resets the session
         (the connection is closed: a stdio server is stopped, and the next call reconnects).
         """
+        try:
+            return await self._call_once(tool, arguments)
+        except _SessionLost as lost:
+            if not (lost.never_received or idempotent):
+                raise lost.error from None
+            logger.info("MCP server %s: %s; reopened the session, calling again", self.name, lost)
+        try:
+            return await self._call_once(tool, arguments)
+        except _SessionLost as lost:
+            raise lost.error from None
+
+    async def _call_once(self, tool: str, arguments: dict[str, Any]) -> mcp_types.CallToolResult:
         connection = await self._live()
         try:
             async with asyncio.timeout(self._call_timeout):
@@ -253,10 +272,22 @@ class MCPServer:
                 )
             return result
         except MCPError as exc:
+            if _unknown_session(exc):
+                await self._drop(connection, "the server no longer knows the session", quiet=True)
+                raise _SessionLost(
+                    MCPServerUnavailable(
+                        self.name,
+                        f"the server lost the session ({exc.error.message}); the call "
+                        f"{tool!r} was not run",
+                    ),
+                    never_received=True,
+                ) from None
             raise MCPToolFailed(self.name, tool, exc.error.message) from None
         except TimeoutError:
             await self._drop(connection, f"tool {tool!r} did not answer in time")
             raise MCPCallTimedOut(self.name, tool, self._call_timeout) from None
+        except MCPServerUnavailable as exc:  # the connection was lost during the call
+            raise _SessionLost(exc, never_received=False) from None
 
     async def _request(self, connection: Connection, send: Any) -> Any:
         try:
@@ -308,11 +339,12 @@ class MCPServer:
             self._retry_delay = FIRST_RETRY_DELAY
             return self._connection
 
-    async def _drop(self, connection: Connection, reason: str) -> None:
+    async def _drop(self, connection: Connection, reason: str, *, quiet: bool = False) -> None:
         async with self._lock:
             if self._connection is connection:
                 self._connection = None
-                self._report_outage(reason)
+                if not quiet:
+                    self._report_outage(reason)
         await connection.close()
 
     def _report_outage(self, reason: str) -> None:
@@ -326,6 +358,25 @@ class MCPServer:
         if isinstance(message, mcp_types.ToolListChangedNotification):
             self._tools = None
             self._changed.set()
+
+
+class _SessionLost(Exception):
+    """The call's session is gone: ``error`` says so; ``never_received``: the server refused
+    it before dispatching (safe to send again on a new session)."""
+
+    def __init__(self, error: MCPServerUnavailable, *, never_received: bool) -> None:
+        super().__init__(error.reason)
+        self.error = error
+        self.never_received = never_received
+
+
+_SESSION_GONE = ("session not found", "session terminated")
+"""What the SDK's streamable HTTP server and client say of a session id the server does not
+know (HTTP 404): it restarted, or expired the session."""
+
+
+def _unknown_session(exc: MCPError) -> bool:
+    return exc.error.message.strip().lower() in _SESSION_GONE
 
 
 def _describe(exc: BaseException) -> str:

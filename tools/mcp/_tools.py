@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import mcp.types as mcp_types
 from pydantic import BaseModel, ConfigDict
@@ -16,8 +16,14 @@ from tools.mcp._errors import MCPToolFailed
 from tools.mcp._names import mcp_tool_name
 from tools.mcp._output import DEFAULT_MAX_BYTES, capped, content_for_model
 
-CallTool = Callable[[str, dict[str, Any]], Awaitable[mcp_types.CallToolResult]]
-"""``(server tool name, arguments) -> result``: how a tool reaches its server."""
+
+class CallTool(Protocol):
+    """``(server tool name, arguments, idempotent=...) -> result``: how a tool reaches its
+    server (``idempotent``: the call may be sent again on a new session if the first was lost)."""
+
+    def __call__(
+        self, tool: str, arguments: dict[str, Any], *, idempotent: bool = ...
+    ) -> Awaitable[mcp_types.CallToolResult]: ...
 
 
 class MCPArguments(BaseModel):
@@ -76,9 +82,10 @@ def build_tool(
     read_only = hints is not None and hints.read_only_hint is True
     title = (hints.title if hints is not None else None) or remote.title
     remote_name = remote.name
+    idempotent = hints is not None and hints.idempotent_hint is True
 
     async def execute(input: MCPArguments, ctx: ToolContext) -> Any:
-        result = await call(remote_name, input.model_dump())
+        result = await call(remote_name, input.model_dump(), idempotent=idempotent)
         return await to_tool_result(server, remote_name, result, max_bytes=output_max_bytes)
 
     return MCPTool(
@@ -88,7 +95,7 @@ def build_tool(
         json_schema=dict(remote.input_schema),
         execute=execute,
         require_approval=not read_only,
-        idempotent=hints is not None and hints.idempotent_hint is True,
+        idempotent=idempotent,
         title=title,
         server=server,
         remote_name=remote.name,

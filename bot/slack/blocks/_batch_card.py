@@ -52,13 +52,13 @@ from bot.slack.blocks._card import (
     CardView,
     Decided,
     card_title,
-    outcome_line,
     quorum_progress,
     requested,
     slack_date,
     tool_label,
     who_may_approve,
 )
+from bot.slack.blocks._decided_card import outcome_line
 from bot.slack.blocks._mrkdwn import code_block, escape, escape_truncated
 from bot.slack.blocks._refs import VALUE_LIMIT
 

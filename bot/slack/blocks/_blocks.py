@@ -29,10 +29,9 @@ from bot.slack.blocks._card import (
     Decided,
     approval_card,
     approval_fallback,
-    decided_card,
-    decided_fallback,
     slack_date,
 )
+from bot.slack.blocks._decided_card import decided_card, decided_fallback
 from bot.slack.blocks._mrkdwn import code_block, escape, escape_truncated, mention
 from bot.slack.blocks._refs import ApprovalRef
 from bot.slack.blocks._replaced import replaced_card

@@ -35,11 +35,11 @@ from bot.slack._ids import (
     SHOW_ALL_ACTION,
     WITHDRAW_ACTION,
 )
-from bot.slack.blocks._args import args_view, changed_keys, changes_side_by_side, reveal
+from bot.slack.blocks._args import args_view, changes_side_by_side, reveal
 from bot.slack.blocks._mrkdwn import escape_truncated, mention
 from bot.slack.blocks._refs import ApprovalRef
 from bot.slack.blocks.standing._escalation import escalated_line
-from bot.slack.blocks.standing._grant_blocks import grant_button, granted_too
+from bot.slack.blocks.standing._grant_blocks import grant_button
 
 HEADER_LIMIT = 150
 """Slack's limit on a header's text."""
@@ -99,11 +99,21 @@ class Decided:
     approvers: tuple[str, ...] = ()
     """A quorum call's approvers, in the order they approved (``by`` is the last); empty:
     ``by`` alone decided."""
+    interrupted: bool = False
+    """The approved call's outcome is unknown: the instance running it stopped (``by`` still
+    names who approved it)."""
+    ran_again: bool = False
+    """The approved call was run again by the instance that took it over (idempotent)."""
 
     @property
     def deciders(self) -> tuple[str | None, ...]:
         """Who the card names as having decided, in order."""
         return self.approvers or (self.by,)
+
+    @property
+    def kind(self) -> str:
+        """How the card names the outcome (``interrupted`` when the run of it stopped)."""
+        return "interrupted" if self.interrupted else shown_kind(self.decision)
 
 
 def slack_date(at: datetime) -> str:
@@ -117,7 +127,7 @@ def card_title(card: CardView) -> str:
     return reveal(title[0] if title else card.tool_name)
 
 
-def _header(template: str, card: CardView) -> HeaderBlock:
+def header_block(template: str, card: CardView) -> HeaderBlock:
     room = HEADER_LIMIT - len(template.format(title=""))
     title = card_title(card)
     if len(title) > room:
@@ -136,7 +146,7 @@ def tool_label(card: CardView) -> str:
     return card.tool_name
 
 
-def _tool_section(card: CardView) -> SectionBlock:
+def tool_section(card: CardView) -> SectionBlock:
     line = msg.TOOL_LINE.format(tool=_code_name(tool_label(card)))
     if card.destructive:
         line += " · " + msg.DESTRUCTIVE
@@ -193,7 +203,7 @@ def requested(card: CardView) -> str:
     return msg.REQUESTED_BY_UNKNOWN
 
 
-def _context(card: CardView, *, pending: bool) -> ContextBlock:
+def context_block(card: CardView, *, pending: bool) -> ContextBlock:
     parts = [requested(card)]
     if len(card.agent_path) > 1:
         parts.append(msg.ASKED_VIA.format(path=_code_name(" → ".join(card.agent_path))))
@@ -227,7 +237,7 @@ def _show_all(card: CardView) -> ActionsBlock:
     return ActionsBlock(block_id=SHOW_ALL_BLOCK, elements=[show_all_button(card)])
 
 
-def _args(card: CardView, edited: dict[str, Any] | None) -> list[Block]:
+def args_blocks(card: CardView, edited: dict[str, Any] | None) -> list[Block]:
     original = args_view(
         msg.ARGUMENTS_LABEL if edited is None else msg.ORIGINAL_ARGUMENTS_LABEL, card.args
     )
@@ -298,43 +308,23 @@ def withdraw_button(value: str) -> ButtonElement:
 def approval_card(card: CardView) -> list[Block]:
     """The card asking for a decision."""
     return [
-        _header(msg.APPROVAL_HEADER, card),
-        _tool_section(card),
-        *_args(card, None),
-        _context(card, pending=True),
+        header_block(msg.APPROVAL_HEADER, card),
+        tool_section(card),
+        *args_blocks(card, None),
+        context_block(card, pending=True),
         decision_buttons(card),
     ]
 
 
 def approval_fallback(card: CardView) -> str:
     """The notification text of an approval card."""
-    return escape_truncated(msg.APPROVAL_FALLBACK.format(tool=_named(card)), FALLBACK_LIMIT)
+    return escape_truncated(msg.APPROVAL_FALLBACK.format(tool=named(card)), FALLBACK_LIMIT)
 
 
-def _named(card: CardView) -> str:
+def named(card: CardView) -> str:
     """``Delete a record (delete_record)``: the title and what runs, for notifications."""
     title, label = card_title(card), tool_label(card)
     return label if title == label else f"{title} ({label})"
-
-
-_HEADERS = {
-    "approve": msg.HEADER_APPROVED,
-    "decline": msg.HEADER_DECLINED,
-    "expire": msg.HEADER_EXPIRED,
-    "withdraw": msg.HEADER_WITHDRAWN,
-}
-_LINES = {
-    "approve": msg.APPROVED_BY,
-    "decline": msg.DECLINED_BY,
-    "expire": msg.EXPIRED_CARD,
-    "withdraw": msg.WITHDRAWN_BY,
-}
-_DECIDED_WORD = {
-    "approve": "approved",
-    "decline": "declined",
-    "expire": "expired",
-    "withdraw": "withdrawn",
-}
 
 
 def shown_kind(decision: Decision | None) -> str:
@@ -344,50 +334,3 @@ def shown_kind(decision: Decision | None) -> str:
     if isinstance(decision, Decline) and decision.withdrawn:
         return "withdraw"
     return decision.kind
-
-
-def decided_card(card: CardView, decided: Decided) -> list[Block]:
-    """The card after its outcome: the outcome in the header, who, when, why; no buttons."""
-    decision = decided.decision
-    header = _HEADERS.get(shown_kind(decision), msg.HEADER_INTERRUPTED)
-    edited = decision.args if decision is not None and decision.kind == "approve" else None
-    if edited is not None and not changed_keys(card.args, edited):
-        edited = None
-    return [
-        _header(header, card),
-        _tool_section(card),
-        *_args(card, edited),
-        SectionBlock(text=MarkdownTextObject(text=outcome_line(card, decided))),
-        _context(card, pending=False),
-    ]
-
-
-def outcome_line(card: CardView, decided: Decided) -> str:
-    """Who decided what and when (quorum count, decline reason), as a decided card says it."""
-    decision, kind = decided.decision, shown_kind(decided.decision)
-    line = _LINES.get(kind, msg.INTERRUPTED_CARD).format(
-        who=names(decided.deciders), when=slack_date(decided.at)
-    )
-    if kind == "approve" and len(decided.approvers) > 1:
-        count = len(decided.approvers)
-        needed = max(card.rules.approvals_required, count)
-        line += " · " + msg.QUORUM.format(count=count, needed=needed)
-    if decision is not None and decision.kind == "approve" and decision.grant is not None:
-        line += "\n" + granted_too(decision.grant)
-    if decision is not None and decision.kind == "decline" and decision.reason:
-        line += "\n" + msg.DECIDED_REASON.format(reason=escape_truncated(decision.reason, 1000))
-    return line
-
-
-def decided_fallback(card: CardView, decided: Decided) -> str:
-    """The notification text of a decided card."""
-    kind = shown_kind(decided.decision)
-    if kind == "expire":
-        return escape_truncated(msg.EXPIRED_FALLBACK.format(tool=_named(card)), FALLBACK_LIMIT)
-    who = [u for u in decided.deciders if u] or ["someone"]
-    text = msg.DECIDED_FALLBACK.format(
-        decision=_DECIDED_WORD.get(kind, kind).capitalize(),
-        who=msg.AND.format(rest=", ".join(who[:-1]), last=who[-1]) if who[1:] else who[0],
-        tool=_named(card),
-    )
-    return escape_truncated(text, FALLBACK_LIMIT)

@@ -23,7 +23,7 @@ def reminder_text(view: CardView, expires_at_text: str) -> str:
 
 def reminder_done(view: CardView, decided: Decided) -> str:
     """The reminder after its card was decided: what happened, by whom, when."""
-    kind = decided.decision.kind if decided.decision is not None else "interrupted"
+    kind = {"withdraw": "decline"}.get(decided.kind, decided.kind)
     template = {
         "approve": msg.REMINDER_APPROVED,
         "decline": msg.REMINDER_DECLINED,

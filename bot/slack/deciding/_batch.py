@@ -72,7 +72,9 @@ async def _decide_all(
         thread_ts=card.thread_ts,
         requester=card.view.requester,
     )
-    async with services.locks.hold(thread.thread_id), reporting_failures(services, thread):
+    # Storage or Redis down until the claim: nothing recorded, and the clicking user is told
+    # so (``or_not_recorded`` around this work); after it, failures are told in the thread.
+    async with services.locks.hold(thread.thread_id):
         rows = await batch_rows(services, card)
         live = [row for row in rows if row.live]
         first = Attempt(
@@ -100,8 +102,9 @@ async def _decide_all(
         stream = await _claim(services, first, rows, live, kind, thread)
         if stream is None:
             return
-        await redraw_batch(services, card)
-        await post_run(services, stream, thread)
+        async with reporting_failures(services, thread):
+            await redraw_batch(services, card)
+            await post_run(services, stream, thread)
 
 
 async def _claim(

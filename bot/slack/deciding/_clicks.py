@@ -40,13 +40,15 @@ from agents.errors import (
     ToolCallNotSuspended,
     ToolChanged,
 )
-from bot.ops._outage import Service, unavailable
+from bot.ops._outage import Service
 from bot.policy import Refusal
 from bot.slack._ids import thread_id
 from bot.slack._services import Services
-from bot.slack.blocks._blocks import CardView, already_decided_text
+from bot.slack.blocks._blocks import already_decided_text
 from bot.slack.blocks._refs import ApprovalRef
+from bot.slack.deciding._clicked_card import Clicked, card_from_call, unrecorded_card
 from bot.slack.deciding._expiry import expire_call
+from bot.slack.deciding._unrecorded import Asker, recording_outage, tell_not_recorded
 from bot.slack.deciding._workspace import Choice, choice_of
 from bot.slack.delivery._card_index import PostedCard
 from bot.slack.delivery._home import UNTHREADED, publish_home, refresh_homes
@@ -155,8 +157,10 @@ async def _decide_recorded(services: Services, attempt: Attempt) -> None:
     ref = attempt.ref
     outage = _Outage()
     async with contextlib.AsyncExitStack() as held:
-        async with _recording(outage):
+        async with recording(outage):
             card = await services.cards.find(ref.run_id, ref.tool_call_id)
+            if card is None:  # posted, its record lost (storage failed, a process died)
+                card = await card_from_call(services, attempt.ref, _where(attempt))
             thread_ts = card.thread_ts if card else attempt.thread_ts
             if thread_ts is None:
                 logger.warning("ignoring a decision on run %s: no thread", ref.run_id)
@@ -171,9 +175,8 @@ async def _decide_recorded(services: Services, attempt: Attempt) -> None:
             refusal = await check(services, attempt, card)
             outcome = None if refusal is not None else await _decide(services, attempt, thread_ts)
         if outage.service is not None:
-            services.outages.down(outage.service, outage.cause or outage.service)
-            text = msg.NOT_RECORDED.format(service=_SERVICE_NAMES[outage.service])
-            await tell(services, attempt, text, attempt.thread_ts)
+            asker = Asker(user=attempt.user, channel=attempt.channel, thread_ts=attempt.thread_ts)
+            await tell_not_recorded(services, asker, outage.service, outage.cause or "down")
             return
         if refusal is not None:
             await tell(services, attempt, refusal.text, thread_ts)
@@ -205,7 +208,7 @@ async def _decide_recorded(services: Services, attempt: Attempt) -> None:
             by=attempt.user,
             at=utcnow(),
             stream=outcome,
-            card=card or _unrecorded_card(attempt, thread),
+            card=card or unrecorded_card(attempt.ref, _where(attempt), attempt.question, thread),
             lock_held=True,
         )
 
@@ -251,22 +254,14 @@ class _Outage:
     cause: BaseException | None = None
 
 
-_SERVICE_NAMES: dict[Service, str] = {
-    "storage": "the database (STORAGE_URL)",
-    "redis": "Redis (REDIS_URL)",
-    "slack": "Slack",
-    "model": "the model API",
-}
-
-
 @contextlib.asynccontextmanager
-async def _recording(outage: _Outage) -> AsyncIterator[None]:
+async def recording(outage: _Outage) -> AsyncIterator[None]:
     """Record a storage or Redis outage in ``outage`` (and stop there); anything else goes on."""
     try:
         yield
     except Exception as exc:
-        service = unavailable(exc)
-        if service not in ("storage", "redis"):
+        service = recording_outage(exc)
+        if service is None:
             raise
         outage.service, outage.cause = service, exc
 
@@ -386,14 +381,11 @@ async def _present_changed(
     await post_run(services, changed.stream, thread)
 
 
-def _unrecorded_card(attempt: Attempt, thread: SlackThread) -> PostedCard:
-    """The clicked message, when no ``presented`` record says what it showed."""
-    tool, question = attempt.question or ("?", None)
-    return PostedCard(
-        view=CardView(ref=attempt.ref, tool_name=tool, args={}),
+def _where(attempt: Attempt) -> Clicked:
+    return Clicked(
+        team=attempt.team,
         channel=attempt.channel,
-        ts=attempt.message_ts or "",
-        thread_ts=thread.thread_ts,
-        team=thread.team,
-        question=None if attempt.question is None else question or {},
+        message_ts=attempt.message_ts,
+        thread_ts=attempt.thread_ts,
+        is_question=attempt.question is not None,
     )

@@ -19,7 +19,7 @@ from bot.slack.blocks._refs import ModalRef
 from bot.slack.blocks.standing._grant_blocks import revoked_line
 from bot.slack.blocks.standing._grant_modal import grant_modal, read_grant
 from bot.slack.deciding._clicks import attempt_from_click, check, record_refusal, refusal_text, tell
-from bot.slack.deciding._modals import Submission, modal_attempt, refusal_of
+from bot.slack.deciding._modals import Submission, modal_attempt, refusal_of, unrecordable
 from bot.slack.delivery._home import publish_home
 from bot.slack.receiving._payloads import BlockActions, ViewSubmission
 from storage import utcnow
@@ -77,7 +77,13 @@ async def grant_submitted(services: Services, sub: ViewSubmission) -> Submission
         logger.warning("ignoring a grant submission without our private_metadata")
         return Submission()
     ref = meta.ref
-    pending = await services.agent.pending_call(run_id=ref.run_id, tool_call_id=ref.tool_call_id)
+    try:
+        pending = await services.agent.pending_call(
+            run_id=ref.run_id, tool_call_id=ref.tool_call_id
+        )
+    except Exception as exc:
+        note = unrecordable(services, exc)
+        return Submission(attempt=modal_attempt(sub, meta, Approve()), note=note)
     if pending is None:
         attempt = modal_attempt(sub, meta, Approve())
         return Submission(attempt=attempt, note=msg.NO_LONGER_PENDING)

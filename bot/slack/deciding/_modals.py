@@ -47,6 +47,7 @@ from bot.slack.deciding._clicks import (
     tell,
 )
 from bot.slack.deciding._expiry import expire_call
+from bot.slack.deciding._unrecorded import not_recorded_text, recording_outage
 from bot.slack.deciding._workspace import Choice
 from bot.slack.receiving._payloads import BlockActions, ViewSubmission
 from storage import utcnow
@@ -202,7 +203,13 @@ async def submitted(services: Services, sub: ViewSubmission, choice: Choice) -> 
         reason = str(entry.get("value") or "").strip() or None
         return Submission(attempt=modal_attempt(sub, meta, Decline(reason=reason)))
     ref = meta.ref
-    pending = await services.agent.pending_call(run_id=ref.run_id, tool_call_id=ref.tool_call_id)
+    try:
+        pending = await services.agent.pending_call(
+            run_id=ref.run_id, tool_call_id=ref.tool_call_id
+        )
+    except Exception as exc:  # the call cannot be read: its decision could not be recorded
+        note = unrecordable(services, exc)
+        return Submission(attempt=modal_attempt(sub, meta, proposed(choice)), note=note)
     form = pending_form(services, pending, choice)
     if isinstance(form, str):
         return Submission(attempt=modal_attempt(sub, meta, proposed(choice)), note=form)
@@ -219,6 +226,16 @@ async def submitted(services: Services, sub: ViewSubmission, choice: Choice) -> 
         return Submission(attempt=modal_attempt(sub, meta, Approve(args=edited)))
     question = (pending.tool_name, pending.suspend_payload)
     return Submission(attempt=modal_attempt(sub, meta, Resume(data=data), question=question))
+
+
+def unrecordable(services: Services, exc: Exception) -> str:
+    """What a Submit is told when reading its call failed: nothing was recorded (storage or
+    Redis down, logged once); anything else is raised again."""
+    service = recording_outage(exc)
+    if service is None:
+        raise exc
+    services.outages.down(service, exc)
+    return not_recorded_text(service)
 
 
 async def finish_submission(services: Services, submission: Submission) -> None:

@@ -16,7 +16,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from agents import PendingToolCall, ToolCallApprovalChunk
-from bot.ops._outage import unavailable
+from bot.ops._outage import unavailable, waiting_out
 from bot.slack._services import Services
 from bot.slack.blocks._blocks import CardView, approval_card, approval_fallback, as_dicts
 from bot.slack.blocks._refs import ApprovalRef
@@ -26,7 +26,6 @@ from bot.slack.delivery._outbox import (
     KeptCard,
     SlackWrite,
     enqueue,
-    message_in_thread,
     new_write,
 )
 from bot.slack.delivery._thread import SlackThread
@@ -39,12 +38,48 @@ LOST_AFTER_SECONDS = 30.0
 """A call pending this long without a card record is given its card (posting one takes
 milliseconds after the call is stored)."""
 LOST_WITHIN = timedelta(minutes=10)
+RECORD_WAIT_SECONDS = 600.0
+"""How long recording a posted card waits through a storage outage."""
+_THREAD_PAGE = 200
 """Only calls stored this recently are looked at (older ones were looked at already)."""
 
 
-def card_metadata(run_id: str, tool_call_id: str) -> dict[str, Any]:
-    """The metadata a call's card carries."""
-    return {"event_type": CARD_EVENT, "event_payload": {"run_id": run_id, "call": tool_call_id}}
+def card_metadata(run_id: str, tool_call_id: str, batch: tuple[str, ...] = ()) -> dict[str, Any]:
+    """The metadata a call's card carries (a batch card: every call on it, in ``calls``)."""
+    payload: dict[str, Any] = {"run_id": run_id, "call": tool_call_id}
+    if batch:
+        payload["calls"] = list(batch)
+    return {"event_type": CARD_EVENT, "event_payload": payload}
+
+
+async def card_in_thread(
+    services: Services, thread: SlackThread, run_id: str, tool_call_id: str
+) -> tuple[str, tuple[str, ...]] | None:
+    """The ts of the card (or batch card) of a call already in its thread, with the calls of
+    the batch card it is on (empty for a card of its own); None when there is none."""
+    replies = await services.client.conversations_replies(
+        channel=thread.channel, ts=thread.thread_ts, include_all_metadata=True, limit=_THREAD_PAGE
+    )
+    for message in replies.get("messages") or []:
+        metadata = message.get("metadata") or {}
+        payload = metadata.get("event_payload") or {}
+        if metadata.get("event_type") != CARD_EVENT or payload.get("run_id") != run_id:
+            continue
+        calls = tuple(str(c) for c in payload.get("calls") or ())
+        if payload.get("call") == tool_call_id or tool_call_id in calls:
+            return str(message.get("ts")), calls
+    return None
+
+
+async def record_card(services: Services, card: PostedCard, thread: SlackThread) -> None:
+    """Record a card just posted, waiting out a storage outage: a card in Slack without its
+    record would be posted again (as a lost card) and decided from a card nobody recorded."""
+    await waiting_out(
+        services.outages,
+        lambda: services.cards.record(card, thread_id=thread.thread_id, agent_id=services.agent.id),
+        services=("storage",),
+        seconds=RECORD_WAIT_SECONDS,
+    )
 
 
 async def post_card(
@@ -80,7 +115,7 @@ async def post_card_for(
     posted = PostedCard(
         view=view, channel=channel, ts=ts, thread_ts=thread.thread_ts, team=thread.team
     )
-    await services.cards.record(posted, thread_id=thread.thread_id, agent_id=services.agent.id)
+    await record_card(services, posted, thread)
 
 
 def card_view(
@@ -144,9 +179,33 @@ async def make_kept_card(services: Services, write: SlackWrite) -> None:
     thread = SlackThread(
         team=card.team, channel=write.channel, thread_ts=write.thread_ts, requester=card.requester
     )
-    wanted = card_metadata(card.run_id, card.tool_call_id)
-    posted_ts = await message_in_thread(services, thread.channel, thread.thread_ts, wanted)
+    found = await card_in_thread(services, thread, card.run_id, card.tool_call_id)
+    if found is not None and found[1]:  # on a batch card already: recorded as its row
+        await record_batch(services, thread, card.run_id, found[0], found[1])
+        return
+    posted_ts = found[0] if found is not None else None
     await post_card_for(services, thread, card.run_id, call, posted_ts=posted_ts)
+
+
+async def record_batch(
+    services: Services, thread: SlackThread, run_id: str, ts: str, calls: tuple[str, ...]
+) -> None:
+    """Record every call still pending of the batch card ``ts`` (found in its thread after its
+    records were lost): one batch card, never a card per call."""
+    for tool_call_id in calls:
+        pending = await services.agent.pending_call(run_id=run_id, tool_call_id=tool_call_id)
+        if pending is None:
+            continue
+        view = card_view(services, run_id, pending, requester=thread.requester)
+        posted = PostedCard(
+            view=view,
+            channel=thread.channel,
+            ts=ts,
+            thread_ts=thread.thread_ts,
+            team=thread.team,
+            batch=calls,
+        )
+        await record_card(services, posted, thread)
 
 
 async def recover_lost_card(

@@ -26,14 +26,14 @@ from datetime import datetime
 from slack_sdk.errors import SlackApiError
 
 from agents import Approve, PendingToolCall, SuspendedRun, SuspendedRunsPage
+from bot.ops._outage import unavailable
 from bot.slack._services import Services
 from bot.slack.blocks._home_view import HOME_ITEMS, Waiting, home_view
 from bot.slack.blocks._refs import ApprovalRef
 from bot.slack.blocks.standing._grant_blocks import with_grants
 from bot.slack.delivery._card_index import PostedCard
-from bot.slack.delivery._card_posts import card_metadata, card_view, post_card_for
+from bot.slack.delivery._card_posts import card_in_thread, card_view, post_card_for, record_batch
 from bot.slack.delivery._card_source import described
-from bot.slack.delivery._outbox import message_in_thread
 from bot.slack.delivery._team_urls import message_link
 from bot.slack.delivery._thread import SlackThread
 from bot.slack.receiving._payloads import BlockActions
@@ -83,13 +83,24 @@ class Pending:
 
 
 async def publish_home(services: Services, user: str, pending: Pending | None = None) -> None:
-    """``views.publish`` the "Waiting for you" view for ``user``; failures are logged."""
+    """``views.publish`` the "Waiting for you" view for ``user``; failures are logged. With
+    storage (or Redis) down, nothing can be listed: a note for the user (what their last
+    click came to) is published alone, and the outage is logged once."""
     services.home_viewers.add(user)
+    note = services.home_viewers.note(user)
     try:
         listing = await waiting_for(services, user, pending)
-        note = services.home_viewers.note(user)
         grants = await services.agent.list_grants(granted_by=user)
         view = with_grants(home_view(listing.waiting, more=listing.more, note=note), grants)
+    except Exception as exc:
+        service = unavailable(exc)
+        if service is None or service == "slack":
+            raise
+        services.outages.down(service, exc)
+        if note is None:
+            return
+        view = home_view([], note=note)  # the note, nothing listed: it could not be read
+    try:
         await services.client.views_publish(user_id=user, view=view)
     except SlackApiError as exc:
         logger.warning("could not publish the Home tab: %s", exc.response.get("error"))
@@ -161,9 +172,12 @@ async def _card_now(
         card = await services.cards.find(run_id, call.tool_call_id)
         if card is not None:
             return card
-        wanted = card_metadata(run_id, call.tool_call_id)
-        posted_ts = await message_in_thread(services, thread.channel, thread.thread_ts, wanted)
-        await post_card_for(services, thread, run_id, call, posted_ts=posted_ts)
+        found = await card_in_thread(services, thread, run_id, call.tool_call_id)
+        if found is not None and found[1]:  # a batch card's row: recorded as one
+            await record_batch(services, thread, run_id, found[0], found[1])
+        else:
+            posted_ts = found[0] if found is not None else None
+            await post_card_for(services, thread, run_id, call, posted_ts=posted_ts)
         card = await services.cards.find(run_id, call.tool_call_id)
     assert card is not None  # just recorded
     return card

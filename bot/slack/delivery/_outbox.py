@@ -26,8 +26,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from agents import HeldLease, StreamFence
 from bot.ops._outage import unavailable, waiting_out
 from bot.slack._services import Services
+from bot.slack.delivery.sending._fence import fence_of
 from storage import OutboxEntry, utcnow
 
 logger = logging.getLogger(__name__)
@@ -48,6 +50,17 @@ class KeptCard(BaseModel):
     requester: str | None
     run_id: str
     tool_call_id: str
+
+
+class FenceLease(BaseModel):
+    """A lease a kept write was made under (``HeldLease`` as stored)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    run_id: str
+    key: str
+    owner: str | None
+    epoch: int
 
 
 class SlackWrite(BaseModel):
@@ -72,6 +85,9 @@ class SlackWrite(BaseModel):
     """The Block Kit blocks, when any."""
     card: KeptCard | None = None
     """For ``method="card"``: the call whose card to post."""
+    fence: list[FenceLease] = []
+    """The leases of the run's work it was written under: once any was taken over, the
+    write is dropped instead of made (the instance that took over says what happened)."""
 
     @property
     def metadata(self) -> dict[str, Any]:
@@ -83,8 +99,15 @@ MakeCard = Callable[[Services, SlackWrite], Awaitable[None]]
 """Posts a kept card (it looks for the card in its thread first)."""
 
 
+def _fenced_write(services: Services, write: SlackWrite) -> SlackWrite:
+    """``write`` carrying the leases ``services``' client is fenced by."""
+    leases = [FenceLease(**dataclasses.asdict(lease)) for lease in fence_of(services)]
+    return write.model_copy(update={"fence": leases}) if leases and not write.fence else write
+
+
 async def enqueue(services: Services, write: SlackWrite) -> None:
-    """Keep ``write`` until ``flush_outbox`` makes it."""
+    """Keep ``write`` until ``flush_outbox`` makes it (fenced as ``services`` is)."""
+    write = _fenced_write(services, write)
     now = utcnow()
     entry = OutboxEntry(
         id=write.id, created_at=now, write=write.model_dump(mode="json"), next_try_at=now
@@ -110,6 +133,7 @@ async def post_owed(services: Services, *, channel: str, thread_ts: str, text: s
     post had reached Slack. Returns the message's ts, or None when Slack is unreachable (the
     write stays kept and is made once Slack answers)."""
     write = new_write(method="chat.postMessage", channel=channel, thread_ts=thread_ts, text=text)
+    write = _fenced_write(services, write)
     now = utcnow()
     entry = OutboxEntry(
         id=write.id,
@@ -160,6 +184,10 @@ async def flush_outbox(services: Services, make_card: MakeCard | None = None) ->
             continue  # another instance is making it, or made it
         write = SlackWrite.model_validate(taken.write)
         try:
+            if not await _still_current(services, write):
+                logger.info("dropped a kept %s: its run was taken over", write.method)
+                await storage.remove_outbox(taken.id)
+                continue
             await _make(services, write, make_card, uncertain=taken.attempts > 1)
         except Exception as exc:
             # released: the next pass tries again at once
@@ -175,6 +203,14 @@ async def flush_outbox(services: Services, make_card: MakeCard | None = None) ->
         services.outages.up("slack")
         logger.info("made %d Slack writes kept while Slack was unreachable", made)
     return made
+
+
+async def _still_current(services: Services, write: SlackWrite) -> bool:
+    """Whether every lease ``write`` was made under is still its holder's."""
+    fence = StreamFence()
+    for lease in write.fence:
+        fence.hold(services.storage, HeldLease(**lease.model_dump()))
+    return await fence.current()
 
 
 async def _make(

@@ -36,6 +36,7 @@ from bot.slack.delivery._outbox import post_owed
 from bot.slack.delivery._streamer import ReplyStreamer
 from bot.slack.delivery._thread import SlackThread
 from bot.slack.delivery.batch._cards import post_step_cards
+from bot.slack.delivery.sending._fence import Superseded, fenced
 from bot.slack.surfaces._surface import RunSurface
 from storage import utcnow
 
@@ -75,7 +76,28 @@ async def post_run(
     ``owed``: the run goes on after a decided call, so its answer is the call's outcome in
     the thread: posted whole, through ``post_owed`` (kept first: a crash cannot lose it);
     streamed in an assistant thread (the stream's message is kept by ``StreamedAnswer``).
+
+    Every write goes through one client fenced by the run's leases (``fenced``): once another
+    instance took the run's work over, nothing more is sent from here (``Superseded``), and
+    the run counts as abandoned.
     """
+    services = fenced(services, stream)
+    try:
+        return await _post_run(services, stream, thread, answered_by, answer, owed=owed)
+    except Superseded as exc:
+        logger.info("run %s was taken over: %s", stream.run_id, exc)
+        return Posted(abandoned=True)
+
+
+async def _post_run(
+    services: Services,
+    stream: AgentStream,
+    thread: SlackThread,
+    answered_by: str | None,
+    answer: str | None,
+    *,
+    owed: bool,
+) -> Posted:
     surface = await RunSurface.open(services, thread, stream.run_id)
     streamer = surface.writer
     owed = owed and isinstance(streamer, ReplyStreamer)  # a stream keeps its own message
@@ -134,12 +156,12 @@ async def post_run(
         elif chunk.type == "tool-call-resumed" and chunk.kind == "suspension" and answered_by:
             await _mark_answered(services, chunk.run_id, chunk.tool_call_id, answered_by, answer)
         await surface.follow(chunk)
-    await finish_text()
-    await post_gated()
     result = await stream.result()
     if result.finish_reason == "abandoned":  # taken over: the new owner posts the one outcome
         logger.info("run %s abandoned here: another instance took its call over", result.run_id)
         return Posted(messages=count, last_reply=last, abandoned=True)
+    await finish_text()
+    await post_gated()
     if result.finish_reason != "suspended":
         await surface.status.answered()
     if result.finish_reason == "error":
@@ -238,9 +260,12 @@ def _provide_ref(question: ToolCallSuspendedChunk) -> ApprovalRef | None:
 
 @contextlib.asynccontextmanager
 async def reporting_failures(services: Services, thread: SlackThread) -> AsyncIterator[None]:
-    """Log a failure of the enclosed work and tell the thread, instead of going silent."""
+    """Log a failure of the enclosed work and tell the thread, instead of going silent (a
+    run another instance took over is left to it: nothing is told from here)."""
     try:
         yield
+    except Superseded as exc:
+        logger.info("%s", exc)
     except Exception as exc:
         with contextlib.suppress(Exception):
             await _report_failure(services, thread, exc, f"work in {thread.thread_id}")

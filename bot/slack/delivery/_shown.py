@@ -38,12 +38,18 @@ from bot.slack.blocks._mrkdwn import mention
 from bot.slack.blocks._reminders import reminder_done, reminder_key
 from bot.slack.delivery._card_index import PostedCard
 from bot.slack.delivery._card_source import described
-from bot.slack.delivery._claimed import claimed_detail, taken_over, takeover_status
+from bot.slack.delivery._claimed import (
+    claimed_detail,
+    stored_outcome,
+    taken_over,
+    takeover_status,
+)
 from bot.slack.delivery._outbox import enqueue, new_write
 from bot.slack.delivery._render import post_run, reporting_failures
 from bot.slack.delivery._thread import SlackThread
 from bot.slack.delivery._webclient import redraw
 from bot.slack.delivery.batch._cards import redraw_batch
+from bot.slack.delivery.sending._fence import fenced
 from bot.slack.surfaces._stream_answer import take_open_stream
 from storage import utcnow
 
@@ -70,10 +76,14 @@ async def show_decided(
     ``card`` is looked up when the caller does not have it; a call never shown in Slack is left
     alone (its run goes on by itself). An approval card shows who decided, how and when, without
     buttons; a question answered by ``Resume`` loses its "Provide details" button and says who
-    answered; ``decision`` None (a run recovered after a crash) leaves the card as it is, unless
-    ``interrupted``: its outcome is unknown, and the card says so.
+    answered; ``decision`` None (a run recovered after a crash, or taken over) shows the outcome
+    storage has for the call: who approved it, and that it was run again or interrupted
+    (``interrupted``: its outcome is unknown, said even before storage has it).
     ``lock_held``: the caller already holds the thread's lock (a click claims under it).
+    Every write is fenced by the run's leases (``fenced``): once another instance took the
+    call over, this one shows nothing more (the new owner shows its one outcome).
     """
+    services = fenced(services, stream)
     if card is None:
         card = await _patiently(services, lambda: services.cards.find(run_id, tool_call_id))
     if card is None:
@@ -103,7 +113,15 @@ async def show_decided(
 
             async def show_outcome() -> None:
                 approvers = await _quorum(services, shown) if decision.kind == "approve" else ()
-                decided = Decided(decision=decision, by=by, at=at, approvers=approvers)
+                stored = await stored_outcome(services.storage, run_id, tool_call_id)
+                decided = Decided(
+                    decision=decision,
+                    by=by,
+                    at=at,
+                    approvers=approvers,
+                    interrupted=stored is not None and stored.interrupted,
+                    ran_again=stored is not None and stored.ran_again,
+                )
                 if decision.kind != "approve" or not await taken_over(
                     services.storage, run_id, tool_call_id
                 ):  # a takeover's outcome ("interrupted") is final: a late "approved" keeps off
@@ -113,9 +131,27 @@ async def show_decided(
                         await _keep_takeover_shown(services, shown, run_id, tool_call_id)
 
             await _patiently(services, show_outcome)  # the card must reach its outcome
-        elif interrupted:
-            await _update(services, card, Decided(decision=None, by=None, at=at))
+        else:  # recovered after a crash or taken over: the card as storage has the outcome
+            await show_stored(services, card, at=at, interrupted=interrupted)
         await _post_or_keep(services, stream, thread)
+
+
+async def show_stored(
+    services: Services, card: PostedCard, *, at: datetime, interrupted: bool = False
+) -> None:
+    """The card (and its reminder) as storage has the call's outcome now (``interrupted``: said
+    even before storage has it); through a storage outage."""
+    ref = card.view.ref
+
+    async def attempt() -> None:
+        stored = await stored_outcome(services.storage, ref.run_id, ref.tool_call_id)
+        if stored is None and interrupted:
+            stored = Decided(decision=None, by=None, at=at, interrupted=True)
+        if stored is not None:
+            await _update(services, card, stored)
+            await _update_reminder(services, card, stored)
+
+    await _patiently(services, attempt)
 
 
 async def show_many_decided(
@@ -129,6 +165,7 @@ async def show_many_decided(
 ) -> None:
     """Show calls decided together (``decide_many``): each batch card they are on drawn again
     once, a card of its own updated, then the run posted once in its thread."""
+    services = fenced(services, stream)
     cards = [await services.cards.find(run_id, tool_call_id) for tool_call_id in decisions]
     known = [card for card in cards if card is not None]
     if not known:
@@ -188,7 +225,8 @@ async def _keep_takeover_shown(
     takeover's "interrupted" card with "approved": show the takeover's outcome again (the same
     card the new owner shows; nothing new is said)."""
     if await takeover_status(services.storage, run_id, tool_call_id) == "interrupted":
-        await _update(services, card, Decided(decision=None, by=None, at=utcnow()))
+        stored = await stored_outcome(services.storage, run_id, tool_call_id)
+        await _update(services, card, stored or Decided(decision=None, by=None, at=utcnow()))
 
 
 async def _post_or_keep(services: Services, stream: AgentStream, thread: SlackThread) -> None:

@@ -18,13 +18,19 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
+from urllib.parse import parse_qs
 
 from aiohttp import web
 from slack_bolt.adapter.aiohttp import to_aiohttp_response
 from slack_bolt.async_app import AsyncApp
+from slack_bolt.middleware.request_verification.async_request_verification import (
+    AsyncRequestVerification,
+)
 from slack_bolt.request.async_request import AsyncBoltRequest
+from slack_bolt.response import BoltResponse
 from slack_sdk.signature import SignatureVerifier
 
+from bot._json_limits import SLACK_JSON_DEPTH, too_deep
 from bot._logs import redact_bolt_logs
 from bot.ops._ready import install_readiness
 from bot.slack._services import Services
@@ -64,7 +70,8 @@ def create_bolt_app(services: Services, *, signing_secret: str | None) -> AsyncA
         client=services.client,
         signing_secret=signing_secret or "",
         process_before_response=True,
-        request_verification_enabled=signing_secret is not None,
+        request_verification_enabled=False,  # in its place, before authorization:
+        before_authorize=None if signing_secret is None else _VerifiedOnce(signing_secret),
     )
     register_listeners(app, services)
     register_grant_listeners(app, services)
@@ -96,7 +103,7 @@ def create_web_app(services: Services, bolt_app: AsyncApp | None = None) -> web.
             if verifier is not None and not _signed(verifier, body, request):
                 logger.debug("refused a request to %s: missing or wrong signature", EVENTS_PATH)
                 return web.json_response({"error": "invalid_signature"}, status=401)
-            bolt_request = _parsed(body, request)
+            bolt_request = _parsed(body, request, verified=verifier is not None)
             if bolt_request is None:
                 logger.debug("refused a signed request to %s: malformed body", EVENTS_PATH)
                 return web.json_response({"error": "malformed_body"}, status=400)
@@ -137,19 +144,52 @@ def _signed(verifier: SignatureVerifier, body: bytes, request: web.Request) -> b
         return False
 
 
-def _parsed(body: bytes, request: web.Request) -> AsyncBoltRequest | None:
-    """The body as bolt reads it, or None when it is not the JSON / form Slack sends."""
+def _parsed(body: bytes, request: web.Request, *, verified: bool) -> AsyncBoltRequest | None:
+    """The body as bolt reads it, or None when it is not the JSON / form Slack sends (or its
+    JSON nests deeper than Slack's ever does: refused before anything parses it)."""
     try:
+        text = body.decode("utf-8")
+        if any(too_deep(json, limit=SLACK_JSON_DEPTH) for json in _json_texts(text)):
+            return None
         parsed = AsyncBoltRequest(
-            body=body.decode("utf-8"),
+            body=text,
             query=request.query_string,
             headers=dict(request.headers),
+            context={VERIFIED: verified},  # our check ran: bolt's is skipped (_VerifiedOnce)
         )
     except (UnicodeDecodeError, ValueError, KeyError, IndexError, TypeError, AttributeError):
         return None
     if not is_slack_shaped(parsed.body):
         return None  # e.g. JSON sent as a form, a form without its payload, a nested field
     return parsed  # of the wrong type that bolt's middleware would raise on
+
+
+def _json_texts(body: str) -> list[str]:
+    """The JSON a body carries: itself (an event), or its form fields (``payload=…``)."""
+    if body.lstrip().startswith(("{", "[")):
+        return [body]
+    return [value for values in parse_qs(body).values() for value in values]
+
+
+VERIFIED = "countersign_signature_verified"
+"""Set in a bolt request's context by ``/slack/events`` once it verified the signature."""
+
+
+class _VerifiedOnce(AsyncRequestVerification):
+    """bolt's signature check, skipped for a request ``/slack/events`` verified already (over
+    the raw body, before parsing it): the signature is checked once. A request dispatched
+    to the bolt app any other way is still checked here (401 when forged)."""
+
+    async def async_process(
+        self,
+        *,
+        req: AsyncBoltRequest,
+        resp: BoltResponse,
+        next: Callable[[], Awaitable[BoltResponse]],
+    ) -> BoltResponse:
+        if req.context.get(VERIFIED) is True:
+            return await next()
+        return await super().async_process(req=req, resp=resp, next=next)
 
 
 _READY_PROBE_KEY = "countersign:readyz"

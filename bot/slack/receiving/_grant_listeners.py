@@ -13,7 +13,9 @@ from bot.slack._ids import GRANT_ACTION, GRANT_VIEW, REVOKE_GRANT_ACTION
 from bot.slack._services import Services
 from bot.slack.deciding._grants import grant_submitted, open_grant_modal, revoke_clicked
 from bot.slack.deciding._modals import finish_submission
+from bot.slack.deciding._unrecorded import or_not_recorded
 from bot.slack.delivery._home import card_click
+from bot.slack.receiving._listeners import asker
 from bot.slack.receiving._payloads import BlockActions, ViewSubmission
 
 logger = logging.getLogger(__name__)
@@ -37,7 +39,9 @@ def register_grant_listeners(app: AsyncApp, services: Services) -> None:
                 on_card = found
             await open_grant_modal(services, on_card)
 
-        services.runner.submit(work(), name=f"grant-{click.user.id}")
+        services.runner.submit(
+            or_not_recorded(services, asker(click), work()), name=f"grant-{click.user.id}"
+        )
 
     async def on_revoke(ack: AsyncAck, body: dict[str, Any]) -> None:
         await ack()

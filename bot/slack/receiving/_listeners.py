@@ -34,6 +34,7 @@ from bot.slack.deciding._conversation import admit, answer
 from bot.slack.deciding._grants import open_grant_modal
 from bot.slack.deciding._modals import finish_submission, open_modal, show_all_arguments, submitted
 from bot.slack.deciding._rows import row_chosen
+from bot.slack.deciding._unrecorded import Asker, or_not_recorded
 from bot.slack.deciding._workspace import Choice
 from bot.slack.delivery._home import card_click, publish_home
 from bot.slack.receiving._assistant import create_assistant, open_messages_tab
@@ -126,7 +127,8 @@ def register_listeners(app: AsyncApp, services: Services) -> None:
             await ack()
             click = _parsed(BlockActions, body, "a click")
             if click is not None:
-                services.runner.submit(on_card(click, choice), name=f"{choice}-{click.user.id}")
+                work = or_not_recorded(services, asker(click), on_card(click, choice))
+                services.runner.submit(work, name=f"{choice}-{click.user.id}")
 
         listener.__name__ = f"on_{choice}"
         return listener
@@ -141,7 +143,8 @@ def register_listeners(app: AsyncApp, services: Services) -> None:
         await ack()
         click = _parsed(BlockActions, body, "a row menu choice")
         if click is not None:
-            services.runner.submit(row(click), name=f"row-{click.user.id}")
+            work = or_not_recorded(services, asker(click), row(click))
+            services.runner.submit(work, name=f"row-{click.user.id}")
 
     async def row(click: BlockActions) -> None:
         """A batch card row's ⋯ choice: the call's own button, as if clicked."""
@@ -161,7 +164,8 @@ def register_listeners(app: AsyncApp, services: Services) -> None:
             await ack()
             click = _parsed(BlockActions, body, "a click")
             if click is not None:
-                services.runner.submit(handle_all(services, click, kind), name=f"{kind}-all")
+                work = or_not_recorded(services, asker(click), handle_all(services, click, kind))
+                services.runner.submit(work, name=f"{kind}-all")
 
         listener.__name__ = f"on_{kind}_all"
         return listener
@@ -214,6 +218,11 @@ async def say_unavailable(services: Services, event: MessageEvent, service: Serv
         )
     except SlackApiError as exc:
         logger.info("could not tell %s that %s is down: %s", event.channel, service, exc)
+
+
+def asker(click: BlockActions) -> Asker:
+    """Who clicked and where they are told (the Home tab when the click has no channel)."""
+    return Asker(user=click.user.id, channel=click.channel_id, thread_ts=click.thread_ts)
 
 
 def _parsed(model: type[M], body: dict[str, Any], what: str) -> M | None:

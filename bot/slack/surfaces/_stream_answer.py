@@ -35,6 +35,7 @@ from bot.slack._services import Services
 from bot.slack.blocks._blocks import answer_text
 from bot.slack.delivery._streamer import ReplyStreamer, SlackStream, stop_left_open
 from bot.slack.delivery._thread import SlackThread
+from bot.slack.delivery.sending._kept_text import after_failed_append, complete_in_place
 from storage import Storage
 
 logger = logging.getLogger(__name__)
@@ -45,8 +46,6 @@ APPEND_INTERVAL_SECONDS = 0.5
 """At most one ``chat.appendStream`` per this many seconds."""
 OPEN_STREAM_TTL_SECONDS = 86400
 """How long an open stream is remembered for the run's next delivery to complete."""
-NOT_STREAMING = frozenset({"message_not_in_streaming_state", "streaming_state_conflict"})
-"""``appendStream`` / ``stopStream`` errors of a message Slack no longer streams."""
 _Mode = Literal["stream", "update", "fallback"]
 
 
@@ -222,24 +221,45 @@ class StreamedAnswer:
 
     async def _append_chunks(self) -> None:
         assert self._stream is not None
+        chunks = self._take()
         try:
-            await self._stream.send(self._take())
+            await self._stream.send(chunks)
         except SlackApiError as exc:
-            if exc.response.get("error") not in NOT_STREAMING:
-                raise
-            self._mode = "update"  # Slack ended the stream (e.g. its time ran out): update it
-            await self._update()
+            await self._repair(exc, chunks)
+        except Exception:  # not sent (storage could not vouch for the lease …): kept
+            self._pending = chunks + self._pending
+            raise
+
+    async def _repair(self, exc: SlackApiError, chunks: list[Chunk]) -> None:
+        """A failed append keeps its text (``sending._kept_text``): sent again after a 429,
+        else the message is completed in place with everything said, then updated."""
+        repair = after_failed_append(exc)
+        if repair == "retry":
+            self._pending = chunks + self._pending
+            return
+        if repair == "complete":
+            logger.info("stream %s: an append failed (%s)", self._ts, exc.response.get("error"))
+        assert self._ts is not None
+        self._mode, self._pending = "update", []
+        await complete_in_place(
+            self._services.client, channel=self._thread.channel, ts=self._ts, said=self._text
+        )
 
     async def _stop(self) -> None:
         assert self._ts is not None
         if self._mode == "stream" and self._stream is not None:
             try:
                 await self._stream.stop(self._take())
-            except SlackApiError as exc:
-                if exc.response.get("error") not in NOT_STREAMING:
-                    raise
+            except SlackApiError as exc:  # the last text is kept: written in place
                 self._mode = "update"
-        if self._mode == "update":
+                logger.info("stream %s stopped in place (%s)", self._ts, exc.response.get("error"))
+                await complete_in_place(
+                    self._services.client,
+                    channel=self._thread.channel,
+                    ts=self._ts,
+                    said=self._text,
+                )
+        elif self._mode == "update":
             await self._update()
         await self._forget()
 

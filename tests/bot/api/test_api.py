@@ -430,7 +430,16 @@ async def test_unknown_run_is_404_snapshot_not_found(store: Storage) -> None:
 
 @pytest.mark.parametrize(
     "raw",
-    ["", "{", "not json", '{"runId": "r", "toolCallId": NaN}', "[" * 100_000, b"\xff\xfe"],
+    [
+        "",
+        "{",
+        "not json",
+        '{"runId": "r", "toolCallId": NaN}',
+        "[" * 100_000,
+        b"\xff\xfe",
+        '{"runId": "r", "toolCallId": "c", "args": ' + "[" * 5000 + "]" * 5000 + "}",
+    ],
+    ids=["empty", "open", "text", "nan", "unclosed", "bytes", "nested-5000"],
 )
 async def test_malformed_json_is_400(store: Storage, raw: str | bytes) -> None:
     async with api_harness(store, []) as api:

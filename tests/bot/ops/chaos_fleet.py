@@ -63,7 +63,7 @@ class Fleet:
                 stderr=log,
             )
         instance.paused = False
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + 180  # a loaded machine starts Python slowly
         while time.monotonic() < deadline:
             with contextlib.suppress(aiohttp.ClientError, OSError):
                 async with http.get(f"{instance.url}/healthz") as response:

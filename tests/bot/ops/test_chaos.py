@@ -9,7 +9,10 @@ decide and got no answer for, and the invariants are checked over everything rec
 - every approved call ran or was reported interrupted;
 - no declined or still pending call ran;
 - every thread shows exactly one outcome for its call, and it agrees with the card;
-- no decided card still has buttons.
+- no decided card still has buttons;
+- the Slack side, checked at the end of every seed: every decided call's card shows its outcome
+  in its header (approved, interrupted, declined: the one its answer says), and its thread holds
+  exactly one card (a result) and one answer.
 
 The seed is printed first, so a failure can be replayed: ``CHAOS_SEEDS=17 pytest -m chaos``.
 A short seed set runs by default (and in CI); ``CHAOS_SEEDS=1-20`` runs a long one.
@@ -105,8 +108,11 @@ class World:
         return self.slack.thread(CHANNEL, thread.ts)
 
     def card(self, thread: Thread) -> PostedMessage | None:
-        cards = [m for m in self.messages(thread) if m.blocks and _is_card(m)]
+        cards = self.cards(thread)
         return cards[0] if cards else None
+
+    def cards(self, thread: Thread) -> list[PostedMessage]:
+        return [m for m in self.messages(thread) if m.blocks and _is_card(m)]
 
     def answers(self, thread: Thread) -> list[str]:
         return [
@@ -398,7 +404,27 @@ def _violations(world: World, executions: list[str]) -> list[str]:
             found.append(f"{name}: decided, but its card still has buttons")
         if card is not None and answer.startswith("Done") and "Interrupted" in _header(card):
             found.append(f"{name}: the tool completed but the card says interrupted")
+        found.extend(_slack_side(world, thread, name, answer))
     return found
+
+
+SHOWN = {"Done": "✅ Approved", "Not done": "⚠️ Interrupted"}
+"""The header a card shows for the answer its thread holds (declined: "🚫 Declined")."""
+
+
+def _slack_side(world: World, thread: Thread, name: str, answer: str) -> list[str]:
+    """Every decided call's card shows its outcome; its thread holds one card and one answer."""
+    cards = world.cards(thread)
+    if len(cards) != 1:
+        return [f"{name}: the thread holds {len(cards)} cards for one call"]
+    header = _header(cards[0])
+    if thread.intent == "decline":
+        expected = "🚫 Declined"
+    else:
+        expected = SHOWN["Done" if answer.startswith("Done") else "Not done"]
+    if not header.startswith(expected):
+        return [f"{name}: answered {answer!r} but the card shows {header!r}"]
+    return []
 
 
 @pytest.mark.parametrize("seed", _seeds())

@@ -61,15 +61,16 @@ async def _fleet(
     fleet = [(f"http://127.0.0.1:{port}", p) for port, p in zip(ports, processes, strict=True)]
     try:
         async with aiohttp.ClientSession() as http:
+            deadline = time.monotonic() + 180  # a loaded machine starts Python slowly
             for url, _ in fleet:
-                for _ in range(600):
+                while True:
                     with contextlib.suppress(aiohttp.ClientConnectionError):
                         async with http.get(f"{url}/healthz") as response:
                             if response.status == 200:
                                 break
+                    if time.monotonic() > deadline:
+                        pytest.fail(f"bot at {url} did not start")
                     await asyncio.sleep(0.05)
-                else:
-                    pytest.fail(f"bot at {url} did not start")
         yield fleet
     finally:
         for _, process in fleet:

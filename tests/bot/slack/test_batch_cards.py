@@ -276,3 +276,34 @@ async def test_a_stale_rows_menu_decides_nothing(
         [note] = bot.slack.calls_to("chat.postEphemeral")
         assert note["user"] == "U2" and "changed since" in note["text"]
         assert executions.of("delete_record") == []
+
+
+async def test_a_batch_card_whose_records_were_lost_stays_one_card(
+    bot_with: BotFactory, store: Storage, executions: Executions
+) -> None:
+    """Found in a fault run: a batch card posted, its records lost (storage failed, a process
+    died), became a second, single card per call 30 s later. Found in its thread, it is
+    recorded again as the one batch card, and "Approve all" on it decides every call."""
+    from bot.background import sweep
+    from bot.slack.delivery._card_posts import LOST_AFTER_SECONDS, make_kept_card
+    from bot.slack.delivery._outbox import flush_outbox
+
+    async with bot_with(STEP) as (bot, _):
+        ts = await bot.mention("delete records 3, 4 and 5", user="U1")
+        await bot.settle()
+        [card] = bot.cards(ts)
+        run = _run(bot)
+        for n in (3, 4, 5):
+            assert await store.delete_card(run, f"call_{n}")
+        later = utcnow() + timedelta(seconds=LOST_AFTER_SECONDS + 1)
+        await sweep(bot.services, now=later)
+        await flush_outbox(bot.services, make_kept_card)
+        assert bot.cards(ts) == [card]  # no single cards for the same calls
+        for n in (3, 4, 5):
+            posted = await bot.services.cards.find(run, f"call_{n}")
+            assert posted is not None and posted.ts == card.ts
+            assert posted.batch == ("call_3", "call_4", "call_5")
+        await _click_row(bot, card, "all", APPROVE_ALL_ACTION, user="U2")
+        assert sorted(c["id"] for c in executions.of("delete_record")) == ["3", "4", "5"]
+        [card] = bot.cards(ts)
+        assert _live(card) == []

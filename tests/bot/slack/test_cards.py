@@ -24,13 +24,8 @@ from bot.slack.blocks._blocks import (
     question_blocks,
     superseded_question,
 )
-from bot.slack.blocks._card import (
-    CardView,
-    Decided,
-    approval_card,
-    decided_card,
-    decided_fallback,
-)
+from bot.slack.blocks._card import CardView, Decided, approval_card
+from bot.slack.blocks._decided_card import decided_card, decided_fallback
 from bot.slack.blocks._forms import form_blocks, form_fields, read_edit
 from bot.slack.blocks._modal_views import arguments_modal, decline_modal, edit_modal
 from bot.slack.blocks._refs import ApprovalRef, ModalRef

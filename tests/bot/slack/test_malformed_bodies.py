@@ -14,6 +14,7 @@ import copy
 import json
 import logging
 from typing import Any
+from urllib.parse import quote
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -22,7 +23,7 @@ from hypothesis import strategies as st
 from agents.models import reply
 from tests.bot.conftest import BotFactory
 from tests.bot.harness import CHANNEL, SECRET, TEAM
-from tests.fakes.slack_signing import event_request, interaction_request
+from tests.fakes.slack_signing import event_request, interaction_request, signed_headers
 
 _EVENT = {
     "type": "event_callback",
@@ -186,3 +187,35 @@ async def test_the_reported_bodies_get_400_and_no_traceback(
         await bot.settle()
         assert model.requests == []
     assert _loud(caplog) == []
+
+
+def _nested_json(base: dict[str, Any], depth: int) -> str:
+    """``base`` as JSON with an ``extra`` field nesting ``depth`` lists (too deep for
+    ``json.dumps`` itself, so written out)."""
+    return json.dumps(base)[:-1] + ', "extra": ' + "[" * depth + '"x"' + "]" * depth + "}"
+
+
+@pytest.mark.parametrize("base", [_EVENT, _CLICK], ids=["event", "interaction"])
+async def test_a_signed_body_nesting_5000_deep_gets_400_before_it_is_parsed(
+    bot_with: BotFactory, caplog: pytest.LogCaptureFixture, base: dict[str, Any]
+) -> None:
+    text = _nested_json(base, 5000)
+    if base is _CLICK:
+        body, kind = "payload=" + quote(text), "application/x-www-form-urlencoded"
+    else:
+        body, kind = text, "application/json"
+    headers = {"Content-Type": kind, **signed_headers(body, SECRET)}
+    async with bot_with([]) as (bot, model):
+        async with bot.http.post("/slack/events", data=body, headers=headers) as response:
+            assert response.status == 400
+        await bot.settle()
+        assert model.requests == []
+    assert _loud(caplog) == []
+
+
+async def test_a_body_nesting_as_deep_as_slacks_own_is_served(bot_with: BotFactory) -> None:
+    body = json.loads(_nested_json(_EVENT, 40))
+    async with bot_with([reply("ok")]) as (bot, _):
+        response = await bot.send_raw(body)
+        assert response.status == 200
+        await bot.settle()

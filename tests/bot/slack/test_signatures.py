@@ -5,14 +5,17 @@ from __future__ import annotations
 import io
 import logging
 import time
+from typing import Any
 
 import pytest
+from slack_bolt.request.async_request import AsyncBoltRequest
+from slack_sdk.signature import SignatureVerifier
 
 from agents.models import call, reply
 from bot import APPROVE_ACTION
 from tests.bot.conftest import BotFactory
 from tests.bot.harness import CHANNEL, SECRET, TEAM, Executions
-from tests.fakes.slack_signing import signed_headers
+from tests.fakes.slack_signing import event_request, signed_headers
 
 
 def _mention(ts: str) -> dict[str, str]:
@@ -157,3 +160,38 @@ async def test_a_signed_form_that_slack_would_never_send_gets_400(
         await bot.settle()
         assert model.requests == []
     assert _loud(caplog) == []
+
+
+async def test_the_signature_of_a_request_is_verified_once(
+    bot_with: BotFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    checks: list[str] = []
+    verify = SignatureVerifier.is_valid
+
+    def counted(self: SignatureVerifier, body: Any, timestamp: Any, signature: Any) -> bool:
+        checks.append(str(timestamp))
+        return verify(self, body, timestamp, signature)
+
+    monkeypatch.setattr(SignatureVerifier, "is_valid", counted)
+    async with bot_with([reply("hi")]) as (bot, _):
+        response = await bot.send_event(_mention("1.000009"))
+        assert response.status == 200
+        assert len(checks) == 1  # ours, over the raw body; bolt's is off
+        forged = await bot.send_event(_mention("1.000010"), secret="forged")
+        assert forged.status == 401
+        await bot.settle()
+
+
+async def test_a_forged_request_given_to_the_bolt_app_directly_is_still_refused(
+    bot_with: BotFactory,
+) -> None:
+    from bot import create_bolt_app
+
+    async with bot_with([reply("never")]) as (bot, model):
+        bolt = create_bolt_app(bot.services, signing_secret=SECRET)
+        envelope = {"type": "event_callback", "team_id": TEAM, "event": _mention("1.000011")}
+        body, headers = event_request(envelope, "forged")
+        response = await bolt.async_dispatch(AsyncBoltRequest(body=body, headers=headers))
+        assert response.status == 401
+        await bot.settle()
+        assert model.requests == []

@@ -14,15 +14,20 @@ from __future__ import annotations
 import logging
 from dataclasses import replace
 
-from agents import Approve, Decision, Decline, Expire, PendingToolCall
+from agents import PendingToolCall
 from bot.ops._outage import unavailable
 from bot.slack._services import Services
 from bot.slack.blocks._batch_card import MAX_BATCH_CALLS, BatchRow, batch_card, batch_fallback
 from bot.slack.blocks._blocks import as_dicts
-from bot.slack.blocks._card import Decided
 from bot.slack.delivery._card_index import PostedCard
-from bot.slack.delivery._card_posts import card_metadata, card_view, post_card_or_keep
+from bot.slack.delivery._card_posts import (
+    card_metadata,
+    card_view,
+    post_card_or_keep,
+    record_card,
+)
 from bot.slack.delivery._card_source import described
+from bot.slack.delivery._claimed import decided_of
 from bot.slack.delivery._thread import SlackThread
 from bot.slack.delivery._webclient import redraw
 from storage import ClaimRecord
@@ -61,15 +66,15 @@ async def _post_batch(
 ) -> None:
     views = [card_view(services, run_id, call, requester=thread.requester) for call in calls]
     rows = [BatchRow(view=view) for view in views]
+    ids = tuple(call.tool_call_id for call in calls)
     response = await services.client.chat_postMessage(
         channel=thread.channel,
         thread_ts=thread.thread_ts,
         text=batch_fallback(rows),
         blocks=as_dicts(batch_card(rows)),
-        metadata=card_metadata(run_id, calls[0].tool_call_id),
+        metadata=card_metadata(run_id, ids[0], ids),
     )
     ts, channel = str(response["ts"]), str(response.get("channel") or thread.channel)
-    ids = tuple(call.tool_call_id for call in calls)
     for view in views:
         posted = PostedCard(
             view=view,
@@ -79,7 +84,7 @@ async def _post_batch(
             team=thread.team,
             batch=ids,
         )
-        await services.cards.record(posted, thread_id=thread.thread_id, agent_id=services.agent.id)
+        await record_card(services, posted, thread)
 
 
 async def batch_rows(services: Services, card: PostedCard) -> list[BatchRow]:
@@ -111,35 +116,6 @@ async def batch_rows(services: Services, card: PostedCard) -> list[BatchRow]:
         else:
             rows.append(BatchRow(view=view, decided=decided_of(claim)))
     return rows
-
-
-def decided_of(claim: ClaimRecord) -> Decided:
-    """How a batch row shows the outcome its claim recorded."""
-    detail = claim.detail
-    outcome = claim.outcome if isinstance(claim.outcome, dict) else {}
-    decision: Decision | None
-    if claim.decision == "approved":
-        edited = detail.get("args") if detail.get("edited") else None
-        decision = Approve(args=edited if isinstance(edited, dict) else None)
-        if outcome.get("status") == "interrupted":
-            decision = None
-    elif claim.decision == "declined":
-        reason = detail.get("reason")
-        decision = Decline(
-            reason=reason if isinstance(reason, str) else None,
-            withdrawn=bool(detail.get("withdrawn")),
-        )
-    elif claim.decision == "expired":
-        decision = Expire()
-    else:
-        decision = None
-    approvers = detail.get("approved_by")
-    return Decided(
-        decision=decision,
-        by=claim.decided_by,
-        at=claim.decided_at,
-        approvers=tuple(str(a) for a in approvers) if isinstance(approvers, list) else (),
-    )
 
 
 async def redraw_batch(services: Services, card: PostedCard) -> None:
