@@ -24,7 +24,7 @@ from agents.models import ScriptedModel, call, calls, reply
 from bot import APPROVE_ACTION, load_settings
 from bot._assembly import serve_agent
 from bot.background._periodic import sweep
-from bot.slack._ids import APPROVE_ALL_ACTION, GRANT_ACTION, GRANT_VIEW
+from bot.slack._ids import APPROVE_ALL_ACTION, GRANT_ACTION, GRANT_VIEW, ROW_ACTION
 from bot.slack.blocks.standing._grant_modal import DURATION_BLOCK, SCOPE_BLOCK, USES_BLOCK
 from storage import InMemoryStorage, Storage
 from tests.bot.harness import Bot, Executions, make_agent, start_bot
@@ -39,14 +39,28 @@ def _policy(tmp_path: Path, text: str) -> dict[str, str]:
 
 
 def _live(card: PostedMessage) -> list[str]:
-    return [e["action_id"] for b in card.blocks if b["type"] == "actions" for e in b["elements"]]
+    """The card's buttons, and ``approval:approve`` for each row whose menu approves."""
+    buttons = [e["action_id"] for b in card.blocks if b["type"] == "actions" for e in b["elements"]]
+    rows = [
+        APPROVE_ACTION
+        for b in card.blocks
+        if b.get("accessory", {}).get("action_id") == ROW_ACTION
+        and any(json.loads(o["value"])["k"] == "approve" for o in b["accessory"]["options"])
+    ]
+    return rows + buttons
 
 
 async def _click_row(bot: Bot, card: PostedMessage, row: int | str, action: str, user: str) -> None:
-    block_id = "batch:all" if row == "all" else f"approval-actions:{row}"
-    wanted = [b for b in card.blocks if b.get("block_id") == block_id]
-    clicked = dataclasses.replace(card, blocks=wanted + [b for b in card.blocks if b not in wanted])
-    assert (await bot.click(clicked, action, user=user)).status == 200
+    """Approve in row ``row``'s menu (from 1), or click ``action`` ("Approve all")."""
+    if row == "all":
+        holding = [b for b in card.blocks if b.get("block_id") == "batch:all"]
+        card = dataclasses.replace(
+            card, blocks=holding + [b for b in card.blocks if b not in holding]
+        )
+        response = await bot.click(card, action, user=user)
+    else:
+        response = await bot.choose(card, int(row), "approve", user=user)
+    assert response.status == 200
     await bot.settle()
 
 
