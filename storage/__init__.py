@@ -18,6 +18,7 @@ from storage._errors import (
 )
 from storage._factory import DEFAULT_STORAGE_URL, create_storage
 from storage._memory import InMemoryStorage
+from storage._patience import patiently
 from storage._protocol import Storage
 from storage._prune import PruneReport
 from storage._records import (
@@ -75,6 +76,7 @@ __all__ = [
     "StorageUnavailable",
     "ThreadRecord",
     "create_storage",
+    "patiently",
     "utcnow",
 ]
 

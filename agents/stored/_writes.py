@@ -13,7 +13,6 @@ change writes nothing and ``LeaseLost`` abandons the run.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -42,6 +41,7 @@ from storage import (
     ThreadRecord,
     utcnow,
 )
+from storage import patiently as store_patiently
 
 logger = logging.getLogger(__name__)
 
@@ -343,33 +343,34 @@ def run_id_of(change: StateChange) -> str:
 
 
 async def patiently(rt: Runtime, run_id: str, attempt: Callable[[], Awaitable[T]]) -> T:
-    """``attempt()``, waiting out a storage outage (the outcome of ``run_id`` is kept meanwhile).
+    """``attempt()``, waiting out a storage outage (the outcome of ``run_id`` is kept meanwhile),
+    through the one retry helper (``storage.patiently``: exponential pauses with jitter).
 
     Tried again every fraction of a lease (``_MAX_RETRY_DELAY`` at most), so the write lands
     soon after storage is back, inside the grace recovery grants; logged once per outage; given
     up (``StorageUnavailable``) after ``_OUTCOME_RETRY_SECONDS`` or ten leases.
     """
     longest = min(_MAX_RETRY_DELAY, rt.claim_lease_seconds / 10)
-    delay = min(0.1, longest)
-    loop = asyncio.get_running_loop()
-    give_up = loop.time() + max(_OUTCOME_RETRY_SECONDS, 10 * rt.claim_lease_seconds)
-    reported = False
-    while True:
-        try:
-            done = await attempt()
-        except StorageUnavailable as exc:
-            if loop.time() + delay > give_up:
-                raise
-            if not reported:
-                logger.warning(
-                    "%s; the outcome of run %s is kept and written as soon as storage answers",
-                    exc,
-                    run_id,
-                )
-                reported = True
-            await asyncio.sleep(delay)
-            delay = min(delay * 2, longest)
-            continue
-        if reported:
-            logger.info("storage answers again: the outcome of run %s is stored", run_id)
-        return done
+    reported: list[BaseException] = []
+
+    def outage(exc: BaseException) -> None:
+        if not reported:
+            logger.warning(
+                "%s; the outcome of run %s is kept and written as soon as storage answers",
+                exc,
+                run_id,
+            )
+        reported.append(exc)
+
+    def back() -> None:
+        logger.info("storage answers again: the outcome of run %s is stored", run_id)
+
+    return await store_patiently(
+        attempt,
+        retry_on=lambda exc: isinstance(exc, StorageUnavailable),
+        seconds=max(_OUTCOME_RETRY_SECONDS, 10 * rt.claim_lease_seconds),
+        first=min(0.1, longest),
+        longest=longest,
+        on_outage=outage,
+        on_back=back,
+    )

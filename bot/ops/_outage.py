@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from collections.abc import Awaitable, Callable
 from typing import Literal, TypeVar
 
@@ -21,7 +20,7 @@ from slack_sdk.errors import SlackApiError
 from sqlalchemy.exc import DBAPIError
 
 from agents.errors import ModelError
-from storage import StorageConfigError, StorageUnavailable
+from storage import StorageConfigError, StorageUnavailable, patiently
 
 logger = logging.getLogger(__name__)
 
@@ -113,21 +112,24 @@ async def waiting_out(
     services: tuple[Service, ...],
     seconds: float,
 ) -> T:
-    """``attempt()``, tried again (with a growing pause, at most 5 s) while it fails because one
-    of ``services`` is unreachable, for up to ``seconds``; the outage is recorded in
-    ``outages`` (one line). Any other failure, or one past the deadline, is raised.
+    """``attempt()``, tried again (pauses growing to 5 s, with jitter: ``storage.patiently``, the
+    one retry helper) while it fails because one of ``services`` is unreachable, for up to
+    ``seconds``; the outage is recorded in ``outages`` (one line). Any other failure, or one
+    past the deadline, is raised.
 
     For work owed to a thread that must not be dropped for an outage (a decided call's card
     and answer): ``attempt`` must be safe to repeat.
     """
-    delay, deadline = 0.2, time.monotonic() + seconds
-    while True:
-        try:
-            return await attempt()
-        except Exception as exc:
-            service = unavailable(exc)
-            if service is None or service not in services or time.monotonic() > deadline:
-                raise
+
+    def outage(exc: BaseException) -> None:
+        service = unavailable(exc)
+        if service is not None:
             outages.down(service, exc)
-            await asyncio.sleep(delay)
-            delay = min(delay * 2, 5.0)
+
+    return await patiently(
+        attempt,
+        retry_on=lambda exc: unavailable(exc) in services,
+        seconds=seconds,
+        first=0.2,
+        on_outage=outage,
+    )
