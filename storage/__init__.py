@@ -15,10 +15,10 @@ from storage._errors import (
     StorageConfigError,
     StorageError,
     StorageUnavailable,
+    patiently,
 )
 from storage._factory import DEFAULT_STORAGE_URL, create_storage
 from storage._memory import InMemoryStorage
-from storage._patience import patiently
 from storage._protocol import Storage
 from storage._prune import PruneReport
 from storage._records import (

@@ -36,14 +36,13 @@ from agents.errors import (
     ApprovalExpired,
     DuplicateApproval,
     FingerprintMismatch,
-    GrantNotAllowed,
     InvalidResumeData,
     InvalidToolArgs,
     NotAllowedToDecide,
     SnapshotNotFound,
     ToolCallNotSuspended,
-    ToolChanged,
 )
+from bot._answers import answer_of
 from bot._errors import BotError
 
 AGENT_NOT_FOUND = "AGENT_NOT_FOUND"
@@ -87,25 +86,9 @@ class ApiRequestError(ApiError):
 
 # -- server side ---------------------------------------------------------------------------
 def status_of(error: AgentError) -> int:
-    """The HTTP status of a runtime error."""
-    if isinstance(error, NotAllowedToDecide | GrantNotAllowed):
-        return 403
-    if isinstance(error, SnapshotNotFound):
-        return 404
-    if isinstance(
-        error,
-        ToolCallNotSuspended
-        | AlreadyDecided
-        | FingerprintMismatch
-        | DuplicateApproval
-        | ToolChanged,
-    ):
-        return 409
-    if isinstance(error, InvalidResumeData | InvalidToolArgs):
-        return 422
-    if isinstance(error, AgentConfigError):
-        return 400
-    return 500
+    """The HTTP status of a runtime error (``bot.policy.answer_of``: one mapping for the API
+    and Slack)."""
+    return answer_of(error).status
 
 
 def body_of(error: AgentError) -> dict[str, Any]:

@@ -18,6 +18,7 @@ TOP_LEVEL = {
     "__init__.py",
     "__main__.py",
     "_agent_loader.py",
+    "_answers.py",  # what the bot answers a refusal with (the API and Slack alike)
     "_client_results.py",  # what bot.client's decision calls answer
     "_assembly.py",
     "_errors.py",
@@ -39,7 +40,13 @@ MAY_IMPORT = {
     "slack": {"policy", "ops", "coordination"},
 }
 """The other parts each part may import."""
-WIRING_A_PART_MAY_USE = {"bot._settings", "bot._errors", "bot._logs", "bot._json_limits"}
+WIRING_A_PART_MAY_USE = {
+    "bot._settings",
+    "bot._errors",
+    "bot._logs",
+    "bot._json_limits",
+    "bot._answers",
+}
 DYNAMIC_IMPORT_ALLOWED = {"_agent_loader.py"}  # loads BOT_AGENT by design
 
 

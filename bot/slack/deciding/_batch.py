@@ -17,20 +17,17 @@ import bot.slack._messages as msg
 from agents import AgentStream, Approve, Decline
 from agents.errors import (
     AgentError,
-    AlreadyDecided,
     ApprovalExpired,
-    DuplicateApproval,
-    FingerprintMismatch,
     NotAllowedToDecide,
     ToolChanged,
 )
 from bot.policy import Refusal
 from bot.slack._services import Services
 from bot.slack.blocks._batch_card import BatchRow, decode_batch_value
-from bot.slack.blocks._blocks import already_decided_text
 from bot.slack.blocks._card import tool_label
-from bot.slack.deciding._clicks import Attempt, record_refusal, refusal_text, tell
+from bot.slack.deciding._clicks import Attempt, record_refusal, tell
 from bot.slack.deciding._expiry import expire_call
+from bot.slack.deciding._told import told
 from bot.slack.delivery._home import refresh_homes
 from bot.slack.delivery._render import post_run, reporting_failures
 from bot.slack.delivery._thread import SlackThread
@@ -136,7 +133,7 @@ async def _claim(
         if isinstance(exc, NotAllowedToDecide):
             refusal = Refusal.of(exc)
             await record_refusal(services, first, refusal.rule, thread.thread_ts)
-        await tell(services, first, _refused_text(rows, row, _why(exc)), thread.thread_ts)
+        await tell(services, first, _refused_text(rows, row, told(exc)), thread.thread_ts)
         if isinstance(exc, ApprovalExpired):  # its row flips to "Expired" now
             await expire_call(
                 services,
@@ -157,20 +154,3 @@ async def _claim(
 def _refused_text(rows: list[BatchRow], row: BatchRow, why: str) -> str:
     number = next(i for i, r in enumerate(rows, start=1) if r is row)
     return msg.BATCH_REFUSED.format(number=number, tool=tool_label(row.view), why=why)
-
-
-def _why(exc: AgentError) -> str:
-    """The ephemeral's reason for a refusal of ``decide_many``."""
-    if isinstance(exc, NotAllowedToDecide):
-        return refusal_text(Refusal.of(exc))
-    if isinstance(exc, DuplicateApproval):
-        return msg.DUPLICATE_APPROVAL
-    if isinstance(exc, ApprovalExpired):
-        return msg.EXPIRED
-    if isinstance(exc, AlreadyDecided):
-        return already_decided_text(exc.decision, exc.decided_by, exc.decided_at)
-    if isinstance(exc, FingerprintMismatch):
-        return msg.FINGERPRINT_CHANGED
-    if isinstance(exc, ToolChanged):
-        return msg.TOOL_CHANGED
-    return msg.NO_LONGER_PENDING

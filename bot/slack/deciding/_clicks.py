@@ -28,26 +28,20 @@ from agents import (
 )
 from agents.errors import (
     NOT_REQUESTER_RULE,
-    AlreadyDecided,
+    AgentError,
     ApprovalExpired,
-    DuplicateApproval,
-    FingerprintMismatch,
-    GrantNotAllowed,
-    InvalidResumeData,
-    InvalidToolArgs,
     NotAllowedToDecide,
-    SnapshotNotFound,
-    ToolCallNotSuspended,
     ToolChanged,
 )
+from bot._answers import answer_of
 from bot.ops._outage import Service
 from bot.policy import Refusal
 from bot.slack._ids import thread_id
 from bot.slack._services import Services
-from bot.slack.blocks._blocks import already_decided_text
 from bot.slack.blocks._refs import ApprovalRef
 from bot.slack.deciding._clicked_card import Clicked, card_from_call, unrecorded_card
 from bot.slack.deciding._expiry import expire_call
+from bot.slack.deciding._told import told
 from bot.slack.deciding._unrecorded import Asker, recording_outage, tell_not_recorded
 from bot.slack.deciding._workspace import Choice, choice_of
 from bot.slack.delivery._card_index import PostedCard
@@ -276,17 +270,6 @@ async def check(services: Services, attempt: Attempt, card: PostedCard | None) -
     return refusal
 
 
-def refusal_text(refusal: Refusal) -> str:
-    """The ephemeral for a decision policy's refusal, chosen by its rule."""
-    if refusal.rule == "self-approval":
-        return msg.REFUSED_SELF_APPROVAL
-    if refusal.rule == "not-approver":
-        return msg.REFUSED_NOT_APPROVER
-    if refusal.rule == "other-workspace":
-        return msg.REFUSED_OTHER_WORKSPACE
-    return msg.REFUSED_BY_POLICY.format(why=refusal.text)
-
-
 async def record_refusal(
     services: Services, attempt: Attempt, rule: str, thread_ts: str | None
 ) -> None:
@@ -337,26 +320,15 @@ async def _decide(
         return await _claim(services, attempt)
     except ToolChanged as exc:
         return exc
-    except NotAllowedToDecide as exc:
-        refusal = Refusal.of(exc)
-        withdrawing = exc.rule == NOT_REQUESTER_RULE
-        rule = exc.rule if withdrawing else refusal.rule
-        await record_refusal(services, attempt, rule, thread_ts)
-        return msg.REFUSED_NOT_REQUESTER if withdrawing else refusal_text(refusal)
-    except DuplicateApproval:
-        return msg.DUPLICATE_APPROVAL
     except ApprovalExpired:
         return _TooLate()
-    except AlreadyDecided as exc:
-        return already_decided_text(exc.decision, exc.decided_by, exc.decided_at)
-    except FingerprintMismatch:
-        return msg.FINGERPRINT_CHANGED
-    except (InvalidToolArgs, InvalidResumeData):
-        return msg.INVALID_DATA
-    except (SnapshotNotFound, ToolCallNotSuspended):
-        return msg.NO_LONGER_PENDING
-    except GrantNotAllowed as exc:  # nothing recorded: the call is still pending
-        return msg.GRANT_REFUSED.format(why=exc.reason)
+    except AgentError as exc:
+        if isinstance(exc, NotAllowedToDecide):
+            rule = exc.rule if exc.rule == NOT_REQUESTER_RULE else Refusal.of(exc).rule
+            await record_refusal(services, attempt, rule, thread_ts)
+        elif answer_of(exc).kind in ("failed", "bad-request"):
+            raise
+        return told(exc)
 
 
 async def _claim(services: Services, attempt: Attempt) -> AgentStream:

@@ -9,7 +9,6 @@ import bot.slack._messages as msg
 from agents import SuspendedRunsPage
 from bot.slack._services import Services
 from bot.slack.deciding._ask_again import ask_again_if_unanswered, waiting_questions
-from bot.slack.deciding._decision_words import looks_like_decision
 from bot.slack.delivery._render import post_run, reporting_failures
 from bot.slack.delivery._thread import SlackThread
 from bot.slack.receiving._payloads import MessageEvent
@@ -133,3 +132,61 @@ def slack_context(thread: SlackThread) -> dict[str, object]:
             "user": thread.requester,
         },
     }
+
+
+# -- thread replies that look like a decision ("approve", "yes, go ahead", "decline"): under a
+# pending approval such a reply never decides; the bot points to the card's buttons (SPEC 12).
+_WORDS = frozenset(
+    [
+        "approve",
+        "approved",
+        "approving",
+        "yes",
+        "yep",
+        "yeah",
+        "y",
+        "ok",
+        "okay",
+        "lgtm",
+        "sure",
+        "go",
+        "ahead",
+        "do",
+        "it",
+        "ship",
+        "it",
+        "confirm",
+        "confirmed",
+        "accept",
+        "accepted",
+        "allow",
+        "allowed",
+        "granted",
+        "proceed",
+        "decline",
+        "declined",
+        "deny",
+        "denied",
+        "reject",
+        "rejected",
+        "no",
+        "nope",
+        "n",
+        "cancel",
+        "stop",
+        "don't",
+        "dont",
+        "abort",
+        "veto",
+    ]
+)
+_MAX_WORDS = 6
+
+
+def looks_like_decision(text: str) -> bool:
+    """True for a short reply made of decision words ("approve", "Yes, go ahead!", "decline")."""
+    words = re.findall(r"[a-z']+", text.lower())
+    if not words or len(words) > _MAX_WORDS:
+        return False
+    deciding = sum(1 for w in words if w in _WORDS)
+    return deciding >= max(1, (len(words) + 1) // 2)

@@ -43,10 +43,10 @@ from bot.slack.deciding._clicks import (
     check,
     decide,
     record_refusal,
-    refusal_text,
     tell,
 )
 from bot.slack.deciding._expiry import expire_call
+from bot.slack.deciding._told import refusal_text
 from bot.slack.deciding._unrecorded import not_recorded_text, recording_outage
 from bot.slack.deciding._workspace import Choice
 from bot.slack.receiving._payloads import BlockActions, ViewSubmission

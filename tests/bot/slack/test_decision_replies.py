@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from agents.models import call, reply
-from bot.slack.deciding._decision_words import looks_like_decision
+from bot.slack.deciding._conversation import looks_like_decision
 from tests.bot.conftest import BotFactory
 from tests.bot.harness import CHANNEL, Executions
 
