@@ -77,6 +77,10 @@ API_TOKEN_IS_A_PERSONS = (
     "API_TOKEN is also a person's token in {path}: give the service and each person a token of "
     "their own"
 )
+MODEL_UNKNOWN = (
+    "MODEL must be offline (every agent on the offline model: /call <tool> key=value calls a "
+    "tool, no key needed) or unset, got {raw!r}; the OpenAI model's name goes in OPENAI_MODEL"
+)
 AUTH_TEST_FAILED = (
     "Slack rejected SLACK_BOT_TOKEN (auth.test: {error}). Copy the Bot User OAuth Token again "
     "(Slack app → OAuth & Permissions) and check SLACK_API_URL"
@@ -102,6 +106,9 @@ class Settings(BaseModel):
     """``OPENAI_BASE_URL``: any OpenAI-compatible server."""
     openai_model: str = DEFAULT_OPENAI_MODEL
     """``OPENAI_MODEL``: the model name of the built-in agent."""
+    model: Literal["offline"] | None = None
+    """``MODEL``: offline: every agent, BOT_AGENT's too, runs on the offline model, where
+    "/call <tool> key=value" calls a tool, no key needed (unset: each agent's own model)."""
     storage_url: str | None = None
     """``STORAGE_URL``: where runs, memory and the audit log live (unset: ./data/countersign.db)."""
     redis_url: str | None = None
@@ -160,16 +167,17 @@ class Settings(BaseModel):
         return "socket" if self.slack_app_token is not None else "http"
 
 
-def describe_variables() -> list[tuple[str, str, str]]:
-    """``(VARIABLE, default, what it does)`` for every setting, in declaration order."""
+def describe_variables() -> list[tuple[str, str | None, str]]:
+    """``(VARIABLE, default, what it does)`` for every setting, in declaration order; the
+    default is None when the variable is unset by default (what that means is in the text)."""
     rows = []
     for name, field in Settings.model_fields.items():
         if not (field.description or "").startswith("``"):
             continue  # not an environment variable (the parsed policy)
         what = " ".join((field.description or "").split("``: ", 1)[-1].split()).rstrip(".")
         default = field.default
-        shown = "unset" if default is None or default == () else str(default)
-        shown = shown.lower() if isinstance(default, bool) else shown
+        shown = None if default is None or default == () else str(default)
+        shown = shown.lower() if isinstance(default, bool) and shown else shown
         rows.append((name.upper(), shown, what))
     return rows
 
@@ -235,6 +243,7 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
     if log_level not in _LOG_LEVELS:
         problems.append(f"LOG_LEVEL must be one of {', '.join(_LOG_LEVELS)}, got {log_level!r}")
         log_level = "INFO"
+    model = _model(problems, text("MODEL"))
     log_format = (text("LOG_FORMAT") or "text").lower()
     if log_format not in _LOG_FORMATS:
         problems.append(f"LOG_FORMAT must be text or json, got {log_format!r}")
@@ -247,6 +256,7 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
         openai_api_key=secret("OPENAI_API_KEY"),
         openai_base_url=text("OPENAI_BASE_URL"),
         openai_model=text("OPENAI_MODEL") or DEFAULT_OPENAI_MODEL,
+        model=model,
         storage_url=storage_url,
         redis_url=text("REDIS_URL"),
         bot_agent=bot_agent,
@@ -351,6 +361,15 @@ def _check_slack(
         problems.append(SIGNING_SECRET_MISSING)
     if signing_secret is not None and bot_token is None and app_token is None:
         problems.append(SIGNING_SECRET_WITHOUT_BOT_TOKEN)
+
+
+def _model(problems: list[str], raw: str | None) -> Literal["offline"] | None:
+    if raw is None:
+        return None
+    if raw.lower() == "offline":
+        return "offline"
+    problems.append(MODEL_UNKNOWN.format(raw=raw))
+    return None
 
 
 def _prompts(problems: list[str], raw: str | None) -> tuple[str, ...]:
