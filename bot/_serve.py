@@ -21,7 +21,8 @@ from bot._agent_loader import import_agent
 from bot._assembly import serve_agent
 from bot._errors import BotConfigError
 from bot._mcp_servers import CallLimits, mcp_servers
-from bot._settings import AUTH_TEST_FAILED, Settings
+from bot._settings import Settings
+from bot._settings_text import AUTH_TEST_FAILED
 from bot.api import ApiAccess, DecisionObserver, add_api_routes
 from bot.background import Background
 from bot.coordination import shared_coordination
