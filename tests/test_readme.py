@@ -16,7 +16,11 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.bot.bot_process import BotProcess, serve_bot_process
+
+pytestmark = pytest.mark.processes
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -207,6 +207,7 @@ def _env_http() -> dict[str, str]:
     return {"SLACK_BOT_TOKEN": "xoxb-1", "SLACK_SIGNING_SECRET": "s"}
 
 
+@pytest.mark.processes
 async def test_python_m_bot_serves_until_sigterm_then_exits_cleanly(
     slack: FakeSlackAPI, tmp_path: Path
 ) -> None:
@@ -220,6 +221,7 @@ async def test_python_m_bot_serves_until_sigterm_then_exits_cleanly(
     assert "xoxb-good" not in bot.stderr and SECRET not in bot.stderr
 
 
+@pytest.mark.processes
 async def test_python_m_bot_starts_without_a_warning_a_newcomer_must_wonder_about(
     slack: FakeSlackAPI, tmp_path: Path
 ) -> None:
