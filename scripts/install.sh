@@ -56,7 +56,10 @@ lock | upgrade)
     ;;
 esac
 
-extra=()
+# run: the dependencies alone (make run starts python -m bot in this folder, which imports the
+# tree as it is; building the editable package costs a fresh clone several seconds);
+# dev: the package too, so that mypy, python -m bot in other folders and subprocesses find it.
+extra=(--no-install-project)
 [ "$what" = dev ] && extra=(--extra dev)
 if uv=$(find_uv); then
     say "Installing countersign ($what) into $VENV from uv.lock"
