@@ -51,12 +51,12 @@ def parse_call(message: str, tools: Schemas) -> tuple[str, dict[str, Any]] | str
     given = given.strip()
     if given.startswith("{"):
         try:
-            args = json.loads(given)
+            whole = json.loads(given)
         except ValueError as exc:
             return text.BAD_JSON.format(tool=name, error=exc)
-        if not isinstance(args, dict):
+        if not isinstance(whole, dict):
             return text.BAD_JSON.format(tool=name, error="not an object")
-        return name, args
+        return name, whole
     pairs = _pairs(given)
     if isinstance(pairs, str):
         return text.NOT_KEY_VALUE.format(word=pairs, example=_example(name, tools[name]))
