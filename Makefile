@@ -7,10 +7,12 @@ BIN := $(VENV)/bin
 RUN_STAMP := $(VENV)/.installed-run
 DEV_STAMP := $(VENV)/.installed-dev
 LOCKED := pyproject.toml uv.lock
-# Parallel test workers (pytest-xdist); the tests wait on I/O more than they compute.
-JOBS ?= 4
-# The tests that start no process nor browser, share nothing and are quick: `make test-fast`.
-FAST := not processes and not browser and not chaos and not serial and not slow
+# Parallel test workers (pytest-xdist) for the tests that run in the test process alone.
+JOBS ?= auto
+# The tests that start no process nor browser and share nothing: these run in parallel.
+PARALLEL := not processes and not browser and not chaos and not serial
+# make test-fast: those, but the slow ones (1,600 tests).
+FAST := $(PARALLEL) and not slow
 # pytest's exit 5 ("no tests ran") is no failure when PYTEST_ARGS selects none of a phase's.
 PYTEST := $(BIN)/python -m pytest -q -p no:cacheprovider
 OK_IF_NONE := || [ $$? -eq 5 ]
@@ -32,11 +34,12 @@ install: $(DEV_STAMP)
 run: $(RUN_STAMP)
 	$(BIN)/python -m bot
 
-# The whole suite (CI runs it): everything that may share the machine in parallel, then the
-# `serial` tests alone.
+# The whole suite (CI runs it): the tests that run in the test process alone in parallel, then
+# the ones that start processes or a browser, or share the databases, one at a time (they time
+# real processes and leases: four workers of bots on two cores starved each other's start).
 test: $(DEV_STAMP)
-	$(PYTEST) -n $(JOBS) -m "not serial" $(PYTEST_ARGS) $(OK_IF_NONE)
-	$(PYTEST) -m serial $(PYTEST_ARGS) $(OK_IF_NONE)
+	$(PYTEST) -n $(JOBS) -m "$(PARALLEL)" $(PYTEST_ARGS) $(OK_IF_NONE)
+	$(PYTEST) -m "not ($(PARALLEL))" $(PYTEST_ARGS) $(OK_IF_NONE)
 
 test-fast: $(DEV_STAMP)
 	$(PYTEST) -n $(JOBS) -m "$(FAST)" $(PYTEST_ARGS)
