@@ -8,7 +8,8 @@
 #
 # uv (from PyPI, pinned below, kept in ~/.cache/countersign) installs exactly what uv.lock pins;
 # where uv cannot be had, pip installs the same pins from requirements/*.txt (exported from
-# uv.lock, with hashes). PYTHON picks the interpreter (default python3); UV, a uv to use instead.
+# uv.lock, with hashes). PYTHON picks the interpreter (default python3); UV, a uv to use instead
+# (UV=false: pip).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -22,6 +23,7 @@ say() { echo "==> $*"; }
 # A uv of UV_VERSION: $UV when given, else installed once from PyPI into the user's cache.
 find_uv() {
     if [ -n "${UV:-}" ]; then
+        "$UV" --version >/dev/null 2>&1 || return 1
         echo "$UV"
         return 0
     fi
