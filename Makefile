@@ -1,24 +1,32 @@
-# countersign: `make run` starts the bot, `make test` runs the whole suite, `make check` lints and type-checks.
+# countersign: `make run` starts the bot, `make test` runs the whole suite, `make check` lints and
+# type-checks; `make test-fast` is the inner loop. Each installs into .venv first, from uv.lock
+# (scripts/install.sh: uv from PyPI, else pip from requirements/*.txt).
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 RUN_STAMP := $(VENV)/.installed-run
 DEV_STAMP := $(VENV)/.installed-dev
-# -qq: only errors; "compat" keeps the packages importable by mypy and subprocesses alike.
-PIP_INSTALL := $(BIN)/python -m pip install -qq --config-settings editable_mode=compat
+LOCKED := pyproject.toml uv.lock
+# Parallel test workers (pytest-xdist) for the tests that run in the test process alone.
+JOBS ?= auto
+# The tests that start no process nor browser and share nothing: these run in parallel.
+PARALLEL := not processes and not browser and not chaos and not serial
+# make test-fast: those, but the slow ones (1,600 tests).
+FAST := $(PARALLEL) and not slow
+# pytest's exit 5 ("no tests ran") is no failure when PYTEST_ARGS selects none of a phase's.
+PYTEST := $(BIN)/python -m pytest -q -p no:cacheprovider
+OK_IF_NONE := || [ $$? -eq 5 ]
 
-.PHONY: run test check install clean
+.PHONY: run test test-fast check install lock upgrade clean
 
-$(VENV)/bin/python:
-	$(PYTHON) -m venv $(VENV)
-
-# `make run` installs what running needs; `make test` and `make check` add the dev extras.
-$(RUN_STAMP): pyproject.toml | $(VENV)/bin/python
-	$(PIP_INSTALL) -e .
+# `make run` installs only what running needs; `make test` and `make check` add the dev extras.
+$(RUN_STAMP): $(LOCKED)
+	PYTHON=$(PYTHON) scripts/install.sh run
+	rm -f $(DEV_STAMP)
 	touch $(RUN_STAMP)
 
-$(DEV_STAMP): pyproject.toml | $(VENV)/bin/python
-	$(PIP_INSTALL) -e '.[dev]'
+$(DEV_STAMP): $(LOCKED)
+	PYTHON=$(PYTHON) scripts/install.sh dev
 	touch $(DEV_STAMP) $(RUN_STAMP)
 
 install: $(DEV_STAMP)
@@ -26,13 +34,28 @@ install: $(DEV_STAMP)
 run: $(RUN_STAMP)
 	$(BIN)/python -m bot
 
+# The whole suite (CI runs it): the tests that run in the test process alone in parallel, then
+# the ones that start processes or a browser, or share the databases, one at a time (they time
+# real processes and leases: four workers of bots on two cores starved each other's start).
 test: $(DEV_STAMP)
-	$(BIN)/python -m pytest -q $(PYTEST_ARGS)
+	$(PYTEST) -n $(JOBS) -m "$(PARALLEL)" $(PYTEST_ARGS) $(OK_IF_NONE)
+	$(PYTEST) -m "not ($(PARALLEL))" $(PYTEST_ARGS) $(OK_IF_NONE)
+
+test-fast: $(DEV_STAMP)
+	$(PYTEST) -n $(JOBS) -m "$(FAST)" $(PYTEST_ARGS)
 
 check: $(DEV_STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
+
+# After editing the dependencies in pyproject.toml: pin what is new, keep the rest.
+lock:
+	PYTHON=$(PYTHON) scripts/install.sh lock
+
+# Every dependency on its newest release the floors allow.
+upgrade:
+	PYTHON=$(PYTHON) scripts/install.sh upgrade
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -99,6 +99,9 @@ class ServedParts:
     """The claim lease, unless the agent was given one."""
     approval_ttl_seconds: float | None = None
     """The approval TTL, unless the agent's ``default_options`` has one."""
+    model: Model | None = None
+    """In place of the agent's own model and its sub-agents' (None: their own), e.g. an
+    offline model to try the tools without a key (``MODEL=offline``)."""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -88,6 +88,8 @@ class _Handed:
     observers: tuple[Observer, ...]
     path: tuple[str, ...]
     """The supervisor's agent path."""
+    model: Model | None = None
+    """The host's model in place of every agent's own (``ServedParts.model``)."""
 
 
 @dataclass(frozen=True, kw_only=True, eq=False)
@@ -155,6 +157,7 @@ class Runtime:
             call_rules=parts.call_rules,
             observers=parts.observers,
             path=(),
+            model=parts.model,
         )
         return cls._of(
             spec,
@@ -189,13 +192,14 @@ class Runtime:
             call_rules=given.call_rules,
             observers=given.observers,
             path=path,
+            model=given.model,
         )
         return cls(
             id=spec.id,
             name=spec.name,
             instructions=spec.instructions,
             description=spec.description,
-            model=spec.model,
+            model=given.model or spec.model,
             own_tools=spec.tools,
             tool_source=tool_source,
             agents={

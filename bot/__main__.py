@@ -5,7 +5,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import shutil
 import sys
+import textwrap
 from collections.abc import Sequence
 
 from bot._errors import BotConfigError, BotError
@@ -13,23 +15,42 @@ from bot._logs import configure_logging
 from bot._serve import serve_forever
 from bot._settings import describe_variables, load_settings, logging_settings
 
+HELP_WIDTH = 100
+"""The widest ``--help`` line (narrower on a narrower terminal)."""
+
 
 def _parser() -> argparse.ArgumentParser:
+    width = max(60, min(shutil.get_terminal_size().columns, HELP_WIDTH)) - 2
     rows = describe_variables()
-    width = max(len(name) for name, _, _ in rows)
+    name_width = max(len(name) for name, _, _ in rows)
     listed = "\n".join(
-        f"  {name:<{width}}  {what} (default: {default})" for name, default, what in rows
+        _variable(name, default, what, name_width, width) for name, default, what in rows
+    )
+    description = (
+        "Serve the agent in Slack: HTTP mode with SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET, "
+        "Socket Mode with SLACK_APP_TOKEN too, the local workspace with no Slack token. "
+        "Configured by environment variables only."
     )
     return argparse.ArgumentParser(
         prog="countersign",
-        description=(
-            "Serve the agent in Slack: HTTP mode with SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET, "
-            "Socket Mode with SLACK_APP_TOKEN too, the local workspace with no Slack token. "
-            "Configured by environment variables only."
-        ),
-        epilog=f"environment variables:\n{listed}",
+        description=textwrap.fill(description, width),
+        epilog=f"environment variables (unset unless a default is shown):\n{listed}",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+
+
+def _variable(name: str, default: str | None, what: str, name_width: int, width: int) -> str:
+    """One variable's entry: its name, what it does wrapped beside it, the default kept whole."""
+    indent = " " * (name_width + 4)
+    lines = textwrap.wrap(what, width - len(indent), break_on_hyphens=False)
+    if default is not None:
+        shown = f"(default: {default})"
+        if len(lines[-1]) + 1 + len(shown) <= width - len(indent):
+            lines[-1] = f"{lines[-1]} {shown}"
+        else:
+            lines.append(shown)
+    head = f"  {name:<{name_width}}  "
+    return "\n".join((head if i == 0 else indent) + line for i, line in enumerate(lines))
 
 
 def _report(problem: str, log_format: str) -> None:

@@ -4,7 +4,8 @@ Everything the bot adds to the agent it serves is given in one ``ServedParts``, 
 configured storage and a memory (for an agent given none), the approval rules built from
 ``APPROVERS``, ``ALLOW_SELF_APPROVAL`` and the policy file (the decision policy, and the call
 rules that may add approval, a quorum or a TTL), ``CLAIM_LEASE_SECONDS`` and
-``APPROVAL_TTL_SECONDS``, the MCP servers' tools (a ``ToolSource`` their manager keeps
+``APPROVAL_TTL_SECONDS``, the offline model in place of every agent's own with
+``MODEL=offline``, the MCP servers' tools (a ``ToolSource`` their manager keeps
 current) and the observers (metrics). The rules live on the agent, so every surface mounted
 on it (Slack, the HTTP API, the local workspace) enforces the same ones; what the agent given
 brought itself (storage, memory, decision policy, lease, TTL) wins.
@@ -25,6 +26,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from agents import Agent, Observer, ServedParts, ToolSource
 from agents.memory import Memory
 from bot._settings import Settings
+from bot.demo import DemoModel
 from bot.policy import Policy
 from bot.policy._approval_rules import agent_rules
 from bot.policy._usergroups import UserGroups
@@ -68,6 +70,7 @@ def serve_agent(
             observers=tuple(observers),
             claim_lease_seconds=rules.claim_lease_seconds,
             approval_ttl_seconds=rules.approval_ttl_seconds,
+            model=DemoModel() if settings.model == "offline" else None,
         )
     )
     decision = served.decision_policy or rules.decision_policy

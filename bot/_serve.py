@@ -21,7 +21,8 @@ from bot._agent_loader import import_agent
 from bot._assembly import serve_agent
 from bot._errors import BotConfigError
 from bot._mcp_servers import CallLimits, mcp_servers
-from bot._settings import AUTH_TEST_FAILED, Settings
+from bot._settings import Settings
+from bot._settings_text import AUTH_TEST_FAILED
 from bot.api import ApiAccess, DecisionObserver, add_api_routes
 from bot.background import Background
 from bot.coordination import shared_coordination
@@ -54,9 +55,14 @@ def build_agent(
 ) -> Agent:
     """``BOT_AGENT`` when set, else the built-in ops agent on ``db``'s demo tables (its OpenAI
     model on ``openai``, default a client built from the settings)."""
+    if settings.model == "offline":
+        logger.info(
+            "MODEL=offline: the agent runs on the offline model; call a tool with "
+            "/call <tool> key=value (/call alone lists them)"
+        )
     if settings.bot_agent:
         return import_agent(settings.bot_agent)
-    if settings.openai_api_key is None:
+    if settings.openai_api_key is None and settings.model is None:
         logger.warning(
             "OPENAI_API_KEY is not set: the built-in agent runs on the offline demo model. Set "
             "it (and OPENAI_BASE_URL for a compatible server) to use OpenAI"

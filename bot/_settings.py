@@ -19,6 +19,17 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
 from agents.models import DEFAULT_OPENAI_MODEL
 from bot._errors import BotConfigError
+from bot._settings_text import (
+    API_TOKEN_ACTS_WITHOUT_TOKEN,
+    API_TOKEN_IS_A_PERSONS,
+    APP_TOKEN_FORMAT,
+    APP_TOKEN_WITHOUT_BOT_TOKEN,
+    BOT_TOKEN_FORMAT,
+    MODEL_UNKNOWN,
+    OAUTH_VARIABLES_SET,
+    SIGNING_SECRET_MISSING,
+    SIGNING_SECRET_WITHOUT_BOT_TOKEN,
+)
 from bot.policy import (
     PersonToken,
     PolicyFile,
@@ -44,44 +55,6 @@ _LOG_FORMATS = ("text", "json")
 _TRUE = ("1", "true", "yes", "on")
 _FALSE = ("0", "false", "no", "off", "")
 
-# -- configuration problems: each message says what to do ---------------------------------------
-SIGNING_SECRET_MISSING = (
-    "Set SLACK_SIGNING_SECRET (Slack app → Basic Information → Signing Secret): HTTP mode "
-    "verifies every request Slack sends"
-)
-OAUTH_VARIABLES_SET = (
-    "Unset SLACK_CLIENT_ID and SLACK_CLIENT_SECRET: countersign is a single-workspace bot "
-    "(with both set, slack-bolt switches to OAuth and ignores SLACK_BOT_TOKEN)"
-)
-BOT_TOKEN_FORMAT = (
-    "SLACK_BOT_TOKEN must be a bot token starting with xoxb- (Slack app → OAuth & Permissions "
-    "→ Bot User OAuth Token)"
-)
-APP_TOKEN_FORMAT = (
-    "SLACK_APP_TOKEN must be an app-level token starting with xapp- with the connections:write "
-    "scope (Slack app → Basic Information → App-Level Tokens)"
-)
-APP_TOKEN_WITHOUT_BOT_TOKEN = (
-    "Set SLACK_BOT_TOKEN too: Socket Mode (SLACK_APP_TOKEN) still posts with the bot token "
-    "(Slack app → OAuth & Permissions → Bot User OAuth Token)"
-)
-SIGNING_SECRET_WITHOUT_BOT_TOKEN = (
-    "Set SLACK_BOT_TOKEN (Slack app → OAuth & Permissions → Bot User OAuth Token), or unset "
-    "SLACK_SIGNING_SECRET to run without Slack"
-)
-API_TOKEN_ACTS_WITHOUT_TOKEN = (
-    "API_TOKEN_ACTS_FOR_USERS=true needs API_TOKEN (the service token whose decidedBy is taken "
-    "as the decider): set API_TOKEN, or unset API_TOKEN_ACTS_FOR_USERS"
-)
-API_TOKEN_IS_A_PERSONS = (
-    "API_TOKEN is also a person's token in {path}: give the service and each person a token of "
-    "their own"
-)
-AUTH_TEST_FAILED = (
-    "Slack rejected SLACK_BOT_TOKEN (auth.test: {error}). Copy the Bot User OAuth Token again "
-    "(Slack app → OAuth & Permissions) and check SLACK_API_URL"
-)
-
 
 class Settings(BaseModel):
     """The validated configuration (SPEC 8). Build it with ``load_settings``."""
@@ -102,6 +75,9 @@ class Settings(BaseModel):
     """``OPENAI_BASE_URL``: any OpenAI-compatible server."""
     openai_model: str = DEFAULT_OPENAI_MODEL
     """``OPENAI_MODEL``: the model name of the built-in agent."""
+    model: Literal["offline"] | None = None
+    """``MODEL``: offline: every agent, BOT_AGENT's too, runs on the offline model, where
+    "/call <tool> key=value" calls a tool, no key needed (unset: each agent's own model)."""
     storage_url: str | None = None
     """``STORAGE_URL``: where runs, memory and the audit log live (unset: ./data/countersign.db)."""
     redis_url: str | None = None
@@ -161,16 +137,17 @@ class Settings(BaseModel):
         return "socket" if self.slack_app_token is not None else "http"
 
 
-def describe_variables() -> list[tuple[str, str, str]]:
-    """``(VARIABLE, default, what it does)`` for every setting, in declaration order."""
+def describe_variables() -> list[tuple[str, str | None, str]]:
+    """``(VARIABLE, default, what it does)`` for every setting, in declaration order; the
+    default is None when the variable is unset by default (what that means is in the text)."""
     rows = []
     for name, field in Settings.model_fields.items():
         if not (field.description or "").startswith("``"):
             continue  # not an environment variable (the parsed policy)
         what = " ".join((field.description or "").split("``: ", 1)[-1].split()).rstrip(".")
         default = field.default
-        shown = "unset" if default is None or default == () else str(default)
-        shown = shown.lower() if isinstance(default, bool) else shown
+        shown = None if default is None or default == () else str(default)
+        shown = shown.lower() if isinstance(default, bool) and shown else shown
         rows.append((name.upper(), shown, what))
     return rows
 
@@ -236,6 +213,7 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
     if log_level not in _LOG_LEVELS:
         problems.append(f"LOG_LEVEL must be one of {', '.join(_LOG_LEVELS)}, got {log_level!r}")
         log_level = "INFO"
+    model = _model(problems, text("MODEL"))
     log_format = (text("LOG_FORMAT") or "text").lower()
     if log_format not in _LOG_FORMATS:
         problems.append(f"LOG_FORMAT must be text or json, got {log_format!r}")
@@ -248,6 +226,7 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
         openai_api_key=secret("OPENAI_API_KEY"),
         openai_base_url=text("OPENAI_BASE_URL"),
         openai_model=text("OPENAI_MODEL") or DEFAULT_OPENAI_MODEL,
+        model=model,
         storage_url=storage_url,
         redis_url=text("REDIS_URL"),
         bot_agent=bot_agent,
@@ -352,6 +331,15 @@ def _check_slack(
         problems.append(SIGNING_SECRET_MISSING)
     if signing_secret is not None and bot_token is None and app_token is None:
         problems.append(SIGNING_SECRET_WITHOUT_BOT_TOKEN)
+
+
+def _model(problems: list[str], raw: str | None) -> Literal["offline"] | None:
+    if raw is None:
+        return None
+    if raw.lower() == "offline":
+        return "offline"
+    problems.append(MODEL_UNKNOWN.format(raw=raw))
+    return None
 
 
 def _prompts(problems: list[str], raw: str | None) -> tuple[str, ...]:

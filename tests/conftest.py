@@ -2,12 +2,17 @@
 
 Every test runs behind a socket guard: a connection to anything but loopback fails the test,
 so no test can reach a real Slack, OpenAI or database server by accident.
+
+And behind a process guard: a test that starts an OS process (``python -m bot``, a worker, a
+server, Chromium) must say so with the ``processes`` (or ``browser``, ``chaos``) marker, so
+``make test-fast`` can leave exactly those out (``pytest -m "not processes and ..."``).
 """
 
 from __future__ import annotations
 
 import ipaddress
 import socket
+import subprocess
 from collections.abc import Iterator
 from typing import Any
 
@@ -66,3 +71,37 @@ def _block_network(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     monkeypatch.setattr(socket.socket, "connect_ex", _guarded_connect_ex)
     monkeypatch.setattr(socket, "getaddrinfo", _guarded_getaddrinfo)
     yield
+
+
+PROCESS_MARKERS = ("processes", "browser", "chaos")
+"""A test with one of these may start OS processes; any other fails when it starts one."""
+
+_current: list[pytest.Item] = []
+_real_popen_init = subprocess.Popen.__init__
+
+
+class UnmarkedProcess(RuntimeError):
+    """A test started an OS process without a marker that says it does."""
+
+
+def _guarded_popen_init(self: subprocess.Popen[Any], *args: Any, **kwargs: Any) -> None:
+    item = _current[-1] if _current else None
+    if item is not None and not any(item.get_closest_marker(m) for m in PROCESS_MARKERS):
+        raise UnmarkedProcess(
+            f"{item.nodeid} starts a process: mark it @pytest.mark.processes (make test-fast "
+            "runs only tests that start none)"
+        )
+    _real_popen_init(self, *args, **kwargs)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    subprocess.Popen.__init__ = _guarded_popen_init  # type: ignore[method-assign]
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Any:
+    _current.append(item)
+    try:
+        return (yield)
+    finally:
+        _current.pop()

@@ -27,6 +27,7 @@ FIELDS = {
 }
 
 
+@pytest.mark.processes
 def test_the_home_figure_is_one_json_line_and_a_publish_makes_no_slack_call_per_row(
     capsys: pytest.CaptureFixture[str],
 ) -> None:

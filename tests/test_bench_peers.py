@@ -23,6 +23,8 @@ from bench._peers import (
     run_peers,
 )
 
+pytestmark = pytest.mark.processes
+
 FAKE_PEER = """
 import argparse, json
 parser = argparse.ArgumentParser()

@@ -12,6 +12,7 @@ from bench._policy import policy_calls, policy_text, run_policy
 FIELDS = {"read_ms", "compile_ms", "start_ms", "match_median_us", "match_p99_us", "match_max_us"}
 
 
+@pytest.mark.processes
 def test_the_policy_figure_reports_start_up_and_match_times_of_the_file() -> None:
     figure = run_policy(rules=300, calls=60)
     assert figure["figure"] == "policy"
@@ -32,6 +33,7 @@ def test_the_generated_file_has_the_rules_asked_for_and_every_kind_of_glob() -> 
     assert len(policy_calls(50, 12)) == 12
 
 
+@pytest.mark.processes
 def test_bench_policy_prints_one_json_line(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["policy", "--rules", "40", "--calls", "10"]) == 0
     [line] = capsys.readouterr().out.splitlines()

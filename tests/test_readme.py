@@ -16,7 +16,11 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.bot.bot_process import BotProcess, serve_bot_process
+
+pytestmark = pytest.mark.processes
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -113,9 +117,17 @@ async def _served(tmp_path: Path, **extra: str) -> AsyncIterator[BotProcess]:
 
 async def _pending_delete(bot: BotProcess) -> dict[str, Any]:
     """Ask the local workspace to delete record 42; the run waiting for approval (API JSON)."""
-    message = {"user": "U0ALEX", "text": "delete record 42"}
-    async with bot.http.post(f"{bot.url}/_local/messages", json=message) as response:
-        assert response.status == 200, await response.text()
+    [run] = await _pending(bot, "delete record 42")
+    return run
+
+
+async def _pending(bot: BotProcess, *texts: str) -> list[dict[str, Any]]:
+    """Post each of ``texts`` in the local workspace; the runs that then wait (API JSON), once
+    there is one for each."""
+    for text in texts:
+        message = {"user": "U0ALEX", "text": text}
+        async with bot.http.post(f"{bot.url}/_local/messages", json=message) as response:
+            assert response.status == 200, await response.text()
     headers = {"Authorization": f"Bearer {TOKEN}"}
     for _ in range(200):
         async with bot.http.get(
@@ -123,10 +135,10 @@ async def _pending_delete(bot: BotProcess) -> dict[str, Any]:
         ) as response:
             assert response.status == 200, await response.text()
             runs: list[dict[str, Any]] = (await response.json())["runs"]
-        if runs:
-            return runs[0]
+        if len(runs) == len(texts):
+            return runs
         await asyncio.sleep(0.05)
-    raise AssertionError("no run waits for approval after 'delete record 42'")
+    raise AssertionError(f"not one waiting run for each of {texts}")
 
 
 def _run(argv: list[str], cwd: Path, tokens: set[str]) -> str:
@@ -164,20 +176,24 @@ async def test_the_readme_curl_calls_list_and_approve_as_written(tmp_path: Path)
 
 
 async def test_the_readme_python_client_sample_runs_as_written(tmp_path: Path) -> None:
+    """It approves what waits for approval and leaves a pending question (a ticket that asks
+    for its priority with ``suspend()``) for someone to answer, without crashing on it."""
     sample = _block("python", "from bot.client import Client")
     script = tmp_path / "approve_waiting.py"
     async with _served(tmp_path) as bot:
         script.write_text(sample.replace(README_URL, bot.url))
-        run = await _pending_delete(bot)
+        runs = await _pending(bot, "open a ticket about the printer", "delete record 42")
+        [approval] = [c for r in runs for c in r["toolCalls"] if c["requiresApproval"]]
+        [question] = [c for r in runs for c in r["toolCalls"] if not c["requiresApproval"]]
         argv = [sys.executable, str(script)]
         output = await asyncio.to_thread(_run, argv, tmp_path, _token_names(sample))
-        [call] = run["toolCalls"]
-        assert output.splitlines() == [f"approved {call['toolName']} {call['args']}"]
+        assert output.splitlines() == [f"approved {approval['toolName']} {approval['args']}"]
         headers = {"Authorization": f"Bearer {TOKEN}"}
         async with bot.http.get(
             f"{bot.url}/api/agents/ops/suspended-runs", headers=headers
         ) as response:
-            assert (await response.json())["runs"] == []
+            left = (await response.json())["runs"]
+        assert [c["toolCallId"] for r in left for c in r["toolCalls"]] == [question["toolCallId"]]
 
 
 async def test_the_readme_bot_agent_module_is_served_by_python_m_bot(tmp_path: Path) -> None:

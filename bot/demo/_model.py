@@ -9,6 +9,9 @@ sub-agent (which calls ``refund``):
 - "delete records 3, 4 and 5" → three ``delete-record`` calls in one step (a batch card);
 - "refund order 7 for 250" → ``agent-billing`` (ops) / ``refund {"order": 7, "amount": 250}``;
 - "open a ticket about the printer" → ``open-ticket {"title": "printer"}``;
+- "/call <tool> key=value …" calls any offered tool by name (``bot.demo._commands``): with
+  ``MODEL=offline`` it serves any agent, yours included, so its tools can be tried without a
+  key;
 - after tool results it says in words what happened; anything else gets the help text;
 - a structured-output request (auto-resume) is answered from the words of the reply
   ("high", "low", "medium"…): ``{"answered": true, "resume_data": {...}}`` or answered false.
@@ -23,6 +26,7 @@ from typing import Any
 
 import bot.demo._text as text
 from agents.models import ModelEvent, ModelRequest, ObjectOutput, TextDelta, ToolCallRequest, Usage
+from bot.demo._commands import is_command, parse_call, usage
 from bot.demo._summary import summarize
 
 DEMO_MODEL_ID = "demo"
@@ -67,6 +71,8 @@ class DemoModel:
         messages = request.messages
         if messages and messages[-1].role == "tool":
             return _words(summarize(messages))
+        if is_command(_last_user_text(request)):
+            return _command(request)
         offered = {t.name for t in request.tools}
         many = route_many(_last_user_text(request), offered)
         if many:
@@ -75,7 +81,24 @@ class DemoModel:
         if call is not None:
             name, args = call
             return [ToolCallRequest(f"demo_{uuid.uuid4().hex[:12]}", name, args)]
-        return _words(text.HELP)
+        return _words(text.HELP if offered & _BUILT_IN or not offered else usage(_schemas(request)))
+
+
+_BUILT_IN = {"list-records", "get-record", "delete-record", "refund", "open-ticket"}
+"""The built-in agent's tools: the plain requests above work with them."""
+
+
+def _command(request: ModelRequest) -> list[ModelEvent]:
+    """The call a ``/call`` message asks for, or what is wrong with it."""
+    parsed = parse_call(_last_user_text(request), _schemas(request))
+    if isinstance(parsed, str):
+        return _words(parsed)
+    name, args = parsed
+    return [ToolCallRequest(f"demo_{uuid.uuid4().hex[:12]}", name, args)]
+
+
+def _schemas(request: ModelRequest) -> dict[str, dict[str, Any]]:
+    return {tool.name: tool.parameters for tool in request.tools}
 
 
 def route_many(message: str, tools: set[str]) -> list[tuple[str, dict[str, Any]]]:

@@ -38,12 +38,13 @@ OPENAI_API_URL = "https://api.openai.com/v1"
 
 
 def openai_client(settings: Settings) -> AsyncOpenAI | None:
-    """The client of the built-in agent's OpenAI model, from the settings; None without a key.
+    """The client of the built-in agent's OpenAI model, from the settings; None without a key
+    (or with ``MODEL=offline``).
 
     Key and URL are passed explicitly, so the ``openai`` library reads neither from the process
     environment (the settings are the only source). The caller closes it.
     """
-    if settings.openai_api_key is None:
+    if settings.openai_api_key is None or settings.model == "offline":
         return None
     return AsyncOpenAI(
         api_key=settings.openai_api_key.get_secret_value(),

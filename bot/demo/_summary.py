@@ -31,8 +31,10 @@ def describe(tool: str, content: str) -> str:
         result: Any = json.loads(content)
     except ValueError:
         return content  # a sub-agent's answer, or plain text
-    if not isinstance(result, dict):
+    if result is None:
         return text.DONE.format(tool=tool)
+    if not isinstance(result, dict):
+        return _returned(tool, result)
     if result.get("status") == "declined":
         reason = result.get("reason")
         suffix = text.DECLINED_REASON.format(reason=reason) if reason else ""
@@ -42,7 +44,18 @@ def describe(tool: str, content: str) -> str:
     if "error" in result:
         return text.FAILED.format(error=result["error"])
     describer = _DESCRIBERS.get(tool)
-    return describer(result) if describer else text.DONE.format(tool=tool)
+    return describer(result) if describer else _returned(tool, result)
+
+
+RESULT_MAX_CHARS = 600
+"""The most of a tool's result the offline model repeats (a tool of your own: ``/call``)."""
+
+
+def _returned(tool: str, result: Any) -> str:
+    shown = json.dumps(result, ensure_ascii=False, default=str)
+    if len(shown) > RESULT_MAX_CHARS:
+        shown = shown[: RESULT_MAX_CHARS - 1] + "…"
+    return text.RETURNED.format(tool=tool, result=shown)
 
 
 def _listed(result: dict[str, Any]) -> str:

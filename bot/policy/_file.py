@@ -19,6 +19,7 @@ Example:
 from __future__ import annotations
 
 import gc
+import json
 import tomllib
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -199,8 +200,22 @@ def toml_file(path: Path, what: str, variable: str) -> dict[str, Any] | list[str
 
 
 def problem_lines(path: Path, error: ValidationError) -> list[str]:
-    """One line per validation error: the file, where (``rule 2: approvals: ``), what."""
-    return [f"{path}: {_where(e['loc'])}{_what(e)}" for e in error.errors(include_url=False)]
+    """One line per validation error: the file, where (``rule 2: approvals: ``), what, in
+    words a person writing TOML knows (never pydantic's "Input should be a valid tuple").
+
+    A list whose items are wrong is not also reported as empty (pydantic counts only the
+    items that validated)."""
+    errors = error.errors(include_url=False)
+    inner = [e["loc"] for e in errors]
+    return [
+        f"{path}: {_where(e['loc'])}{_what(e)}"
+        for e in errors
+        if not (e["type"] == "too_short" and _has_wrong_items(e["loc"], inner))
+    ]
+
+
+def _has_wrong_items(loc: tuple[int | str, ...], others: list[tuple[int | str, ...]]) -> bool:
+    return any(len(other) > len(loc) and other[: len(loc)] == loc for other in others)
 
 
 @contextmanager
@@ -305,4 +320,60 @@ def _what(error: Any) -> str:
         return f"must be at least {error['ctx']['ge']}, got {given!r}"
     if kind == "less_than_equal":
         return f"must be at most {error['ctx']['le']}, got {given!r}"
-    return f"{error['msg'].removeprefix('Value error, ')}, got {given!r}"
+    return _in_toml_words(kind, _key(error["loc"]), given, pattern, error)
+
+
+def _key(loc: tuple[int | str, ...]) -> str:
+    """The key a value was written under (``escalate`` for ``escalate.0``)."""
+    return next((str(part) for part in reversed(loc) if isinstance(part, str)), "")
+
+
+_TABLES = {
+    "defaults": "a [defaults] section of key = value lines",
+    "args_above": "a table in braces: args_above = { amount = 1000 }",
+    "grants": "a table in braces: grants = { max_seconds = 3600, max_uses = 20 }",
+    "escalate": 'a table in braces: { after = "15m", notify = ["S0ONCALL"] }',
+    "env": 'a table in braces: env = { NAME = "value" }',
+    "headers": 'a table in braces: headers = { Authorization = "Bearer ${TOKEN}" }',
+}
+"""What each table-valued key looks like, for "must be a table" (by the key it is under)."""
+_LISTS_OF_TABLES = {
+    "rules": "one [[rules]] section per rule",
+    "mcp_servers": "one [[mcp_servers]] section per server",
+    "tokens": "one [[tokens]] section per token",
+    "escalate": 'a list of tables: escalate = [{ after = "15m", notify = ["S0ONCALL"] }]',
+}
+"""What each key holding a list of tables looks like."""
+_PATTERNS = {
+    "^https?://": "must start with http:// or https://",
+    "^[A-Za-z0-9][A-Za-z0-9_-]*$": (
+        "may hold only letters, digits, - and _, and must start with a letter or digit"
+    ),
+}
+
+
+def _in_toml_words(kind: str, key: str, given: object, pattern: str, error: Any) -> str:
+    """The problems pydantic words for Python programmers ("Input should be a valid tuple"),
+    worded for a person writing the TOML file."""
+    if kind in ("tuple_type", "list_type", "set_type", "frozen_set_type"):
+        if key in _LISTS_OF_TABLES:
+            return f"must be {_LISTS_OF_TABLES[key]}, got {given!r}"
+        if isinstance(given, str):
+            items = given.split() if key == "command" else [given]
+            listed = ", ".join(json.dumps(item, ensure_ascii=False) for item in items)
+            return f"must be a list in brackets: {key} = [{listed}], got {given!r}"
+        return f'must be a list in brackets, e.g. {key} = ["a", "b"], got {given!r}'
+    if kind in ("bool_type", "bool_parsing"):
+        return f"must be true or false (without quotes), got {given!r}"
+    if kind in ("dict_type", "model_type", "model_attributes_type", "dataclass_type"):
+        table = _TABLES.get(key, "a table in braces: { key = value }")
+        return f"must be {table}, got {given!r}"
+    if kind in ("string_type", "string_sub_type"):
+        return f"must be text in quotes, got {given!r}"
+    if kind in ("float_type", "float_parsing", "int_parsing", "int_from_float", "finite_number"):
+        return f"must be a number (without quotes), got {given!r}"
+    if kind == "greater_than":
+        return f"must be more than {error['ctx']['gt']}, got {given!r}"
+    if kind == "string_pattern_mismatch" and pattern in _PATTERNS:
+        return f"{_PATTERNS[pattern]}, got {given!r}"
+    return f"{str(error['msg']).removeprefix('Value error, ')}, got {given!r}"

@@ -15,6 +15,8 @@ from agents import ToolCallApprovalChunk
 from tests.agents.binding_race_worker import build_agent
 from tests.backends import SHARED_BACKENDS, open_storage, unique_url
 
+pytestmark = pytest.mark.processes
+
 WORKER = Path(__file__).with_name("binding_race_worker.py")
 
 

@@ -28,6 +28,7 @@ from tests.backends import POSTGRES_ENV, unique_url
 from tools import ToolContext, create_tool
 
 pytestmark = [
+    pytest.mark.processes,
     pytest.mark.slow,
     pytest.mark.skipif(not os.environ.get(POSTGRES_ENV), reason=f"set {POSTGRES_ENV}"),
 ]

@@ -16,7 +16,7 @@ import pytest
 from tests.backends import SHARED_BACKENDS, unique_url
 
 ROOT = Path(__file__).resolve().parents[2]
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.processes, pytest.mark.slow]
 
 
 class Worker:

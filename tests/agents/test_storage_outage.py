@@ -23,6 +23,7 @@ from tests.own_servers import OwnRedis
 from tools import ToolContext, create_tool
 
 pytestmark = [
+    pytest.mark.processes,
     pytest.mark.slow,
     pytest.mark.skipif(shutil.which("redis-server") is None, reason="needs redis-server"),
 ]

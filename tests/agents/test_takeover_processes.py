@@ -15,7 +15,7 @@ import pytest
 from tests.agents.test_restart_processes import Worker, worker  # noqa: F401
 from tests.backends import open_storage
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.processes, pytest.mark.slow]
 
 
 @pytest.mark.parametrize("idempotent", ["1", "0"], ids=["idempotent", "plain"])

@@ -7,7 +7,6 @@ import contextlib
 import signal
 import socket
 import sys
-import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -41,9 +40,16 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
+START_SECONDS = 120.0
+"""How long ``python -m bot`` may take to answer /healthz: a bound for a wedged start, not a
+speed check (on a loaded two-core machine its imports alone have taken over 10 s)."""
+
+
 @asynccontextmanager
 async def serve_bot_process(env: dict[str, str], cwd: Path) -> AsyncIterator[BotProcess]:
-    """Start ``python -m bot`` with ``env``, wait for /healthz, SIGTERM it on exit."""
+    """Start ``python -m bot`` with ``env``, wait for /healthz, SIGTERM it on exit.
+
+    Its stderr is read all along (a full pipe would block a bot that logs a lot)."""
     port = free_port()
     process = await asyncio.create_subprocess_exec(
         sys.executable,
@@ -53,10 +59,13 @@ async def serve_bot_process(env: dict[str, str], cwd: Path) -> AsyncIterator[Bot
         cwd=cwd,
         stderr=asyncio.subprocess.PIPE,
     )
+    assert process.stderr is not None
+    logged = asyncio.create_task(process.stderr.read())
+    bot: BotProcess | None = None
     try:
         async with aiohttp.ClientSession() as http:
             bot = BotProcess(port=port, http=http)
-            bot.health = await _first_health(bot)
+            bot.health = await _first_health(bot, process, logged)
             yield bot
         process.send_signal(signal.SIGTERM)
         bot.returncode = await asyncio.wait_for(process.wait(), 20)
@@ -64,16 +73,23 @@ async def serve_bot_process(env: dict[str, str], cwd: Path) -> AsyncIterator[Bot
         if process.returncode is None:
             process.kill()
             await process.wait()
-        assert process.stderr is not None
-        bot.stderr = (await process.stderr.read()).decode()
+        stderr = (await logged).decode()
+        if bot is not None:
+            bot.stderr = stderr
 
 
-async def _first_health(bot: BotProcess) -> dict[str, Any]:
-    deadline = time.monotonic() + 120  # bounded; a loaded machine starts Python slowly
-    while time.monotonic() < deadline:
+async def _first_health(
+    bot: BotProcess, process: asyncio.subprocess.Process, logged: asyncio.Task[bytes]
+) -> dict[str, Any]:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + START_SECONDS
+    while loop.time() < deadline:
         with contextlib.suppress(aiohttp.ClientConnectionError):
             async with bot.http.get(f"{bot.url}/healthz") as response:
                 body: dict[str, Any] = await response.json()
                 return body
+        if process.returncode is not None:
+            stderr = (await logged).decode()
+            pytest.fail(f"python -m bot exited ({process.returncode}) before serving:\n{stderr}")
         await asyncio.sleep(0.05)
-    pytest.fail("python -m bot did not start serving /healthz")
+    pytest.fail(f"python -m bot did not serve /healthz within {START_SECONDS:.0f} s")

@@ -207,6 +207,7 @@ def _env_http() -> dict[str, str]:
     return {"SLACK_BOT_TOKEN": "xoxb-1", "SLACK_SIGNING_SECRET": "s"}
 
 
+@pytest.mark.processes
 async def test_python_m_bot_serves_until_sigterm_then_exits_cleanly(
     slack: FakeSlackAPI, tmp_path: Path
 ) -> None:
@@ -220,6 +221,7 @@ async def test_python_m_bot_serves_until_sigterm_then_exits_cleanly(
     assert "xoxb-good" not in bot.stderr and SECRET not in bot.stderr
 
 
+@pytest.mark.processes
 async def test_python_m_bot_starts_without_a_warning_a_newcomer_must_wonder_about(
     slack: FakeSlackAPI, tmp_path: Path
 ) -> None:
@@ -258,3 +260,26 @@ def test_an_unknown_argument_is_an_error_not_ignored(
         main(argv)
     assert info.value.code == 2
     assert "unrecognized arguments" in capsys.readouterr().err
+
+
+def test_help_says_each_default_once_in_lines_that_fit(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No entry says "unset" twice ("(unset: …) (default: unset)"): a variable's default is
+    shown once, and the lines fit a terminal of 100 columns."""
+    monkeypatch.setenv("COLUMNS", "200")
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    out = capsys.readouterr().out
+    listed = out.split("environment variables", 1)[1].splitlines()[1:]
+    entries: list[str] = []
+    for line in listed:
+        if line.startswith("  ") and not line.startswith("   "):
+            entries.append(line.strip())
+        elif entries:
+            entries[-1] += " " + line.strip()
+    assert len(entries) >= 25
+    for entry in entries:
+        assert entry.count("unset") + entry.count("(default:") <= 1, entry
+    assert "MODEL" in out and "/call <tool> key=value" in out
+    assert max(len(line) for line in out.splitlines()) <= 100

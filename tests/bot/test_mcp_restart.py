@@ -16,6 +16,8 @@ from storage import Storage, create_storage
 from tests.bot.test_mcp_servers import ops_entry, settings_with
 from tests.tools.conftest import calls
 
+pytestmark = pytest.mark.processes
+
 
 async def test_a_pending_mcp_call_is_approved_after_a_restart_and_runs_once(
     tmp_path: Path,

@@ -24,6 +24,8 @@ from storage import InMemoryStorage
 from tests.tools.conftest import OPS, calls
 from tools import ToolContext, create_tool
 
+pytestmark = pytest.mark.processes
+
 
 def _ctx() -> ToolContext:
     return ToolContext(run_id="r", tool_call_id="c", agent_id="a", idempotency_key="r:c")

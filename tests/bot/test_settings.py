@@ -170,6 +170,11 @@ def test_every_problem_of_a_bad_tokens_file_is_reported_at_once_one_line_each(
     [
         ("[[tokens]\n", "not valid TOML"),
         ("tokens = []\n", "tokens: must not be empty"),
+        ('tokens = { user = "U1" }\n', "tokens: must be one [[tokens]] section per token"),
+        (
+            f'[[tokens]]\nuser = 5\nsha256 = "{_sha("c")}"\n',
+            "token 1: user: must be text in quotes, got 5",
+        ),
         (f'[[tokens]]\nuser = "U1"\nsha256 = "{_sha("c")}"\n' * 2, "the same token as token 1"),
     ],
 )

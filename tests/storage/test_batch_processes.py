@@ -11,6 +11,8 @@ from storage import Storage
 from tests.backends import SHARED_BACKENDS, open_storage, unique_url
 from tests.storage.race_workers import race
 
+pytestmark = pytest.mark.processes
+
 WORKER = Path(__file__).with_name("batch_race_worker.py")
 GROUPS = 60
 

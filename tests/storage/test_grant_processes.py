@@ -12,6 +12,8 @@ from tests.backends import SHARED_BACKENDS, open_storage, unique_url
 from tests.storage.race_workers import race
 from tests.storage.test_grants import grant
 
+pytestmark = pytest.mark.processes
+
 WORKER = Path(__file__).with_name("grant_race_worker.py")
 CALLS = 25
 """Calls each process makes; the grant allows 20 in all."""

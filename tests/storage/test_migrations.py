@@ -23,6 +23,8 @@ from storage.sql._schema import VERSION_TABLE, metadata
 from tests.backends import POSTGRES_ENV, unique_url
 from tests.storage.records import T0, at
 
+pytestmark = pytest.mark.processes
+
 TABLES = {
     "snapshots",
     "claims",

@@ -13,6 +13,8 @@ from storage import Storage
 from tests.backends import SHARED_BACKENDS, open_storage, unique_url
 from tests.storage.race_workers import race
 
+pytestmark = pytest.mark.processes
+
 WORKER = Path(__file__).with_name("claim_race_worker.py")
 KEYS = 150
 

@@ -12,6 +12,8 @@ import pytest
 from storage import SQLStorage, utcnow
 from tests.storage.records import at, claim, event, snapshot
 
+pytestmark = pytest.mark.processes
+
 
 def _cli(
     *args: str, cwd: Path, env: dict[str, str] | None = None

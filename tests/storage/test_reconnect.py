@@ -16,7 +16,11 @@ from storage.sql._engine import APPLICATION_NAME
 from tests.backends import POSTGRES_ENV, unique_url
 from tests.storage.records import claim, snapshot
 
-pytestmark = pytest.mark.skipif(not os.environ.get(POSTGRES_ENV), reason=f"set {POSTGRES_ENV}")
+pytestmark = [
+    # It ends every connection named "countersign" to the test database, other tests' too.
+    pytest.mark.serial,
+    pytest.mark.skipif(not os.environ.get(POSTGRES_ENV), reason=f"set {POSTGRES_ENV}"),
+]
 
 
 async def test_the_first_call_after_the_server_dropped_every_connection_succeeds(

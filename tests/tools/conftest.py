@@ -50,6 +50,7 @@ class HttpServer:
                     return
             except OSError:
                 time.sleep(0.05)
+        self.stop()  # never leave it running past the test
         raise RuntimeError("the HTTP MCP server did not start")
 
     def stop(self) -> None:

@@ -16,6 +16,8 @@ from tests.tools.conftest import OPS, HttpServer, calls
 from tools import ToolContext
 from tools.mcp import MCPServer, MCPServerUnavailable
 
+pytestmark = pytest.mark.processes
+
 
 def _ctx() -> ToolContext:
     return ToolContext(run_id="r", tool_call_id="c", agent_id="a", idempotency_key="r:c")

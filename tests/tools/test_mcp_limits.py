@@ -17,6 +17,8 @@ from tools import ToolContext
 from tools.mcp import MCPCallTimedOut, MCPServer, MCPTool
 from tools.mcp._output import capped
 
+pytestmark = pytest.mark.processes
+
 
 def _ctx() -> ToolContext:
     return ToolContext(run_id="r", tool_call_id="c", agent_id="a", idempotency_key="r:c")

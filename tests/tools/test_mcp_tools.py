@@ -22,6 +22,8 @@ from tools.mcp import (
     mcp_tool_name,
 )
 
+pytestmark = pytest.mark.processes
+
 SAFE = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 
 

@@ -15,7 +15,7 @@ from tests.bot.local.browser import act_as, ask, browser, click, opened
 from tests.bot.local.fixtures import Local
 
 # One Chromium for the module (launching it takes seconds): tests and fixtures share its loop.
-pytestmark = [pytest.mark.slow, pytest.mark.asyncio(loop_scope="module")]
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.asyncio(loop_scope="module")]
 __all__ = ["browser", "opened"]  # fixtures
 
 

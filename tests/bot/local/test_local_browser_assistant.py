@@ -19,7 +19,7 @@ from bot.slack.surfaces._status import refresh_statuses
 from tests.bot.local.browser import act_as, browser, click, narrow, opened, overflow_x
 from tests.bot.local.fixtures import ALEX, Local
 
-pytestmark = [pytest.mark.slow, pytest.mark.asyncio(loop_scope="module")]
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.asyncio(loop_scope="module")]
 __all__ = ["browser", "narrow", "opened"]  # fixtures
 
 

@@ -15,7 +15,7 @@ from bot.slack._ids import APPROVE_ALL_ACTION, DECLINE_ALL_ACTION, ROW_ACTION, W
 from tests.bot.local.browser import act_as, ask, browser, narrow, opened, overflow_x
 from tests.bot.local.fixtures import Local
 
-pytestmark = [pytest.mark.slow, pytest.mark.asyncio(loop_scope="module")]
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.asyncio(loop_scope="module")]
 __all__ = ["browser", "narrow", "opened"]  # fixtures
 
 BUTTONS = "button[data-action-id]"

@@ -18,7 +18,7 @@ from storage import utcnow
 from tests.bot.local.browser import act_as, ask, browser, click, narrow, opened, overflow_x
 from tests.bot.local.fixtures import Local
 
-pytestmark = [pytest.mark.slow, pytest.mark.asyncio(loop_scope="module")]
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.asyncio(loop_scope="module")]
 __all__ = ["browser", "narrow", "opened"]  # fixtures
 
 BUTTONS = "button[data-action-id]"

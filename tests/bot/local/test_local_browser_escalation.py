@@ -19,7 +19,7 @@ from bot.background._periodic import sweep
 from tests.bot.local.browser import act_as, ask, browser, click, open_page
 from tests.bot.local.fixtures import Local
 
-pytestmark = [pytest.mark.slow, pytest.mark.asyncio(loop_scope="module")]
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.asyncio(loop_scope="module")]
 __all__ = ["browser"]  # fixture
 
 

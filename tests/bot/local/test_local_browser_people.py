@@ -15,7 +15,7 @@ from bot import APPROVE_ACTION, DECLINE_ACTION
 from tests.bot.local.browser import act_as, ask, browser, click, opened
 from tests.bot.local.fixtures import Local
 
-pytestmark = [pytest.mark.slow, pytest.mark.asyncio(loop_scope="module")]
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.asyncio(loop_scope="module")]
 __all__ = ["browser", "opened"]  # fixtures
 
 BUTTONS = "button[data-action-id]"

@@ -180,6 +180,7 @@ async def test_long_polls_wake_on_a_change(local: Local) -> None:
             assert (await response.json())["version"] > version
 
 
+@pytest.mark.processes
 async def test_python_m_bot_without_a_token_serves_the_workspace_until_sigterm(
     tmp_path: Path,
 ) -> None:

@@ -26,6 +26,7 @@ from tests.fakes.slack_api import FakeSlackAPI, PostedMessage
 from tests.fakes.slack_signing import event_request, interaction_request
 
 pytestmark = [
+    pytest.mark.processes,
     pytest.mark.slow,
     pytest.mark.skipif(
         not (os.environ.get(POSTGRES_ENV) and os.environ.get(REDIS_ENV)),

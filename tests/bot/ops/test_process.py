@@ -19,6 +19,8 @@ from tests.bot.harness import CHANNEL, SECRET, TEAM, click_payload
 from tests.fakes.slack_api import FakeSlackAPI, PostedMessage
 from tests.fakes.slack_signing import event_request, interaction_request
 
+pytestmark = pytest.mark.processes
+
 ROOT = Path(__file__).resolve().parents[3]
 
 

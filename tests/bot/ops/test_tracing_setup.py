@@ -5,8 +5,12 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 from bot import load_settings
 from bot.ops import start_tracing
+
+pytestmark = pytest.mark.processes
 
 
 def test_without_an_endpoint_nothing_is_configured_and_shutdown_is_free() -> None:

@@ -182,3 +182,76 @@ def test_a_rules_grants_reach_the_runtime_as_the_calls_grant_limits() -> None:
 
     assert rules is not None and rules.grants == GrantLimits(max_seconds=3600, max_uses=20)
     assert refund is not None and refund.grants is None
+
+
+TOML_MISTAKES = """
+[defaults]
+approvers = "U1"
+allow_self_approval = "yes"
+
+[[rules]]
+tools = "delete-record"
+args_above = 5
+grants = 3
+escalate = { after = "15m", notify = ["S1"] }
+
+[[rules]]
+tools = [3]
+
+[[mcp_servers]]
+name = "git hub"
+command = "npx server"
+url = 5
+headers = "x"
+"""
+
+
+def test_a_toml_mistake_is_told_in_toml_words_never_pydantics(tmp_path: Path) -> None:
+    """A person who wrote a string where a list goes reads how to write the list, not "Input
+    should be a valid tuple"; a list whose items are wrong is not also called empty."""
+    path = _write(tmp_path, TOML_MISTAKES)
+    with pytest.raises(BotConfigError) as caught:
+        load_settings({**ENV, "POLICY_FILE": str(path)})
+    problems = [p.removeprefix(f"{path}: ") for p in caught.value.problems]
+    assert problems == [
+        """[defaults]: approvers: must be a list in brackets: approvers = ["U1"], got 'U1'""",
+        "[defaults]: allow_self_approval: must be true or false (without quotes), got 'yes'",
+        """rule 1: tools: must be a list in brackets: tools = ["delete-record"], got """
+        "'delete-record'",
+        "rule 1: args_above: must be a table in braces: args_above = { amount = 1000 }, got 5",
+        "rule 1: grants: must be a table in braces: grants = { max_seconds = 3600, max_uses = "
+        "20 }, got 3",
+        """rule 1: escalate: must be a list of tables: escalate = [{ after = "15m", notify = """
+        """["S0ONCALL"] }], got {'after': '15m', 'notify': ['S1']}""",
+        "rule 2: tools.0: must be text in quotes, got 3",
+        "mcp_servers entry 1: name: may hold only letters, digits, - and _, and must start with "
+        "a letter or digit, got 'git hub'",
+        """mcp_servers entry 1: command: must be a list in brackets: command = ["npx", """
+        """"server"], got 'npx server'""",
+        "mcp_servers entry 1: url: must be text in quotes, got 5",
+        """mcp_servers entry 1: headers: must be a table in braces: headers = { Authorization = """
+        """"Bearer ${TOKEN}" }, got 'x'""",
+    ]
+    for problem in problems:
+        assert "Input should" not in problem and "instance of" not in problem, problem
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ("rules = 5\n", "rules: must be one [[rules]] section per rule, got 5"),
+        ("defaults = 3\n", "[defaults]: must be a [defaults] section of key = value lines, got 3"),
+        ('[[mcp_servers]]\nname = "x"\nurl = "ftp://x"\n', "must start with http:// or https://"),
+    ],
+)
+def test_a_misplaced_section_is_told_how_to_write_it(
+    tmp_path: Path, text: str, problem: str
+) -> None:
+    [said] = read_problems(_write(tmp_path, text))
+    assert problem in said and "Input should" not in said
+
+
+def read_problems(path: Path) -> list[str]:
+    with pytest.raises(BotConfigError) as caught:
+        read_policy(path)
+    return caught.value.problems

@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import pytest
 from pydantic import BaseModel
 
 from agents import Agent
@@ -164,6 +165,7 @@ async def test_only_the_requester_may_withdraw_and_the_card_says_withdrawn(
         assert refunds == [] and (await bot.agent.list_suspended_runs()).total == 0
 
 
+@pytest.mark.processes
 async def test_a_tool_its_mcp_server_redefines_under_an_open_card_runs_nothing_on_approve(
     slack: FakeSlackAPI, store: Storage, tmp_path: Path
 ) -> None:

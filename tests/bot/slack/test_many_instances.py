@@ -28,10 +28,13 @@ from tests.bot.harness import CHANNEL, SECRET, TEAM, click_payload
 from tests.fakes.slack_api import FakeSlackAPI, PostedMessage
 from tests.fakes.slack_signing import event_request, interaction_request
 
-pytestmark = pytest.mark.skipif(
-    not (os.environ.get(POSTGRES_ENV) and os.environ.get(REDIS_ENV)),
-    reason=f"set {POSTGRES_ENV} and {REDIS_ENV} (.ci/run does)",
-)
+pytestmark = [
+    pytest.mark.processes,
+    pytest.mark.skipif(
+        not (os.environ.get(POSTGRES_ENV) and os.environ.get(REDIS_ENV)),
+        reason=f"set {POSTGRES_ENV} and {REDIS_ENV} (.ci/run does)",
+    ),
+]
 ROOT = Path(__file__).resolve().parents[3]
 
 

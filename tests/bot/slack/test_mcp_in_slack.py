@@ -7,6 +7,8 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
+import pytest
+
 from agents import Agent
 from agents.models import ScriptedModel, ScriptItem, call, reply
 from bot import load_settings
@@ -17,6 +19,8 @@ from tests.bot.harness import SECRET, Bot, start_bot
 from tests.bot.test_mcp_servers import ops_entry
 from tests.fakes.slack_api import FakeSlackAPI
 from tests.tools.conftest import calls
+
+pytestmark = pytest.mark.processes
 
 
 @asynccontextmanager

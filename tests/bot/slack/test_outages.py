@@ -37,6 +37,7 @@ from tests.fakes.slack_signing import event_request, interaction_request
 from tests.own_servers import OwnRedis
 
 pytestmark = [
+    pytest.mark.processes,
     pytest.mark.slow,
     pytest.mark.skipif(shutil.which("redis-server") is None, reason="needs redis-server"),
 ]

@@ -19,10 +19,13 @@ from tests.bot.slack.test_many_instances import _eventually, _instances, _post_a
 from tests.fakes.slack_api import FakeSlackAPI, PostedMessage
 from tests.fakes.slack_signing import event_request, interaction_request
 
-pytestmark = pytest.mark.skipif(
-    not (os.environ.get(POSTGRES_ENV) and os.environ.get(REDIS_ENV)),
-    reason=f"set {POSTGRES_ENV} and {REDIS_ENV} (.ci/run does)",
-)
+pytestmark = [
+    pytest.mark.processes,
+    pytest.mark.skipif(
+        not (os.environ.get(POSTGRES_ENV) and os.environ.get(REDIS_ENV)),
+        reason=f"set {POSTGRES_ENV} and {REDIS_ENV} (.ci/run does)",
+    ),
+]
 
 
 async def test_two_users_approving_at_once_on_two_instances_run_the_tool_once(
