@@ -6,11 +6,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from agents import Agent
 from agents.models import ScriptedModel, call, reply
 from tests.tools.conftest import HttpServer, calls
 from tools import ToolContext
 from tools.mcp import MCPServer
+
+pytestmark = pytest.mark.processes
 
 
 def _ctx() -> ToolContext:

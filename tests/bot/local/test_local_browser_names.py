@@ -20,7 +20,7 @@ from tests.bot.local.browser import TIMEOUT_MS, ask, browser, open_page
 from tests.bot.local.fixtures import Local, local_workspace
 from tests.own_servers import OwnRedis
 
-pytestmark = [pytest.mark.slow, pytest.mark.asyncio(loop_scope="module")]
+pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
 __all__ = ["browser"]  # fixtures
 
 

@@ -21,6 +21,8 @@ from tests.bot.bot_process import BotProcess, serve_bot_process
 from tests.bot.local.fixtures import ALEX, SAM, local_workspace, texts
 from tests.own_servers import OwnRedis
 
+pytestmark = [pytest.mark.slow, pytest.mark.processes]
+
 DM = dm_of(ALEX)
 
 

@@ -33,6 +33,7 @@ from tests.fakes.slack_signing import interaction_request
 
 pytestmark = [
     pytest.mark.slow,
+    pytest.mark.processes,
     pytest.mark.skipif(
         not (os.environ.get(POSTGRES_ENV) and os.environ.get(REDIS_ENV)),
         reason=f"set {POSTGRES_ENV} and {REDIS_ENV} (.ci/run does)",

@@ -22,6 +22,7 @@ from tests.own_servers import OwnPostgres, postgres_bin
 
 pytestmark = [
     pytest.mark.slow,
+    pytest.mark.processes,
     pytest.mark.skipif(postgres_bin() is None, reason="needs PostgreSQL's initdb"),
 ]
 

@@ -37,6 +37,7 @@ from tests.own_servers import OwnPostgres, OwnRedis, postgres_bin
 
 pytestmark = [
     pytest.mark.slow,
+    pytest.mark.processes,
     pytest.mark.skipif(shutil.which("redis-server") is None, reason="needs redis-server"),
 ]
 STORAGE_DOWN = msg.NOT_RECORDED.format(service="the database (STORAGE_URL)")
