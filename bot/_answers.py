@@ -15,22 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from agents.errors import (
-    AgentConfigError,
-    AgentError,
-    AlreadyDecided,
-    AmbiguousToolCall,
-    ApprovalExpired,
-    DuplicateApproval,
-    FingerprintMismatch,
-    GrantNotAllowed,
-    InvalidResumeData,
-    InvalidToolArgs,
-    NotAllowedToDecide,
-    SnapshotNotFound,
-    ToolCallNotSuspended,
-    ToolChanged,
-)
+from agents import errors as e
+from agents.errors import AgentError
 
 AnswerKind = Literal[
     "not-allowed",
@@ -60,19 +46,19 @@ class Answer:
 
 
 _ANSWERS: tuple[tuple[type[AgentError], Answer], ...] = (
-    (NotAllowedToDecide, Answer(403, "not-allowed")),
-    (GrantNotAllowed, Answer(403, "grant-refused")),
-    (SnapshotNotFound, Answer(404, "no-run")),
-    (ApprovalExpired, Answer(409, "expired")),
-    (AlreadyDecided, Answer(409, "already-decided")),
-    (ToolCallNotSuspended, Answer(409, "not-pending")),
-    (AmbiguousToolCall, Answer(409, "not-pending")),
-    (FingerprintMismatch, Answer(409, "changed-args")),
-    (DuplicateApproval, Answer(409, "duplicate")),
-    (ToolChanged, Answer(409, "tool-changed")),
-    (InvalidResumeData, Answer(422, "invalid-data")),
-    (InvalidToolArgs, Answer(422, "invalid-data")),
-    (AgentConfigError, Answer(400, "bad-request")),
+    (e.NotAllowedToDecide, Answer(403, "not-allowed")),
+    (e.GrantNotAllowed, Answer(403, "grant-refused")),
+    (e.SnapshotNotFound, Answer(404, "no-run")),
+    (e.ApprovalExpired, Answer(409, "expired")),
+    (e.AlreadyDecided, Answer(409, "already-decided")),
+    (e.ToolCallNotSuspended, Answer(409, "not-pending")),
+    (e.AmbiguousToolCall, Answer(409, "not-pending")),
+    (e.FingerprintMismatch, Answer(409, "changed-args")),
+    (e.DuplicateApproval, Answer(409, "duplicate")),
+    (e.ToolChanged, Answer(409, "tool-changed")),
+    (e.InvalidResumeData, Answer(422, "invalid-data")),
+    (e.InvalidToolArgs, Answer(422, "invalid-data")),
+    (e.AgentConfigError, Answer(400, "bad-request")),
 )
 _FAILED = Answer(500, "failed")
 

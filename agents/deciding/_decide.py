@@ -39,9 +39,9 @@ from agents.gate import (
     in_force,
     judge,
     record,
+    report_decision,
     validated_args,
 )
-from agents.observing._observe import DecisionTaken, notify
 from agents.running._chunks import FinishChunk, StartChunk, announcement
 from agents.running._executor import outcome_of_sub_run
 from agents.running._run import OutcomeFn, Run
@@ -49,7 +49,7 @@ from agents.running._stream import AgentStream
 from agents.stored._lease import Lease
 from agents.stored._outcome import Outcome
 from agents.stored._state import PendingCallState, RunState
-from storage import EscalationRecord, SnapshotVersionConflict, utcnow
+from storage import EscalationRecord, SnapshotVersionConflict
 from tools import Tool
 
 _ATTEMPTS = 5
@@ -289,18 +289,6 @@ def report(
     rt: Runtime, state: RunState, pending: PendingCallState, decision: Decision, source: str
 ) -> None:
     """Tell the observers a decision was claimed (once, at the level the person decided on)."""
-    if not rt.observers:
-        return
-    notify(
-        rt.observers,
-        DecisionTaken(
-            agent_id=rt.id,
-            run_id=state.run_id,
-            tool_call_id=pending.tool_call_id,
-            tool_name=pending.tool_name,
-            decision=CLAIMED_AS[decision.kind],  # type: ignore[arg-type]
-            source=source,
-            waited_seconds=max(0.0, (utcnow() - pending.suspended_at).total_seconds()),
-            outcome="withdrawn" if isinstance(decision, Decline) and decision.withdrawn else None,
-        ),
-    )
+    withdrawn = isinstance(decision, Decline) and decision.withdrawn
+    outcome = "withdrawn" if withdrawn else None
+    report_decision(rt, state, pending, CLAIMED_AS[decision.kind], source, outcome)

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import timedelta
 from typing import Any
 
 from agents._runtime import Runtime
@@ -32,11 +31,10 @@ from agents.gate import (
     already_decided,
     claim,
     count,
-    decided_claim,
-    decided_event,
     discount,
     found_in,
     judge,
+    leased_claim,
     record,
 )
 from agents.running._run import Decided, Run
@@ -212,7 +210,6 @@ def _batch(rt: Runtime, request: ManyRequest, cases: Mapping[str, Case]) -> _Bat
     """What the batch writes: a claim per decided call, an approval per quorum vote (the
     gate counted each: ``Case.approvers``)."""
     now = utcnow()
-    lease_until = now + timedelta(seconds=rt.claim_lease_seconds)
     out = _Batch(claims=[], votes=[], audit=[], decided=[], approvers={})
     decided_by, source = request.decided_by, request.source
     for case in cases.values():
@@ -230,18 +227,11 @@ def _batch(rt: Runtime, request: ManyRequest, cases: Mapping[str, Case]) -> _Bat
                 out.approvers[pending.claim_key] = case.approvers
                 continue
         verdict = CLAIMED_AS[decision.kind]
-        taken = decided_claim(
-            state,
-            pending,
-            verdict,
-            decided_by=decided_by,
-            decided_at=now,
-            detail={"source": source, **detail},
-            owner=rt.owner,
-            lease_until=lease_until,
+        taken, event = leased_claim(
+            rt, state, pending, verdict, decided_by=decided_by, source=source, detail=detail
         )
         out.claims.append(taken)
-        out.audit.append(decided_event(rt, state, pending, verdict, decided_by, source, detail))
+        out.audit.append(event)
         outcome = decided_outcome(rt, case.request, pending, decision, local)
         out.decided.append((pending, outcome, Lease.of(taken, rt.owner)))
     return out

@@ -3,6 +3,9 @@ approver of the rule (asked of the decision policy, as the gate asks it)."""
 
 from __future__ import annotations
 
+import copy
+import dataclasses
+
 from agents._results import Grant, PendingToolCall, Requirement
 from agents._runtime import Runtime
 from agents.errors import GrantNotAllowed
@@ -13,24 +16,9 @@ from storage import GrantRecord, utcnow
 
 
 def public(record: GrantRecord) -> Grant:
-    """A stored grant as the runtime hands it out."""
-    return Grant(
-        grant_id=record.grant_id,
-        tool_name=record.tool_name,
-        agent_path=list(record.agent_path),
-        thread_id=record.thread_id,
-        resource_id=record.resource_id,
-        pins=dict(record.pins),
-        free_args=list(record.free_args),
-        granted_by=record.granted_by,
-        created_at=record.created_at,
-        expires_at=record.expires_at,
-        max_uses=record.max_uses,
-        uses=record.uses,
-        revoked_at=record.revoked_at,
-        revoked_by=record.revoked_by,
-        agent_id=record.agent_id,
-    )
+    """A stored grant as the runtime hands it out (every field ``Grant`` has, copied)."""
+    fields = {f.name: copy.copy(getattr(record, f.name)) for f in dataclasses.fields(Grant)}
+    return Grant(**fields)
 
 
 async def list_grants(

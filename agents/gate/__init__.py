@@ -14,7 +14,15 @@ know asks ``ask``. The chains are in ``_chain``, one gate per module:
 
 from agents.gate._asking import case_of
 from agents.gate._chain import JUDGEMENT_GATES, PROPOSAL_GATES, ask, judge, propose
-from agents.gate._claims import CLAIMED_AS, claim, claim_retry, decided_claim, decided_event
+from agents.gate._claims import (
+    CLAIMED_AS,
+    claim,
+    claim_retry,
+    decided_claim,
+    decided_event,
+    leased_claim,
+    report_decision,
+)
 from agents.gate._found import Found, Kind, already_decided, find, found_in
 from agents.gate._judgement import Case, Verdict, verdict_of
 from agents.gate._proposal import Needs, Proposal
@@ -61,10 +69,12 @@ __all__ = [
     "grant_bounds_problem",
     "in_force",
     "judge",
+    "leased_claim",
     "owner_of",
     "pinned",
     "propose",
     "record",
+    "report_decision",
     "told_granted",
     "usable_grant",
     "validated_args",

@@ -10,6 +10,7 @@ from typing import Any
 from agents._runtime import Runtime
 from agents.decisions import Decision
 from agents.gate._found import already_decided
+from agents.observing._observe import DecisionTaken, notify
 from agents.stored._state import PendingCallState, RunState
 from storage import AuditEvent, ClaimRecord, GrantRecord, StateChange, utcnow
 
@@ -41,21 +42,46 @@ async def claim(
     ``source`` (button, API, expiry sweep...) is recorded, never interpreted. ``grant``: a
     standing grant the approval creates, stored in the same transaction (SPEC 15).
     """
-    verdict = CLAIMED_AS[decision.kind]
+    record, decided = leased_claim(
+        rt,
+        state,
+        pending,
+        CLAIMED_AS[decision.kind],
+        decided_by=decided_by,
+        source=source,
+        detail=detail,
+    )
+    await _take(rt, record, audit=[decided], grant=grant)
+    return record
+
+
+def leased_claim(
+    rt: Runtime,
+    state: RunState,
+    pending: PendingCallState,
+    decision: str,
+    *,
+    decided_by: str | None,
+    source: str,
+    detail: dict[str, Any],
+) -> tuple[ClaimRecord, AuditEvent]:
+    """The claim of ``pending`` as ``decision``, held by this process under a fresh lease,
+    and its ``decided`` audit event: what every decision writes (alone, in a batch, by a
+    grant)."""
     now = utcnow()
     record = decided_claim(
         state,
         pending,
-        verdict,
+        decision,
         decided_by=decided_by,
         decided_at=now,
         detail={"source": source, **detail},
         owner=rt.owner,
         lease_until=now + timedelta(seconds=rt.claim_lease_seconds),
     )
-    decided = decided_event(rt, state, pending, verdict, decided_by, source or "python", detail)
-    await _take(rt, record, audit=[decided], grant=grant)
-    return record
+    return record, decided_event(
+        rt, state, pending, decision, decided_by, source or "python", detail
+    )
 
 
 def decided_claim(
@@ -126,3 +152,31 @@ async def _take(
     existing = await rt.storage.commit(StateChange(claim=record, audit=audit or [], grant=grant))
     if existing is not None:
         raise already_decided(existing)
+
+
+def report_decision(
+    rt: Runtime,
+    state: RunState,
+    pending: PendingCallState,
+    decision: str,
+    source: str,
+    outcome: str | None = None,
+) -> None:
+    """Tell the observers (metrics) that ``pending`` was claimed as ``decision`` from
+    ``source`` (once, at the level the person decided on; ``outcome``: ``granted``,
+    ``withdrawn``)."""
+    if not rt.observers:
+        return
+    notify(
+        rt.observers,
+        DecisionTaken(
+            agent_id=rt.id,
+            run_id=state.run_id,
+            tool_call_id=pending.tool_call_id,
+            tool_name=pending.tool_name,
+            decision=decision,  # type: ignore[arg-type]
+            source=source,
+            waited_seconds=max(0.0, (utcnow() - pending.suspended_at).total_seconds()),
+            outcome=outcome,  # type: ignore[arg-type]
+        ),
+    )

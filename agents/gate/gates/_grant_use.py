@@ -14,13 +14,11 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from datetime import timedelta
 
 from agents._runtime import Runtime
-from agents.gate._claims import decided_claim, decided_event
+from agents.gate._claims import leased_claim, report_decision
 from agents.gate.gates._authority import refusal_of
 from agents.gate.gates._grants import pinned
-from agents.observing._observe import DecisionTaken, notify
 from agents.stored._state import PendingCallState, RunState
 from storage import AuditEvent, ClaimRecord, GrantRecord, GrantUse, utcnow
 
@@ -90,45 +88,25 @@ async def _applies(rt: Runtime, grant: GrantRecord, pending: PendingCallState) -
 def _granted(
     rt: Runtime, state: RunState, pending: PendingCallState, grant: GrantRecord
 ) -> Granted:
-    now = utcnow()
     detail = {"grant_id": grant.grant_id}
-    claim = decided_claim(
+    claim, event = leased_claim(
+        rt,
         state,
         pending,
         "approved",
         decided_by=grant.granted_by,
-        decided_at=now,
-        detail={"source": GRANT_SOURCE, **detail},
-        owner=rt.owner,
-        lease_until=now + timedelta(seconds=rt.claim_lease_seconds),
+        source=GRANT_SOURCE,
+        detail=detail,
     )
-    event = decided_event(rt, state, pending, "approved", grant.granted_by, GRANT_SOURCE, detail)
     return Granted(
         pending=pending,
         grant=dataclasses.replace(grant, uses=grant.uses + 1),
         claim=claim,
         event=event,
-        use=GrantUse(grant_id=grant.grant_id, at=now),
+        use=GrantUse(grant_id=grant.grant_id, at=claim.decided_at),
     )
 
 
 def told_granted(rt: Runtime, state: RunState, granted: Granted) -> None:
     """Tell the observers a grant decided a call (``outcome="granted"``)."""
-    if not rt.observers:
-        return
-    pending = granted.pending
-    notify(
-        rt.observers,
-        DecisionTaken(
-            agent_id=rt.id,
-            run_id=state.run_id,
-            tool_call_id=pending.tool_call_id,
-            tool_name=pending.tool_name,
-            decision="approved",
-            outcome="granted",
-            source=GRANT_SOURCE,
-            waited_seconds=max(
-                0.0, (utcnow() - (pending.suspended_at or utcnow())).total_seconds()
-            ),
-        ),
-    )
+    report_decision(rt, state, granted.pending, "approved", GRANT_SOURCE, outcome="granted")
