@@ -68,53 +68,65 @@ def leased_claim(
     """The claim of ``pending`` as ``decision``, held by this process under a fresh lease,
     and its ``decided`` audit event: what every decision writes (alone, in a batch, by a
     grant)."""
-    now = utcnow()
     record = decided_claim(
         state,
         pending,
         decision,
         decided_by=decided_by,
-        decided_at=now,
-        detail={"source": source, **detail},
-        owner=rt.owner,
-        lease_until=now + timedelta(seconds=rt.claim_lease_seconds),
+        source=source,
+        detail=detail,
+        **held_by(rt),
     )
-    return record, decided_event(
-        rt, state, pending, decision, decided_by, source or "python", detail
-    )
+    return record, decided_event(rt, state, pending, record)
 
 
 def decided_claim(
-    state: RunState, pending: PendingCallState, decision: str, **fields: Any
+    state: RunState,
+    pending: PendingCallState,
+    decision: str,
+    *,
+    decided_by: str | None,
+    source: str,
+    detail: dict[str, Any],
+    **fields: Any,
 ) -> ClaimRecord:
-    """The claim of ``pending``'s round as ``decision``, with the other ``ClaimRecord`` fields."""
+    """The claim of ``pending``'s round as ``decision`` by ``decided_by`` from ``source``,
+    decided now, with the other ``ClaimRecord`` fields (a lease: ``held_by``)."""
     return ClaimRecord(
         run_id=state.run_id,
         key=pending.claim_key,
         tool_call_id=pending.tool_call_id,
         decision=decision,
+        decided_by=decided_by,
+        decided_at=fields.pop("decided_at", None) or utcnow(),
+        detail={"source": source, **detail},
         **fields,
     )
 
 
+def held_by(rt: Runtime) -> dict[str, Any]:
+    """The fields of a claim this process holds from now, under a fresh lease."""
+    now = utcnow()
+    return {
+        "decided_at": now,
+        "owner": rt.owner,
+        "lease_until": now + timedelta(seconds=rt.claim_lease_seconds),
+    }
+
+
 def decided_event(
-    rt: Runtime,
-    state: RunState,
-    pending: PendingCallState,
-    decision: str,
-    decided_by: str | None,
-    source: str,
-    detail: dict[str, Any],
+    rt: Runtime, state: RunState, pending: PendingCallState, claim: ClaimRecord
 ) -> AuditEvent:
-    """The ``decided`` audit event of ``pending`` claimed as ``decision``."""
+    """The ``decided`` audit event of ``pending`` taken as ``claim`` (who, how, what)."""
+    detail = {key: value for key, value in claim.detail.items() if key != "source"}
     return rt.audit_event(
         "decided",
         state,
         tool_call_id=pending.tool_call_id,
-        actor=decided_by,
-        source=source,
+        actor=claim.decided_by,
+        source=str(claim.detail.get("source") or "python"),
         data={
-            "decision": decision,
+            "decision": claim.decision,
             "tool_name": pending.tool_name,
             "fingerprint": pending.fingerprint,
             "agent_path": pending.agent_path,
@@ -125,20 +137,16 @@ def decided_event(
 
 async def claim_retry(rt: Runtime, state: RunState, decided_by: str | None) -> None:
     """Take the single-use right to retry a failed run at its current step."""
-    now = utcnow()
-    await _take(
-        rt,
-        ClaimRecord(
-            run_id=state.run_id,
-            key=f"retry#{state.steps}",
-            tool_call_id=None,
-            decision="retried",
-            decided_by=decided_by,
-            decided_at=now,
-            owner=rt.owner,
-            lease_until=now + timedelta(seconds=rt.claim_lease_seconds),
-        ),
+    key = f"retry#{state.steps}"
+    retried = ClaimRecord(
+        run_id=state.run_id,
+        key=key,
+        tool_call_id=None,
+        decision="retried",
+        decided_by=decided_by,
+        **held_by(rt),
     )
+    await _take(rt, retried)
 
 
 async def _take(

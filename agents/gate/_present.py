@@ -64,8 +64,9 @@ async def present_again(
         shown,
         claimed_as,
         decided_by=decided_by,
+        source=source,
+        detail=detail,
         decided_at=now,
-        detail={"source": source, **detail},
         status="completed",
         outcome=dict(REPLACED),
         completed_at=now,
@@ -81,7 +82,7 @@ async def present_again(
         decidable=True,
     )
     audit = [
-        decided_event(rt, state, shown, claimed_as, decided_by, source, detail),
+        decided_event(rt, state, shown, claim),
         rt.audit_event(
             "approval-requested",
             state,

@@ -223,15 +223,8 @@ def announcement(
     """The chunk that tells the stream ``call`` now waits (an approval's carries the call)."""
     if call.requires_approval:
         return ToolCallApprovalChunk(run_id=run_id, call=call)
-    return ToolCallSuspendedChunk(
-        run_id=run_id,
-        tool_call_id=call.tool_call_id,
-        tool_name=call.tool_name,
-        args=call.args,
-        suspend_payload=call.suspend_payload,
-        resume_schema=call.resume_schema,
-        agent_path=call.agent_path,
-    )
+    own = [f.name for f in fields(ToolCallSuspendedChunk) if f.init and f.name != "run_id"]
+    return ToolCallSuspendedChunk(run_id=run_id, **{name: getattr(call, name) for name in own})
 
 
 Chunk = (
