@@ -4,11 +4,12 @@
 problem at once, one line each naming the file, the rule number (1-based) and the key, e.g.
 ``countersign.toml: rule 2: approvals: must be at least 1, got 0``. What can never work is
 refused here: ``ttl_seconds`` outside 60 s – 30 days (as ``APPROVAL_TTL_SECONDS``), ``approvals``
-outside 1–10, ``args_above`` limits that are not finite numbers, ``grants`` limits that are not
-positive integers, ``escalate`` steps without anyone to tell, out of order, or not before the
-TTL of the rule's calls. Nothing here starts anything: ``[[mcp_servers]]`` entries are parsed
-values for whoever starts the servers, ``grants`` and ``escalate`` parsed values for whoever
-grants and escalates (SPEC 15).
+outside 1–10, ``args_above`` limits that are not finite numbers, ``args_match`` patterns that
+are not regular expressions, ``grants`` limits that are not positive integers, ``escalate``
+steps without anyone to tell, out of order, or not before the TTL of the rule's calls. Nothing
+here starts anything: ``[[mcp_servers]]`` entries are parsed values for whoever starts the
+servers, ``grants`` and ``escalate`` parsed values for whoever grants and escalates (SPEC 15),
+``[gateway]`` for the gateway (SPEC 17).
 
 Example:
     >>> policy = read_policy("countersign.toml")  # doctest: +SKIP
@@ -19,16 +20,18 @@ Example:
 from __future__ import annotations
 
 import gc
+import re
 import tomllib
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from datetime import timedelta
 from pathlib import Path
-from typing import Annotated, Any, Self
+from typing import Annotated, Any, Literal, Self
 
 from pydantic import (
     AfterValidator,
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     StrictBool,
@@ -37,6 +40,7 @@ from pydantic import (
     ValidationError,
     model_validator,
 )
+from pydantic_core import PydanticCustomError
 
 from bot._errors import BotConfigError
 from bot.policy._values import (
@@ -57,6 +61,27 @@ Glob = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
 """An ``fnmatch`` glob (``*``, ``?``, ``[abc]``), case-sensitive."""
 
 _MODEL = ConfigDict(extra="forbid", frozen=True)
+
+
+def _pattern(value: object) -> str:
+    """An ``args_match`` value: a regular expression Python compiles (kept as written)."""
+    if not isinstance(value, str):
+        raise PydanticCustomError(
+            "policy", "must be a regular expression (a string), got {given}", {"given": repr(value)}
+        )
+    try:
+        re.compile(value)
+    except re.error as exc:
+        raise PydanticCustomError(
+            "policy",
+            "{given} is not a valid regular expression: {error}",
+            {"given": repr(value), "error": str(exc)},
+        ) from None
+    return value
+
+
+Pattern = Annotated[str, BeforeValidator(_pattern)]
+"""A regular expression (Python's ``re``), searched in an argument's text."""
 
 
 class Defaults(BaseModel):
@@ -87,6 +112,10 @@ class Rule(BaseModel):
     args_above: dict[str, Limit] | None = None
     """Match only when each named argument is above the (finite) number (an argument that is
     not a number matches: fail safe), e.g. ``{ amount = 1000 }``."""
+    args_match: dict[str, Pattern] | None = None
+    """Match only when each named argument, as text, contains a match of the regular
+    expression (``re.search``; a string is its own text, any other value its JSON; a missing
+    argument does not match), e.g. ``{ command = "^(rm|git push)\\b" }``."""
     require_approval: StrictBool = False
     """True ADDS approval to a tool that has none; false adds none and never removes any."""
     approvals: Annotated[StrictInt, Field(ge=1, le=APPROVALS_MAX)] | None = None
@@ -131,6 +160,16 @@ class MCPServerEntry(BaseModel):
         return self
 
 
+class GatewayPolicy(BaseModel):
+    """``[gateway]`` (SPEC 17): what the coding-agent hook does with calls no rule matches."""
+
+    model_config = _MODEL
+
+    unmatched: Literal["hold", "allow"] = "hold"
+    """``hold``: a client's tool call that no rule matches waits for a person; ``allow``: it
+    runs at once."""
+
+
 class PolicyFile(BaseModel):
     """The whole file; an absent file is ``PolicyFile()`` (no rules)."""
 
@@ -142,6 +181,8 @@ class PolicyFile(BaseModel):
     """``[[rules]]`` in file order."""
     mcp_servers: tuple[MCPServerEntry, ...] = ()
     """``[[mcp_servers]]`` in file order."""
+    gateway: GatewayPolicy = Field(default_factory=GatewayPolicy)
+    """``[gateway]``."""
 
 
 def policy_path(configured: str | None, cwd: Path | None = None) -> Path | None:
@@ -272,8 +313,8 @@ def _where(loc: tuple[int | str, ...]) -> str:
     head = parts.pop(0)
     if head in _SECTIONS and parts and isinstance(parts[0], int):
         place = f"{_SECTIONS[str(head)]} {int(parts.pop(0)) + 1}: "
-    elif head == "defaults":
-        place = "[defaults]: "
+    elif head in ("defaults", "gateway"):
+        place = f"[{head}]: "
     else:
         return f"{'.'.join(map(str, loc))}: "
     return place + (f"{'.'.join(map(str, parts))}: " if parts else "")
