@@ -58,6 +58,8 @@ GRANT_NOT_FOUND = "GRANT_NOT_FOUND"
 """404: no standing grant has that id."""
 PENDING_CALL_NOT_FOUND = "PENDING_CALL_NOT_FOUND"
 """404: no such call is pending (decided, or never was)."""
+PERSON_TOKEN_REQUIRED = "PERSON_TOKEN_REQUIRED"
+"""403: only a person's token may ask the gate (``POST /api/gate``)."""
 
 
 class ApiError(BotError):
