@@ -17,7 +17,7 @@ Example:
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -204,6 +204,21 @@ class ServedAgents:
             for call in run.tool_calls:
                 self._saw(call)
         return SuspendedRunsPage(runs=shown, total=total)
+
+    async def every_suspended_run(self, per_page: int = 100) -> AsyncIterator[SuspendedRun]:
+        """Every run waiting for a decision, agent by agent, read a page at a time (a merged
+        page of several agents reads more than a page: a whole scan reads each run once)."""
+        for agent in self.served:
+            page = 0
+            while True:
+                batch = await agent.list_suspended_runs(page=page, per_page=per_page)
+                for run in batch.runs:
+                    for call in run.tool_calls:
+                        self._saw(call)
+                    yield run
+                page += 1
+                if not batch.runs or page * per_page >= batch.total:
+                    break
 
     async def list_grants(
         self,
