@@ -4,6 +4,8 @@ VENV := .venv
 BIN := $(VENV)/bin
 RUN_STAMP := $(VENV)/.installed-run
 DEV_STAMP := $(VENV)/.installed-dev
+# The MCP clients and reference servers the gateway tests run (tests/package-lock.json).
+NODE_STAMP := tests/node_modules/.package-lock.json
 # -qq: only errors; "compat" keeps the packages importable by mypy and subprocesses alike.
 PIP_INSTALL := $(BIN)/python -m pip install -qq --config-settings editable_mode=compat
 
@@ -21,12 +23,16 @@ $(DEV_STAMP): pyproject.toml | $(VENV)/bin/python
 	$(PIP_INSTALL) -e '.[dev]'
 	touch $(DEV_STAMP) $(RUN_STAMP)
 
-install: $(DEV_STAMP)
+$(NODE_STAMP): tests/package.json tests/package-lock.json
+	cd tests && npm ci --no-audit --no-fund --loglevel=error
+	touch $(NODE_STAMP)
+
+install: $(DEV_STAMP) $(NODE_STAMP)
 
 run: $(RUN_STAMP)
 	$(BIN)/python -m bot
 
-test: $(DEV_STAMP)
+test: $(DEV_STAMP) $(NODE_STAMP)
 	$(BIN)/python -m pytest -q $(PYTEST_ARGS)
 
 check: $(DEV_STAMP)

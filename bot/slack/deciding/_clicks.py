@@ -305,7 +305,7 @@ async def record_refusal(
         actor=attempt.user,
         source=attempt.source,
         thread_id=thread_id(attempt.team, attempt.channel, where) if where else None,
-        agent_id=services.agent.id,
+        agent_id=(await services.agent.agent_of(attempt.ref.run_id)).id,
         data={
             "rule": rule,
             "choice": attempt.choice,

@@ -80,7 +80,8 @@ async def post_card_for(
     posted = PostedCard(
         view=view, channel=channel, ts=ts, thread_ts=thread.thread_ts, team=thread.team
     )
-    await services.cards.record(posted, thread_id=thread.thread_id, agent_id=services.agent.id)
+    agent_id = call.agent_path[0] if call.agent_path else services.agent.id
+    await services.cards.record(posted, thread_id=thread.thread_id, agent_id=agent_id)
 
 
 def card_view(

@@ -135,6 +135,12 @@ async def test_expired_says_so_and_nothing_runs(
         assert swept.expired == 1
         result = await call
         assert "Expired" in gateway.card(card.ts).text
+        assert card.metadata is not None
+        run_id = card.metadata["event_payload"]["run_id"]
+        audit = await gateway.services.storage.query_audit(run_id=run_id)
+    kinds = [event.kind for event in audit]
+    assert "approval-requested" in kinds and "presented" in kinds and "expired" in kinds
+    assert {event.agent_id for event in audit} == {"gateway"}  # every record says whose
     assert result.is_error and "expired before anyone decided it" in text_of(result)
     assert (files / "a.txt").exists()
 
