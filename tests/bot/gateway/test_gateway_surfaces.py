@@ -31,6 +31,11 @@ RULES = """
 tools = ["Bash"]
 args_match = { command = "^git push\\\\b" }
 approvals = 2
+
+[[rules]]
+tools = ["Write"]
+args_match = { file_path = "^/notes/" }
+grants = { max_seconds = 3600, max_uses = 5 }
 """
 
 
@@ -77,6 +82,28 @@ async def test_the_api_lists_and_decides_a_gateway_call_and_the_home_tab_shows_i
         assert (approved["status"], approved["decidedBy"]) == ("approved", "U0BOB")
         [card] = gateway.cards()
         assert "Approved" in gateway.card(card.ts).text  # the card says so too
+
+
+async def test_a_standing_grant_approves_the_persons_later_calls_it_pins(
+    slack: FakeSlackAPI, tmp_path: Path
+) -> None:
+    first = _ask("Write", {"file_path": "/notes/a.md", "content": "one"})
+    async with gateway_bot(slack, gateway_env(slack, tmp_path, RULES)) as gateway:
+        held = await _gate(gateway, first)
+        grant = {"seconds": 600, "maxUses": 2, "within": "resource", "freeArgs": ["content"]}
+        body = {"runId": held["runId"], "toolCallId": held["callId"], "grant": grant}
+        taken = await gateway.api("/agents/gateway/approve-tool-call", body, token=BOB)
+        assert taken.status_code == 200, taken.text
+        await gateway.settle()
+        assert (await _gate(gateway, first))["status"] == "approved"
+        later = await _gate(gateway, _ask("Write", {"file_path": "/notes/a.md", "content": "2"}))
+        assert (later["status"], later["decidedBy"]) == ("approved", "U0BOB")  # the grant
+        other = await _gate(gateway, _ask("Write", {"file_path": "/notes/b.md", "content": "2"}))
+        assert other["status"] == "pending"  # a pinned argument differs: asked anew
+        await gateway.settle()
+        lines = [m.text for m in gateway.slack.messages.values() if not m.metadata]
+    assert any("grant" in line.lower() for line in lines)  # the compact line, in the channel
+    assert len(gateway.cards()) == 2
 
 
 async def test_a_rules_quorum_applies_to_a_hook_call(slack: FakeSlackAPI, tmp_path: Path) -> None:
