@@ -99,6 +99,7 @@ def serve_gateway(
     parts = replace(
         served.parts,
         memory=None,  # a gateway call is one call, in no thread
+        runner=served.agent.runner,  # one bounded runner, drained at shutdown, for both
         decision_policy=served.policy.decision,
         tools=tools,
         observers=(*served.parts.observers, wakeups.observer()),

@@ -170,3 +170,15 @@ async def _open_home(gateway: Gateway, user: str) -> dict[str, Any]:
     await gateway.settle()
     await asyncio.sleep(0)
     return gateway.slack.homes[user]
+
+
+async def test_the_gateway_agent_is_served_on_the_bots_storage_runner_and_rules(
+    slack: FakeSlackAPI, tmp_path: Path
+) -> None:
+    async with gateway_bot(slack, gateway_env(slack, tmp_path, RULES)) as gateway:
+        services = gateway.services
+        agent = services.agent.get("gateway")
+        assert agent is not None and agent is not services.agent.main
+        assert agent.storage is services.storage
+        assert agent.runner is services.runner  # drained with the bot's work at shutdown
+        assert agent.decision_policy is services.policy.decision
