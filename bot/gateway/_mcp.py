@@ -16,6 +16,7 @@ Example:
 from __future__ import annotations
 
 import logging
+from collections import OrderedDict
 from typing import Any
 
 import mcp.types as mcp_types
@@ -40,6 +41,8 @@ INSTRUCTIONS = (
     "arguments again later to get its outcome."
 )
 SESSION_HEADER = "mcp-session-id"
+SESSIONS_REMEMBERED = 10_000
+"""Sessions told of a tool list change (the most recently active; the SDK's own limit)."""
 
 
 class _Server(Server[Any]):
@@ -71,7 +74,7 @@ class GatewayMCP:
             on_list_tools=self._list_tools,
             on_call_tool=self._call_tool,
         )
-        self._sessions: dict[str, ServerSession] = {}
+        self._sessions: OrderedDict[str, ServerSession] = OrderedDict()
 
     async def tools_changed(self) -> None:
         """Tell every connected client that the tool list changed."""
@@ -86,6 +89,9 @@ class GatewayMCP:
         session_id = getattr(request, "headers", {}).get(SESSION_HEADER) if request else None
         if session_id:
             self._sessions[session_id] = ctx.session
+            self._sessions.move_to_end(session_id)
+            while len(self._sessions) > SESSIONS_REMEMBERED:  # ended ones are never said so
+                self._sessions.popitem(last=False)
 
     def _mcp_tools(self) -> dict[str, MCPTool]:
         tools = self.gateway.tools.current_tools()
