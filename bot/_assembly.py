@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from slack_sdk.web.async_client import AsyncWebClient
 
@@ -26,11 +27,13 @@ from agents import Agent, Observer, ServedParts, ToolSource
 from agents.memory import Memory
 from bot._mcp_servers import MCPTools
 from bot._settings import Settings
-from bot.gateway import Gateway, GatewayTools, HookGate, Presenter, Wakeups, gateway_agent
 from bot.policy import Policy
 from bot.policy._approval_rules import agent_rules
 from bot.policy._usergroups import UserGroups
 from storage import Storage
+
+if TYPE_CHECKING:
+    from bot.gateway import Gateway, Presenter
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -88,7 +91,10 @@ def serve_gateway(
     """The gateway (SPEC 17), its agent served on the same parts and rules as ``served`` (one
     storage, one decision policy, one policy file), with the MCP servers' tools and the
     coding agents' tools (``GatewayTools``), and a ``Wakeups`` observer so a decision taken
-    here ends a client's wait at once."""
+    here ends a client's wait at once. (Imported here: a bot without the gateway does not load
+    the MCP server side.)"""
+    from bot.gateway import Gateway, GatewayTools, HookGate, Wakeups, gateway_agent
+
     wakeups = Wakeups()
     tools = GatewayTools(
         mcp.tools,

@@ -8,6 +8,7 @@ import contextlib
 import logging
 import signal
 from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import TYPE_CHECKING
 
 import aiohttp
 from aiohttp import web
@@ -27,7 +28,6 @@ from bot.api import ApiAccess, DecisionObserver, Gate, add_api_routes
 from bot.background import Background
 from bot.coordination import shared_coordination
 from bot.demo import notes_server, openai_client, ops_agent
-from bot.gateway import MCP_PATH, GateAnswers, GatewayHTTP, GatewayMCP
 from bot.local import LocalSlack
 from bot.ops import DRAIN, Metrics, install_drain, install_metrics, start_tracing
 from bot.slack import (
@@ -43,6 +43,9 @@ from bot.slack import (
 )
 from storage import Storage, create_storage
 from tools.examples import DemoDB, demo_database_url
+
+if TYPE_CHECKING:
+    from bot.gateway import GatewayHTTP, GatewayMCP
 
 logger = logging.getLogger(__name__)
 
@@ -134,6 +137,8 @@ async def running_bot(
             )
             endpoint = None
             if gateway is not None:
+                from bot.gateway import GatewayMCP
+
                 endpoint = GatewayMCP(gateway, hold_seconds=settings.gateway_hold_seconds)
                 mcp.listeners.append(endpoint.tools_changed)  # list_changed passed on
             async with _serving(
@@ -199,7 +204,11 @@ async def _serving(
     )
     web_app = create_web_app(services, None if socket_mode else bolt)
     http = _install_gateway(web_app, services, gateway)
-    gate = GateAnswers(gateway.gateway) if gateway is not None else None
+    gate: Gate | None = None
+    if gateway is not None:
+        from bot.gateway import GateAnswers
+
+        gate = GateAnswers(gateway.gateway)
     install_api(web_app, services, gate=gate)
     if redis_ping is not None:
         web_app[HEALTH_CHECKS]["redis"] = redis_ping
@@ -253,6 +262,8 @@ def _install_gateway(
     ``GATEWAY_CHANNEL``."""
     if endpoint is None:
         return None
+    from bot.gateway import MCP_PATH, GatewayHTTP
+
     settings = services.settings
     assert settings.gateway_channel is not None  # checked with the settings; local sets it
     endpoint.gateway.presenter = GatewayCards(services, settings.gateway_channel)
