@@ -268,21 +268,22 @@ class Gateway:
         storage = self.agent.storage
         card = await self._link(ref)
         if state.status == "approved" and ask.origin.kind == "hook":
+            await self._forget(key, ref)
             if not await storage.add_if_absent(used_key(ref), "1", NO_TTL_KEEP_SECONDS):
-                await storage.delete_value(key)
                 return await self.ask(ask)  # used already: this one is asked anew
-            await storage.delete_value(key)
             return Answer(status="approved", decided_by=state.decided_by, card=card, ref=ref)
-        if state.status != "approved":
-            await storage.delete_value(key)
         if state.status == "approved":
             outcome = state.outcome or {}
             if outcome.get("status") == "interrupted":
-                return Answer(
+                answer = Answer(
                     status="failed", interrupted=True, decided_by=state.decided_by, ref=ref
                 )
-            answer = _executed("approved", outcome.get("result"), state.decided_by, ref)
+            else:
+                answer = _executed("approved", outcome.get("result"), state.decided_by, ref)
+            if answer.status == "failed":  # not a result to hand out again: asked anew
+                await self._forget(key, ref)
             return replace(answer, card=card)
+        await self._forget(key, ref)
         if state.status == "declined":
             return Answer(
                 status="declined",
@@ -295,6 +296,13 @@ class Gateway:
         if state.status == "expired":
             return Answer(status="expired", card=card, ref=ref)
         return Answer(status="failed", error="gone", ref=ref)
+
+    async def _forget(self, key: str, ref: CallRef) -> None:
+        """Identical asks no longer share ``ref`` (the key is left alone when it already names
+        a newer call)."""
+        storage = self.agent.storage
+        if CallRef.decode(await storage.get_value(key) or "") == ref:
+            await storage.delete_value(key)
 
     async def _link(self, ref: CallRef) -> str | None:
         if self.presenter is None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -15,9 +16,11 @@ import mcp.types as mcp_types
 import pytest
 from mcp.client.session import IncomingMessage
 
+from tests.bot.bot_process import free_port
 from tests.bot.gateway.harness import (
     ALICE,
     GATEWAY_CHANNEL,
+    OPS_SERVER,
     gateway_bot,
     gateway_env,
     mcp_session,
@@ -110,3 +113,51 @@ async def test_an_upstream_server_that_is_down_is_an_error_result_and_the_bot_st
                 break
             await asyncio.sleep(0.05)
     assert not again.is_error and "open" in text_of(again)
+
+
+async def test_an_approved_call_whose_server_was_down_is_asked_anew_not_replayed(
+    slack: FakeSlackAPI, tmp_path: Path
+) -> None:
+    log, port = tmp_path / "calls.log", free_port()
+    server = await asyncio.create_subprocess_exec(
+        sys.executable,
+        str(OPS_SERVER),
+        "http",
+        str(port),
+        env={**os.environ, "OPS_CALL_LOG": str(log)},
+        stdout=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.DEVNULL,
+    )
+    policy = f'[[mcp_servers]]\nname = "ops"\nurl = "http://127.0.0.1:{port}/mcp"\n'
+    env = gateway_env(slack, tmp_path, policy, GATEWAY_HOLD_SECONDS="1")
+    delete = {"ticket_id": "T-4"}
+    try:
+        await _serving(port)
+        async with gateway_bot(slack, env) as gateway, mcp_session(gateway.url, ALICE) as client:
+            assert (await client.call_tool("ops_delete_ticket", delete)).is_error  # held
+            card = await gateway.next_card()
+            server.kill()  # an HTTP server: nobody restarts it
+            await server.wait()
+            await gateway.click(card, "approval:approve", user="U0BOB")
+            failed = await client.call_tool("ops_delete_ticket", delete)
+            assert failed.is_error and "running it failed" in text_of(failed)
+            again = await client.call_tool("ops_delete_ticket", delete)
+            assert again.is_error and "waiting" in text_of(again)
+            assert len(gateway.cards()) == 2  # a new call, on a new card
+    finally:
+        if server.returncode is None:
+            server.kill()
+            await server.wait()
+    assert calls(log) == []
+
+
+async def _serving(port: int) -> None:
+    for _ in range(600):
+        try:
+            _, writer = await asyncio.open_connection("127.0.0.1", port)
+        except OSError:
+            await asyncio.sleep(0.05)
+            continue
+        writer.close()
+        await writer.wait_closed()
+        return
