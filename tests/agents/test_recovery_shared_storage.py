@@ -31,8 +31,9 @@ def _agent(
     runs: list[str],
     block: bool,
     started: asyncio.Event | None = None,
+    release: asyncio.Event | None = None,
 ) -> Agent:
-    release = asyncio.Event()
+    release = release or asyncio.Event()
 
     async def delete(input: Target, ctx: ToolContext) -> dict[str, Any]:
         runs.append(f"{agent_id}:{input.id}")
@@ -79,8 +80,16 @@ async def test_another_agents_lapsed_tool_claim_is_left_for_that_agent_to_retry(
 ) -> None:
     runs: list[str] = []
     script = [call("delete-record", {"id": "7"}), reply("Deleted 7.")]
-    started = asyncio.Event()
-    dying = _agent("gateway", storage, ScriptedModel(script), runs, block=True, started=started)
+    started, release = asyncio.Event(), asyncio.Event()
+    dying = _agent(
+        "gateway",
+        storage,
+        ScriptedModel(script),
+        runs,
+        block=True,
+        started=started,
+        release=release,
+    )
     first = await dying.generate("delete 7")
     await dying.approve_tool_call(run_id=first.run_id, decided_by="U2")
     await started.wait()
@@ -94,6 +103,8 @@ async def test_another_agents_lapsed_tool_claim_is_left_for_that_agent_to_retry(
     assert runs == ["gateway:7", "gateway:7"]  # retried (idempotent) by its own agent
     _, claims, _ = await storage.load_run(first.run_id)
     assert [(c.decision, c.status) for c in claims] == [("approved", "completed")]
+    release.set()  # the "dead" process wakes up: it finds its claim taken over
+    await dying.drain()
 
 
 async def test_another_agents_lapsed_answer_is_not_dropped_but_answered_by_its_agent(
@@ -117,3 +128,4 @@ async def test_another_agents_lapsed_answer_is_not_dropped_but_answered_by_its_a
     answers = [m.content for m in await storage.list_messages("t1") if m.role == "assistant"]
     assert "Deleted 42 (B)." in str(answers[-1])
     gate_a.release.set()
+    await dying.drain()
