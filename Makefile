@@ -16,6 +16,8 @@ FAST := $(PARALLEL) and not slow
 # pytest's exit 5 ("no tests ran") is no failure when PYTEST_ARGS selects none of a phase's.
 PYTEST := $(BIN)/python -m pytest -q -p no:cacheprovider
 OK_IF_NONE := || [ $$? -eq 5 ]
+# The MCP clients and reference servers the gateway tests run (tests/package-lock.json).
+NODE_STAMP := tests/node_modules/.package-lock.json
 
 .PHONY: run test test-fast check install lock upgrade clean
 
@@ -29,7 +31,11 @@ $(DEV_STAMP): $(LOCKED)
 	PYTHON=$(PYTHON) scripts/install.sh dev
 	touch $(DEV_STAMP) $(RUN_STAMP)
 
-install: $(DEV_STAMP)
+$(NODE_STAMP): tests/package.json tests/package-lock.json
+	cd tests && npm ci --no-audit --no-fund --loglevel=error
+	touch $(NODE_STAMP)
+
+install: $(DEV_STAMP) $(NODE_STAMP)
 
 run: $(RUN_STAMP)
 	$(BIN)/python -m bot
@@ -37,7 +43,7 @@ run: $(RUN_STAMP)
 # The whole suite (CI runs it): the tests that run in the test process alone in parallel, then
 # the ones that start processes or a browser, or share the databases, one at a time (they time
 # real processes and leases: four workers of bots on two cores starved each other's start).
-test: $(DEV_STAMP)
+test: $(DEV_STAMP) $(NODE_STAMP)
 	$(PYTEST) -n $(JOBS) -m "$(PARALLEL)" $(PYTEST_ARGS) $(OK_IF_NONE)
 	$(PYTEST) -m "not ($(PARALLEL))" $(PYTEST_ARGS) $(OK_IF_NONE)
 

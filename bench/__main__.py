@@ -1,5 +1,5 @@
-"""``python -m bench [all|cycle|list|clicks|home|memory|peers|policy]``: a JSON line per figure
-(SPEC 9).
+"""``python -m bench [all|cycle|list|clicks|home|memory|peers|policy|gateway]``: a JSON line per
+figure (SPEC 9).
 
 Figures:
   cycle   per storage URL: suspend → persist → new Agent → approve → finish with a scripted
@@ -21,6 +21,11 @@ Figures:
           ratio_vs_countersign, per storage class (memory, SQLite file)
   policy  a policy file of --rules rules (default 20,000): start_ms (read_ms + compile_ms, as
           at start-up) and match_median_us / match_p99_us / match_max_us over --calls calls
+  gateway python -m bot gateway in front of an upstream MCP server (Streamable HTTP), the
+          official Python client: a call it does not hold, direct vs through the gateway in
+          the same run (direct_median_ms, gateway_median_ms, ratio, added_ms; goal: ratio
+          under 1.3 or under 2 ms added), and --held calls held and approved the moment their
+          card is posted (held_median_ms)
 
 python -m bench                                   # every figure, defaults below
 python -m bench cycle --storage sqlite+aiosqlite:///bench.db --cycles 200 --in-flight 100
@@ -32,6 +37,7 @@ python -m bench home --pending 10000 --viewers 3
 python -m bench memory --storage sqlite+aiosqlite:///./data/bench-memory.db
 python -m bench peers --cycles 200
 python -m bench policy --rules 20000 --calls 2000
+python -m bench gateway --gateway-calls 200 --held 20
 """
 
 from __future__ import annotations
@@ -48,6 +54,7 @@ from typing import Any
 
 from bench._clicks import run_clicks
 from bench._cycle import run_cycles
+from bench._gateway import run_gateway
 from bench._home import run_home
 from bench._listing import run_listing
 from bench._memory import run_memory
@@ -61,7 +68,7 @@ MEMORY_STORAGE = "sqlite+aiosqlite:///./data/bench-memory.db"
 """``memory`` without ``--storage``: the pending runs pile up in this file."""
 LIST_STORAGES = [SQLITE]
 """``list`` (and ``all``) without ``--list-storage``: one backend, 100k runs kept in the file."""
-FIGURES = ("all", "cycle", "list", "clicks", "home", "memory", "peers", "policy")
+FIGURES = ("all", "cycle", "list", "clicks", "home", "memory", "peers", "policy", "gateway")
 
 
 def _once(figure: Coroutine[Any, Any, dict[str, Any]]) -> list[dict[str, Any]]:
@@ -135,6 +142,12 @@ def _parser() -> argparse.ArgumentParser:
     for command in (every, policy):
         command.add_argument("--rules", type=int, default=20_000, help="rules in the file")
         command.add_argument("--calls", type=int, default=2_000, help="calls matched")
+    gateway = sub.add_parser("gateway", help="the gateway's overhead, and a held call's path")
+    for command in (every, gateway):
+        command.add_argument(
+            "--gateway-calls", type=int, default=200, help="calls not held, each way"
+        )
+        command.add_argument("--held", type=int, default=20, help="held calls, approved at once")
     return parser
 
 
@@ -171,6 +184,9 @@ def main(argv: list[str] | None = None) -> int:
         ok &= _report("peers", partial(run_peers, cycles=args.cycles, data_dir=args.data_dir))
     if chosen in ("all", "policy"):
         ok &= _report("policy", lambda: [run_policy(args.rules, args.calls)])
+    if chosen in ("all", "gateway"):
+        figure = run_gateway(args.gateway_calls, args.held)
+        ok &= _report("gateway", partial(_once, figure))
     return 0 if ok else 1
 
 

@@ -15,27 +15,30 @@ Example:
     'http'
 """
 
-from bot._agent_loader import AgentLoadError
-from bot._assembly import ServedAgent, serve_agent
-from bot._errors import BotConfigError, BotError
-from bot._settings import Settings, load_settings
-from bot.policy import Policy, Refusal
-from bot.policy._approval_rules import ApprovalRules
-from bot.slack import (
-    APPROVE_ACTION,
-    BOLT_APP,
-    DECLINE_ACTION,
-    HEALTH_CHECKS,
-    SERVICES,
-    AnyoneMayDecide,
-    EdgePolicy,
-    Services,
-    SettingsPolicy,
-    Superseded,
-    create_bolt_app,
-    create_services,
-    create_web_app,
-)
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from bot._agent_loader import AgentLoadError
+    from bot._assembly import ServedAgent, serve_agent
+    from bot._errors import BotConfigError, BotError
+    from bot._settings import Settings, load_settings
+    from bot.policy import Policy, Refusal
+    from bot.policy._approval_rules import ApprovalRules
+    from bot.slack import (
+        APPROVE_ACTION,
+        BOLT_APP,
+        DECLINE_ACTION,
+        HEALTH_CHECKS,
+        SERVICES,
+        AnyoneMayDecide,
+        EdgePolicy,
+        Services,
+        SettingsPolicy,
+        Superseded,
+        create_bolt_app,
+        create_services,
+        create_web_app,
+    )
 
 __all__ = [
     "APPROVE_ACTION",
@@ -62,3 +65,16 @@ __all__ = [
     "load_settings",
     "serve_agent",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """The public names, imported when one is first used: a command that needs little
+    (``python -m bot hook``, run before every tool call of a coding agent) starts without
+    importing the Slack edge."""
+    if name not in __all__:
+        raise AttributeError(f"module 'bot' has no attribute {name!r}")
+    from bot import _public
+
+    value = getattr(_public, name)
+    globals()[name] = value
+    return value

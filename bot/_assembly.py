@@ -19,18 +19,23 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from slack_sdk.web.async_client import AsyncWebClient
 
 from agents import Agent, Observer, ServedParts, ToolSource
 from agents.memory import Memory
+from bot._mcp_servers import MCPTools
 from bot._settings import Settings
 from bot.demo import DemoModel
 from bot.policy import Policy
 from bot.policy._approval_rules import agent_rules
 from bot.policy._usergroups import UserGroups
 from storage import Storage
+
+if TYPE_CHECKING:
+    from bot.gateway import Gateway, Presenter
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -43,6 +48,8 @@ class ServedAgent:
     policy: Policy
     """Who may decide, as the edges ask it: the decision policy in effect, the policy file
     matched against calls (what cards show, whether Approve confirms), the user groups."""
+    parts: ServedParts
+    """The bot's parts the agent was served on (the gateway agent is served on the same)."""
 
 
 def serve_agent(
@@ -60,19 +67,50 @@ def serve_agent(
     agent's own (the MCP servers'); ``observers`` hear of every decision and tool execution.
     """
     rules = agent_rules(settings, agent, UserGroups(client))
-    served = agent.served(
-        ServedParts(
-            storage=storage,
-            memory=Memory(),  # for an agent given none: kept on the agent's storage
-            decision_policy=rules.decision_policy,
-            call_rules=rules.call_rules,
-            tools=tools,
-            observers=tuple(observers),
-            claim_lease_seconds=rules.claim_lease_seconds,
-            approval_ttl_seconds=rules.approval_ttl_seconds,
-            model=DemoModel() if settings.model == "offline" else None,
-        )
+    parts = ServedParts(
+        storage=storage,
+        memory=Memory(),  # for an agent given none: kept on the agent's storage
+        decision_policy=rules.decision_policy,
+        call_rules=rules.call_rules,
+        tools=tools,
+        observers=tuple(observers),
+        claim_lease_seconds=rules.claim_lease_seconds,
+        approval_ttl_seconds=rules.approval_ttl_seconds,
+        model=DemoModel() if settings.model == "offline" else None,
     )
+    served = agent.served(parts)
     decision = served.decision_policy or rules.decision_policy
     policy = Policy(decision=decision, calls=rules.calls, groups=rules.groups)
-    return ServedAgent(agent=served, policy=policy)
+    return ServedAgent(agent=served, policy=policy, parts=parts)
+
+
+def serve_gateway(
+    served: ServedAgent,
+    *,
+    settings: Settings,
+    mcp: MCPTools,
+    presenter: Presenter | None = None,
+) -> Gateway:
+    """The gateway (SPEC 17), its agent served on the same parts and rules as ``served`` (one
+    storage, one decision policy, one policy file), with the MCP servers' tools and the
+    coding agents' tools (``GatewayTools``), and a ``Wakeups`` observer so a decision taken
+    here ends a client's wait at once. (Imported here: a bot without the gateway does not load
+    the MCP server side.)"""
+    from bot.gateway import Gateway, GatewayTools, HookGate, Wakeups, gateway_agent
+
+    wakeups = Wakeups()
+    tools = GatewayTools(
+        mcp.tools,
+        mcp.servers,
+        HookGate(settings.policy),
+        output_max_bytes=settings.tool_output_max_bytes,
+    )
+    parts = replace(
+        served.parts,
+        memory=None,  # a gateway call is one call, in no thread
+        runner=served.agent.runner,  # one bounded runner, drained at shutdown, for both
+        decision_policy=served.policy.decision,
+        tools=tools,
+        observers=(*served.parts.observers, wakeups.observer()),
+    )
+    return Gateway(gateway_agent().served(parts), tools, wakeups, presenter)

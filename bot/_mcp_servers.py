@@ -26,8 +26,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Collection, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass, field
 
 from agents import AgentConfigError, ToolGroups
 from bot.policy import MCPServerEntry
@@ -84,14 +84,22 @@ class MCPTools:
     """The servers started (a server that could not start is retried in the background)."""
     tools: ToolGroups
     """Every server's current tools, one group per server: the served agent's tool source."""
+    listeners: list[Listener] = field(default_factory=list)
+    """Told each time a server's tools were listed again after the start (its list changed,
+    or it restarted): the gateway tells its own clients (SPEC 17)."""
+
+
+Listener = Callable[[], Awaitable[None]]
+"""Called (and awaited) after a server's tools were listed again; one that fails is logged."""
 
 
 class _Served:
     """One server and its group of tools."""
 
-    def __init__(self, server: MCPServer, tools: ToolGroups) -> None:
+    def __init__(self, server: MCPServer, tools: ToolGroups, listeners: list[Listener]) -> None:
         self.server = server
         self.tools = tools
+        self.listeners = listeners
 
     async def start(self) -> None:
         try:
@@ -125,6 +133,14 @@ class _Served:
                 delay = min(delay * 2, MAX_RESTART_DELAY)
             else:
                 delay = FIRST_RESTART_DELAY
+                await self._tell()
+
+    async def _tell(self) -> None:
+        for listener in list(self.listeners):
+            try:
+                await listener()
+            except Exception:
+                logger.exception("MCP server %s: a tool-list listener failed", self.server.name)
 
 
 @contextlib.asynccontextmanager
@@ -134,20 +150,24 @@ async def mcp_servers(
     limits: CallLimits | None = None,
     *,
     taken: Collection[str] = (),
+    extra: Sequence[MCPServer] = (),
 ) -> AsyncIterator[MCPTools]:
-    """Start ``entries`` and keep them running; yields them with their tools, whose names may
-    not be one of ``taken`` (the served agent's own tools)."""
+    """Start ``entries`` (and the ``extra`` servers given built: the local workspace's demo
+    server) and keep them running; yields them with their tools, whose names may not be one of
+    ``taken`` (the served agent's own tools)."""
     tools = ToolGroups(taken=taken)
+    listeners: list[Listener] = []
     served: list[_Served] = []
     for entry in entries:
         try:
-            served.append(_Served(build_server(entry, environ, limits), tools))
+            served.append(_Served(build_server(entry, environ, limits), tools, listeners))
         except MCPServerError as exc:  # e.g. a ${VAR} that is not set
             logger.warning("MCP server %s could not be started (%s)", entry.name, exc)
+    served.extend(_Served(server, tools, listeners) for server in extra)
     await asyncio.gather(*(one.start() for one in served))
     watchers = [asyncio.create_task(one.watch(), name=f"mcp:{one.server.name}") for one in served]
     try:
-        yield MCPTools(servers=[one.server for one in served], tools=tools)
+        yield MCPTools(servers=[one.server for one in served], tools=tools, listeners=listeners)
     finally:
         for task in watchers:
             task.cancel()

@@ -8,6 +8,7 @@ import contextlib
 import logging
 import signal
 from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import TYPE_CHECKING
 
 import aiohttp
 from aiohttp import web
@@ -18,19 +19,21 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from agents import Agent, TakenDecision
 from bot._agent_loader import import_agent
-from bot._assembly import serve_agent
+from bot._assembly import serve_agent, serve_gateway
 from bot._errors import BotConfigError
 from bot._mcp_servers import CallLimits, mcp_servers
 from bot._settings import Settings
-from bot._settings_text import AUTH_TEST_FAILED
-from bot.api import ApiAccess, DecisionObserver, add_api_routes
+from bot._settings_checks import AUTH_TEST_FAILED
+from bot.api import ApiAccess, DecisionObserver, Gate, add_api_routes
 from bot.background import Background
 from bot.coordination import shared_coordination
-from bot.demo import openai_client, ops_agent
+from bot.demo import notes_server, openai_client, ops_agent
 from bot.local import LocalSlack
 from bot.ops import DRAIN, Metrics, install_drain, install_metrics, start_tracing
 from bot.slack import (
     HEALTH_CHECKS,
+    GatewayCards,
+    ServedAgents,
     Services,
     create_bolt_app,
     create_services,
@@ -40,6 +43,9 @@ from bot.slack import (
 )
 from storage import Storage, create_storage
 from tools.examples import DemoDB, demo_database_url
+
+if TYPE_CHECKING:
+    from bot.gateway import GatewayHTTP, GatewayMCP
 
 logger = logging.getLogger(__name__)
 
@@ -104,6 +110,7 @@ async def running_bot(
                     output_max_bytes=settings.tool_output_max_bytes,
                 ),
                 taken=given.tools,
+                extra=[notes_server()] if built_in and local and settings.gateway_on else [],
             ) as mcp,
             shared_coordination(
                 settings.redis_url, lease_seconds=settings.claim_lease_seconds
@@ -117,15 +124,31 @@ async def running_bot(
                 tools=mcp.tools,
                 observers=(metrics.observer(),),
             )
+            gateway = (
+                serve_gateway(served, settings=settings, mcp=mcp) if settings.gateway_on else None
+            )
+            agents = ServedAgents(
+                served.agent,
+                *([gateway.agent] if gateway is not None else []),
+                seen=gateway.tools.saw if gateway is not None else None,
+            )
             services = create_services(
-                agent=served.agent,
+                agent=agents,
                 policy=served.policy,
                 client=client,
                 settings=settings,
                 locks=shared.locks,
                 dedupe=shared.dedupe,
             )
-            async with _serving(services, metrics, local, redis_ping=shared.ping) as runner:
+            endpoint = None
+            if gateway is not None:
+                from bot.gateway import GatewayMCP
+
+                endpoint = GatewayMCP(gateway, hold_seconds=settings.gateway_hold_seconds)
+                mcp.listeners.append(endpoint.tools_changed)  # list_changed passed on
+            async with _serving(
+                services, metrics, local, redis_ping=shared.ping, gateway=endpoint
+            ) as runner:
                 if local is not None:
                     await local.check(client)
                 yield services, runner
@@ -175,6 +198,7 @@ async def _serving(
     local: LocalSlack | None = None,
     *,
     redis_ping: Callable[[], Awaitable[bool]] | None = None,
+    gateway: GatewayMCP | None = None,
 ) -> AsyncIterator[web.AppRunner]:
     settings = services.settings
     socket_mode = settings.mode == "socket"
@@ -184,19 +208,28 @@ async def _serving(
         signing_secret=None if socket_mode or secret is None else secret.get_secret_value(),
     )
     web_app = create_web_app(services, None if socket_mode else bolt)
-    install_api(web_app, services)
+    http = _install_gateway(web_app, services, gateway)
+    gate: Gate | None = None
+    if gateway is not None:
+        from bot.gateway import GateAnswers
+
+        gate = GateAnswers(gateway.gateway)
+    install_api(web_app, services, gate=gate)
     if redis_ping is not None:
         web_app[HEALTH_CHECKS]["redis"] = redis_ping
     install_metrics(web_app, metrics, services.agent)
     drain = install_drain(web_app)
     web_app[HEALTH_CHECKS]["draining"] = drain.ready
     if local is not None:
-        local.install(web_app, services.agent)
+        local.install(web_app, services.agent.main)
     runner = web.AppRunner(web_app)
     await runner.setup()
     handler: AsyncSocketModeHandler | None = None
     background: Background | None = None
+    sessions = contextlib.AsyncExitStack()
     try:
+        if http is not None:
+            await sessions.enter_async_context(http.running())
         site = local.site(runner) if local else web.TCPSite(runner, settings.host, settings.port)
         await site.start()
         logger.info("serving %s mode on %s:%s", settings.mode, settings.host, settings.port)
@@ -212,17 +245,41 @@ async def _serving(
         if handler is not None:
             await handler.close_async()  # type: ignore[no-untyped-call]
         await runner.cleanup()
+        await sessions.aclose()
 
 
-def install_api(web_app: web.Application, services: Services) -> None:
-    """Mount ``/api`` for the served agent when ``API_TOKEN`` or ``API_TOKENS`` is set;
-    decisions show in Slack."""
+def install_api(web_app: web.Application, services: Services, *, gate: Gate | None = None) -> None:
+    """Mount ``/api`` for the served agents when ``API_TOKEN`` or ``API_TOKENS`` is set;
+    decisions show in Slack; ``gate`` answers ``POST /api/gate`` (the gateway's hook)."""
     add_api_routes(
         web_app,
-        {services.agent.id: services.agent},
+        {agent.id: agent for agent in services.agent.served},
         ApiAccess.of(services.settings),
         on_decision=_shown_in_slack(services),
+        gate=gate,
     )
+
+
+def _install_gateway(
+    web_app: web.Application, services: Services, endpoint: GatewayMCP | None
+) -> GatewayHTTP | None:
+    """Serve the gateway's MCP server at ``/mcp`` (SPEC 17); its cards go to
+    ``GATEWAY_CHANNEL``."""
+    if endpoint is None:
+        return None
+    from bot.gateway import MCP_PATH, GatewayHTTP
+
+    settings = services.settings
+    assert settings.gateway_channel is not None  # checked with the settings; local sets it
+    endpoint.gateway.presenter = GatewayCards(services, settings.gateway_channel)
+    http = GatewayHTTP(endpoint, ApiAccess.of(settings))
+    http.install(web_app)
+    logger.info(
+        "gateway on: MCP clients at %s, hooks at /api/gate, cards in %s",
+        MCP_PATH,
+        settings.gateway_channel,
+    )
+    return http
 
 
 def _shown_in_slack(services: Services) -> DecisionObserver:

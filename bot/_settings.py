@@ -19,16 +19,17 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
 from agents.models import DEFAULT_OPENAI_MODEL
 from bot._errors import BotConfigError
-from bot._settings_text import (
+from bot._settings_checks import (
     API_TOKEN_ACTS_WITHOUT_TOKEN,
     API_TOKEN_IS_A_PERSONS,
-    APP_TOKEN_FORMAT,
-    APP_TOKEN_WITHOUT_BOT_TOKEN,
-    BOT_TOKEN_FORMAT,
-    MODEL_UNKNOWN,
-    OAUTH_VARIABLES_SET,
-    SIGNING_SECRET_MISSING,
-    SIGNING_SECRET_WITHOUT_BOT_TOKEN,
+    DEFAULT_COUNTERSIGN_URL,
+    approvers,
+    check_countersign_url,
+    check_gateway,
+    check_slack,
+    check_storage_url,
+    offline_model,
+    prompts,
 )
 from bot.policy import (
     PersonToken,
@@ -49,7 +50,6 @@ DEMO_POLICY = Path(__file__).parent / "demo" / "countersign.toml"
 Mode = Literal["http", "socket", "local"]
 """How the bot talks to Slack: HTTP events, Socket Mode, or the local workspace."""
 
-_STORAGE_SCHEMES = ("memory", "sqlite+aiosqlite", "postgresql+asyncpg", "redis", "rediss")
 _LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 _LOG_FORMATS = ("text", "json")
 _TRUE = ("1", "true", "yes", "on")
@@ -124,10 +124,35 @@ class Settings(BaseModel):
     """``LOG_FORMAT``: text (one readable line per record) or json (one JSON object per line)."""
     otel_exporter_otlp_endpoint: str | None = None
     """``OTEL_EXPORTER_OTLP_ENDPOINT``: where traces go over OTLP/HTTP (unset: no tracing)."""
+    gateway: bool | None = None
+    """``GATEWAY``: true: serve MCP clients at /mcp and coding-agent hooks at /api/gate (SPEC
+    17); unset: on in the local workspace only."""
+    gateway_channel: str | None = None
+    """``GATEWAY_CHANNEL``: the Slack channel id (C…/G…) the gateway posts its cards in (the
+    local workspace: its channel)."""
+    gateway_hold_seconds: int = 45
+    """``GATEWAY_HOLD_SECONDS``: how long an MCP call waits for a decision before it answers
+    "waiting: call again" (MCP clients give up after about 60 s)"""
+    countersign_url: str = DEFAULT_COUNTERSIGN_URL
+    """``COUNTERSIGN_URL``: the bot that `gateway --stdio` and `hook claude-code` talk to."""
+    countersign_token: SecretStr | None = None
+    """``COUNTERSIGN_TOKEN``: your own token (one of the bot's API_TOKENS) for `gateway
+    --stdio` and `hook claude-code`."""
     suggested_prompts: tuple[str, ...] = ()
     """``SUGGESTED_PROMPTS``: the prompts of the Messages tab (a legacy assistant thread's),
     separated by "|" (up to 4; unset: the agent's instructions' list items, else "What can you
     do?")."""
+
+    def with_people(self, tokens: Mapping[str, str]) -> Settings:
+        """These settings with ``tokens`` (token → Slack user id) as ``API_TOKENS`` would give
+        them (the local workspace's people, SPEC 17)."""
+        people = tuple(PersonToken(user=user, sha256=sha256_hex(t)) for t, user in tokens.items())
+        return self.model_copy(update={"api_people": people})
+
+    @property
+    def gateway_on(self) -> bool:
+        """Whether the bot serves the gateway: ``GATEWAY``, else on in the local workspace."""
+        return self.gateway if self.gateway is not None else self.mode == "local"
 
     @property
     def mode(self) -> Mode:
@@ -164,12 +189,15 @@ def logging_settings(environ: Mapping[str, str] | None = None) -> tuple[str, str
     )
 
 
-def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
-    """Read the configuration from ``environ`` (default ``os.environ``).
+def load_settings(
+    environ: Mapping[str, str] | None = None, *, overrides: Mapping[str, str] | None = None
+) -> Settings:
+    """Read the configuration from ``environ`` (default ``os.environ``), ``overrides`` winning
+    (``python -m bot gateway`` is ``GATEWAY=true``).
 
     Raises ``BotConfigError`` listing every problem found, each with how to fix it.
     """
-    env = os.environ if environ is None else environ
+    env = {**(os.environ if environ is None else environ), **(overrides or {})}
     problems: list[str] = []
 
     def text(name: str) -> str | None:
@@ -199,11 +227,13 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
             problems.append(f"{name} must be true or false, got {env.get(name)!r}")
         return raw in _TRUE
 
+    countersign_url = (text("COUNTERSIGN_URL") or DEFAULT_COUNTERSIGN_URL).rstrip("/")
+    check_countersign_url(problems, countersign_url)
     bot_token, app_token = secret("SLACK_BOT_TOKEN"), secret("SLACK_APP_TOKEN")
     signing_secret = secret("SLACK_SIGNING_SECRET")
-    _check_slack(problems, env, bot_token, app_token, signing_secret)
+    check_slack(problems, env, bot_token, app_token, signing_secret)
     storage_url = text("STORAGE_URL")
-    _check_storage_url(problems, storage_url)
+    check_storage_url(problems, storage_url)
     bot_agent = text("BOT_AGENT")
     if bot_agent is not None:
         problem = check_agent_spec(bot_agent)
@@ -213,7 +243,7 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
     if log_level not in _LOG_LEVELS:
         problems.append(f"LOG_LEVEL must be one of {', '.join(_LOG_LEVELS)}, got {log_level!r}")
         log_level = "INFO"
-    model = _model(problems, text("MODEL"))
+    offline = offline_model(problems, text("MODEL"))
     log_format = (text("LOG_FORMAT") or "text").lower()
     if log_format not in _LOG_FORMATS:
         problems.append(f"LOG_FORMAT must be text or json, got {log_format!r}")
@@ -226,13 +256,13 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
         openai_api_key=secret("OPENAI_API_KEY"),
         openai_base_url=text("OPENAI_BASE_URL"),
         openai_model=text("OPENAI_MODEL") or DEFAULT_OPENAI_MODEL,
-        model=model,
+        model=offline,
         storage_url=storage_url,
         redis_url=text("REDIS_URL"),
         bot_agent=bot_agent,
         host=text("HOST") or ("0.0.0.0" if bot_token is not None else "127.0.0.1"),
         port=number("PORT", 3000, 0, 65535),
-        approvers=_approvers(problems, text("APPROVERS")),
+        approvers=approvers(problems, text("APPROVERS")),
         allow_self_approval=flag("ALLOW_SELF_APPROVAL"),
         approval_ttl_seconds=number(
             "APPROVAL_TTL_SECONDS", TTL_DEFAULT_SECONDS, TTL_MIN_SECONDS, TTL_MAX_SECONDS
@@ -246,10 +276,22 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
         log_level=log_level,
         log_format=log_format,
         otel_exporter_otlp_endpoint=text("OTEL_EXPORTER_OTLP_ENDPOINT"),
-        suggested_prompts=_prompts(problems, text("SUGGESTED_PROMPTS")),
+        suggested_prompts=prompts(problems, text("SUGGESTED_PROMPTS")),
+        gateway=None if text("GATEWAY") is None else flag("GATEWAY"),
+        gateway_channel=text("GATEWAY_CHANNEL"),
+        gateway_hold_seconds=number("GATEWAY_HOLD_SECONDS", 45, 0, 3600),
+        countersign_url=countersign_url,
+        countersign_token=secret("COUNTERSIGN_TOKEN"),
     )
     settings = _with_policy(problems, settings, text("POLICY_FILE"))
     settings = _with_api_tokens(problems, settings)
+    check_gateway(
+        problems,
+        on=settings.gateway is True,
+        local=settings.mode == "local",
+        channel=settings.gateway_channel,
+        people=bool(settings.api_people),
+    )
     settings = settings.model_copy(update={"mcp_environ": _mcp_environ(settings.policy, env)})
     if problems:
         raise BotConfigError(problems)
@@ -310,69 +352,6 @@ def _mcp_environ(policy: PolicyFile, env: Mapping[str, str]) -> dict[str, str]:
     values = [v for e in policy.mcp_servers for v in (*e.env.values(), *e.headers.values())]
     named = {m for value in values for m in re.findall(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}", value)}
     return {name: env[name] for name in sorted(named) if name in env}
-
-
-def _check_slack(
-    problems: list[str],
-    env: Mapping[str, str],
-    bot_token: SecretStr | None,
-    app_token: SecretStr | None,
-    signing_secret: SecretStr | None,
-) -> None:
-    if env.get("SLACK_CLIENT_ID", "").strip() and env.get("SLACK_CLIENT_SECRET", "").strip():
-        problems.append(OAUTH_VARIABLES_SET)
-    if bot_token is not None and not bot_token.get_secret_value().startswith("xoxb-"):
-        problems.append(BOT_TOKEN_FORMAT)
-    if app_token is not None and not app_token.get_secret_value().startswith("xapp-"):
-        problems.append(APP_TOKEN_FORMAT)
-    if app_token is not None and bot_token is None:
-        problems.append(APP_TOKEN_WITHOUT_BOT_TOKEN)
-    if bot_token is not None and app_token is None and signing_secret is None:
-        problems.append(SIGNING_SECRET_MISSING)
-    if signing_secret is not None and bot_token is None and app_token is None:
-        problems.append(SIGNING_SECRET_WITHOUT_BOT_TOKEN)
-
-
-def _model(problems: list[str], raw: str | None) -> Literal["offline"] | None:
-    if raw is None:
-        return None
-    if raw.lower() == "offline":
-        return "offline"
-    problems.append(MODEL_UNKNOWN.format(raw=raw))
-    return None
-
-
-def _prompts(problems: list[str], raw: str | None) -> tuple[str, ...]:
-    prompts = tuple(p.strip() for p in (raw or "").split("|") if p.strip())
-    if len(prompts) > 4:
-        problems.append(
-            f"SUGGESTED_PROMPTS holds {len(prompts)} prompts: Slack shows at most 4 (separate "
-            "them with |)"
-        )
-        return prompts[:4]
-    return prompts
-
-
-def _approvers(problems: list[str], raw: str | None) -> tuple[str, ...]:
-    ids = tuple((raw or "").replace(",", " ").split())
-    bad = [i for i in ids if not re.fullmatch(r"[UWS][A-Z0-9]+", i)]
-    if bad:
-        problems.append(
-            "APPROVERS must list Slack user ids (U…/W…) and user-group ids (S…), separated by "
-            f"commas or spaces (profile → ⋮ → Copy member ID), got {', '.join(map(repr, bad))}"
-        )
-    return ids
-
-
-def _check_storage_url(problems: list[str], url: str | None) -> None:
-    if url is None:
-        return
-    scheme = url.split("://", 1)[0] if "://" in url else ""
-    if scheme not in _STORAGE_SCHEMES:
-        problems.append(
-            f"STORAGE_URL must start with one of {', '.join(s + '://' for s in _STORAGE_SCHEMES)}"
-            f" (for example sqlite+aiosqlite:///./data/countersign.db), got scheme {scheme!r}"
-        )
 
 
 def check_agent_spec(spec: str) -> str | None:

@@ -17,12 +17,16 @@ interrupted; a dead owner's call is recovered about two leases after its last re
 A takeover is final: the old owner's renewals and its completion carry the epoch it held, and
 storage refuses them (``LeaseLost``), so a paused owner that wakes up and finishes its tool
 drops the result unannounced, and each call has exactly one outcome: the new owner's.
+
+Several agents may share one storage (the bot serves its agent and the gateway's): a lapsed
+claim of another agent's run, taken over with the rest, is given back at once, lapsed, for that
+agent's own recovery to take (never dropped, never left held by an agent that cannot finish it).
 """
 
 from __future__ import annotations
 
 import contextlib
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from agents._runtime import Runtime
@@ -39,6 +43,8 @@ from agents.stored._writes import CONTINUE_PREFIX
 from storage import ClaimRecord, Completion, StaleLease, StateChange, utcnow
 
 _BATCH = 100
+_GIVEN_BACK = datetime(1970, 1, 1, tzinfo=UTC)
+"""The lease of a claim given back to the agent whose run it is: lapsed for every recovery."""
 
 
 async def recover_interrupted_runs(rt: Runtime, *, first: bool) -> list[AgentStream]:
@@ -50,11 +56,15 @@ async def recover_interrupted_runs(rt: Runtime, *, first: bool) -> list[AgentStr
     now = utcnow()
     lease = timedelta(seconds=rt.claim_lease_seconds)
     found: list[Continuation] = []
+    others: list[ClaimRecord] = []
     while True:
         taken = await rt.storage.take_over_expired_claims(  # lapsed by more than the grace
             rt.owner, now=now - lease, lease_until=now + lease, limit=_BATCH
         )
         for claim in taken:
+            if await _of_another_agent(rt, claim):
+                others.append(claim)
+                continue
             recovered = await recover_claim(rt, claim)
             if recovered is not None:
                 found.append(recovered)
@@ -62,6 +72,10 @@ async def recover_interrupted_runs(rt: Runtime, *, first: bool) -> list[AgentStr
                 await _drop(rt, claim)
         if len(taken) < _BATCH:
             break
+    for claim in others:  # after the loop: taken again at once otherwise
+        await rt.storage.renew_lease(
+            claim.run_id, claim.key, rt.owner, _GIVEN_BACK, epoch=claim.epoch
+        )
     if first:
         handled = {c.stream.run_id for c in found}
         found.extend(await _apply_finished_claims(rt, skip=handled))
@@ -89,6 +103,17 @@ async def recover_claim(rt: Runtime, claim: ClaimRecord) -> Continuation | None:
         return await _recovered_outcome(rt, run, pending, claim)
 
     return continuation(rt, record.version, state, pending, outcome, Lease.of(claim, rt.owner))
+
+
+async def _of_another_agent(rt: Runtime, claim: ClaimRecord) -> bool:
+    """True when the claim's run is stored as a run of an agent outside this one's tree."""
+    record = await rt.storage.load_snapshot(claim.run_id)
+    return record is not None and record.agent_id not in _tree(rt)
+
+
+def _tree(rt: Runtime) -> set[str]:
+    """The ids of ``rt`` and of its sub-agents, at any depth."""
+    return {rt.id}.union(*(_tree(sub) for sub in rt.agents.values()))
 
 
 async def _drop(rt: Runtime, claim: ClaimRecord) -> None:

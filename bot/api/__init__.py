@@ -15,6 +15,7 @@ from bot.api._errors import (
     ApiRequestError,
     error_from,
 )
+from bot.api._gate import Gate, GateOut, GateRequest
 from bot.api._grant_schemas import GrantOut, GrantRequestIn, GrantsOut
 from bot.api._hook import DecisionObserver
 from bot.api._identity import ApiAccess, Caller
@@ -32,6 +33,9 @@ __all__ = [
     "DecideManyOut",
     "DecisionObserver",
     "DecisionOut",
+    "Gate",
+    "GateOut",
+    "GateRequest",
     "GrantOut",
     "GrantRequestIn",
     "GrantsOut",

@@ -42,8 +42,7 @@ from agents.errors import (
     SnapshotNotFound,
     ToolCallNotSuspended,
 )
-from bot._answers import answer_of
-from bot._errors import BotError
+from bot._errors import BotError, answer_of
 
 AGENT_NOT_FOUND = "AGENT_NOT_FOUND"
 INVALID_REQUEST = "INVALID_REQUEST"
@@ -57,6 +56,8 @@ GRANT_NOT_FOUND = "GRANT_NOT_FOUND"
 """404: no standing grant has that id."""
 PENDING_CALL_NOT_FOUND = "PENDING_CALL_NOT_FOUND"
 """404: no such call is pending (decided, or never was)."""
+PERSON_TOKEN_REQUIRED = "PERSON_TOKEN_REQUIRED"
+"""403: only a person's token may ask the gate (``POST /api/gate``)."""
 
 
 class ApiError(BotError):

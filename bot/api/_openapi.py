@@ -14,6 +14,7 @@ from typing import Any
 from pydantic import BaseModel
 from pydantic.json_schema import JsonSchemaMode, models_json_schema
 
+from bot.api._gate import GATE, GateOut, GateRequest
 from bot.api._grant_schemas import GrantOut, GrantsOut, GrantsQuery, RevokeGrantRequest
 from bot.api._schemas import (
     ApproveRequest,
@@ -81,6 +82,8 @@ def openapi_document() -> dict[str, Any]:
         (GrantsOut, "serialization"),
         (GrantOut, "serialization"),
         (RevokeGrantRequest, "validation"),
+        (GateRequest, "validation"),
+        (GateOut, "serialization"),
     ]
     refs, top = models_json_schema(models, ref_template=_REF)
     schemas: dict[str, Any] = top.get("$defs", {})
@@ -233,6 +236,28 @@ def openapi_document() -> dict[str, Any]:
             "responses": {
                 "200": _json("The revoked grant", ref(GrantOut, "serialization")),
                 "403": _json("Not the grantor nor an approver (GRANT_NOT_ALLOWED)", error, "403"),
+                "413": _json(_STATUS_TEXT["413"], error, "413"),
+                **errors,
+            },
+        }
+    }
+    paths[API_PREFIX + GATE] = {
+        "post": {
+            "summary": "Ask the gate",
+            "description": "A coding agent's hook asks whether one of its tool calls may run "
+            "(SPEC 17): allowed at once, or held as a pending call of the agent `gateway` "
+            "(requested by the token's person) and waited on up to waitSeconds. The identical "
+            "call asked again waits on the same card; an approval is answered once. Only a "
+            "person's token (403 PERSON_TOKEN_REQUIRED for the service token); 404 when the "
+            "bot's gateway is off.",
+            "operationId": "gate",
+            "requestBody": {
+                "required": True,
+                "content": {"application/json": {"schema": ref(GateRequest, "validation")}},
+            },
+            "responses": {
+                "200": _json("What the call may do now", ref(GateOut, "serialization")),
+                "403": _json("A service token (PERSON_TOKEN_REQUIRED)", error, "403"),
                 "413": _json(_STATUS_TEXT["413"], error, "413"),
                 **errors,
             },

@@ -38,6 +38,7 @@ from agents import (
     TakenDecision,
 )
 from agents.errors import ToolChanged
+from bot.api._gate import Gate, add_gate_route
 from bot.api._grant_routes import ROUTE_PATTERNS as GRANT_ROUTES
 from bot.api._grant_routes import add_grant_routes
 from bot.api._guard import CALLER, guard_of
@@ -88,12 +89,14 @@ def add_api_routes(
     access: ApiAccess | None,
     *,
     on_decision: DecisionObserver | None = None,
+    gate: Gate | None = None,
 ) -> None:
     """Mount ``/api`` on ``app`` serving ``agents`` (by id); no ``access`` → nothing is mounted.
 
     ``access`` holds the tokens accepted and who each decides as (``ApiAccess.of(settings)``).
     ``on_decision`` is told of every decision taken (the bot passes one that shows it in
-    Slack; see ``bot.api._hook``).
+    Slack; see ``bot.api._hook``). ``gate`` answers ``POST /api/gate`` (the bot passes its
+    gateway when ``GATEWAY`` is on; see ``bot.api._gate``).
 
     Example:
         >>> access = ApiAccess.service("s3cret")
@@ -112,6 +115,7 @@ def add_api_routes(
     api.router.add_post(RESUME, _resume)
     api.router.add_post(DECIDE_MANY, _decide_many)
     add_grant_routes(api, _agent, _revoker)
+    add_gate_route(api, gate)
     api.router.add_get(OPENAPI, _openapi)
     api.router.add_route("*", "/{tail:.*}", _fallback)
     api.on_shutdown.append(_drain_agents)
@@ -337,6 +341,7 @@ _ROUTES = [
         "POST",
     ),
     (re.compile(r"^openapi\.json$"), "GET"),
+    (re.compile(r"^gate$"), "POST"),
     *((re.compile(pattern), method) for pattern, method in GRANT_ROUTES),
 ]
 

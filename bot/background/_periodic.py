@@ -119,14 +119,9 @@ async def sweep_expired(services: Services, *, now: datetime | None = None) -> i
 
 async def _pending_approvals(services: Services) -> list[tuple[SuspendedRun, PendingToolCall]]:
     found: list[tuple[SuspendedRun, PendingToolCall]] = []
-    page = 0
-    while True:
-        batch = await services.agent.list_suspended_runs(page=page, per_page=_PAGE)
-        for run in batch.runs:
-            found.extend((run, c) for c in run.tool_calls if c.requires_approval)
-        page += 1
-        if not batch.runs or page * _PAGE >= batch.total:
-            return found
+    async for run in services.agent.every_suspended_run(per_page=_PAGE):
+        found.extend((run, c) for c in run.tool_calls if c.requires_approval)
+    return found
 
 
 async def _remind(

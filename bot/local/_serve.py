@@ -25,7 +25,7 @@ from bot.local._delivery import Delivery
 from bot.local._page import Page
 from bot.local._persist import keep_in_storage
 from bot.local._webapi import API_PATH, RESPOND_PATH, WebAPI
-from bot.local._workspace import WORKSPACE, Workspace
+from bot.local._workspace import CHANNEL_ID, PEOPLE, WORKSPACE, Workspace
 from bot.slack import EVENTS_PATH
 
 logger = logging.getLogger(__name__)
@@ -65,8 +65,11 @@ class LocalSlack:
             events_url=self.url + EVENTS_PATH,
             respond_url=self.url + RESPOND_PATH,
         )
-        self.settings = settings.model_copy(update={"slack_signing_secret": SecretStr(self.secret)})
-        """The settings, with the generated signing secret."""
+        self.settings = _with_gateway(
+            settings.model_copy(update={"slack_signing_secret": SecretStr(self.secret)})
+        )
+        """The settings, with the generated signing secret, and for the gateway (SPEC 17) its
+        channel and, unless ``API_TOKENS`` is set, a token for each of its people."""
 
     @property
     def api_url(self) -> str:
@@ -100,6 +103,21 @@ class LocalSlack:
         auth = await client.auth_test()
         logger.info("local workspace %s, bot %s", auth.get("team_id"), auth.get("user_id"))
         logger.info(text.SERVING, *self.url.removeprefix("http://").rsplit(":", 1))
+
+
+LOCAL_TOKENS = {f"local-{person.name}": person.id for person in PEOPLE}
+"""The well-known token of each person of the local workspace (``Bearer local-sam`` is sam),
+for MCP clients, hooks and ``/api`` on this machine, when ``API_TOKENS`` is not set."""
+
+
+def _with_gateway(settings: Settings) -> Settings:
+    """The gateway's channel (the workspace's one) and the local people's tokens."""
+    if settings.gateway_channel is None:
+        settings = settings.model_copy(update={"gateway_channel": CHANNEL_ID})
+    if settings.api_tokens is None and settings.gateway_on:
+        settings = settings.with_people(LOCAL_TOKENS)
+        logger.info(text.LOCAL_TOKENS, ", ".join(LOCAL_TOKENS))
+    return settings
 
 
 def _bind(host: str, port: int) -> socket.socket:

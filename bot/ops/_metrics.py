@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Protocol
 from urllib.parse import parse_qs
 
 from aiohttp import web
@@ -30,7 +31,14 @@ from prometheus_client import (
     generate_latest,
 )
 
-from agents import Agent, CallEscalated, DecisionTaken, Observer, ToolExecuted
+from agents import (
+    CallEscalated,
+    DecisionTaken,
+    Grant,
+    Observer,
+    SuspendedRunsPage,
+    ToolExecuted,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -197,7 +205,15 @@ METRICS = web.AppKey("countersign.metrics", Metrics)
 """The web app's ``Metrics`` (set by ``install_metrics``)."""
 
 
-def install_metrics(web_app: web.Application, metrics: Metrics, agent: Agent) -> Metrics:
+class Listings(Protocol):
+    """What the metrics ask of the served agents (an ``Agent``, or ``ServedAgents``)."""
+
+    async def list_suspended_runs(self, *, per_page: int | None = None) -> SuspendedRunsPage: ...
+
+    async def list_grants(self) -> Sequence[Grant]: ...
+
+
+def install_metrics(web_app: web.Application, metrics: Metrics, agent: Listings) -> Metrics:
     """Serve ``metrics`` at ``GET /metrics`` on ``web_app`` and count its Slack requests;
     ``agent`` (served with ``metrics.observer()``) is asked how many runs are pending."""
 

@@ -14,6 +14,7 @@ from bot.policy._card_rules import CardRules
 from bot.policy._file import (
     DEFAULT_POLICY_FILE,
     Defaults,
+    GatewayPolicy,
     MCPServerEntry,
     PolicyFile,
     Rule,
@@ -35,6 +36,7 @@ __all__ = [
     "Effective",
     "EscalationStep",
     "Fallback",
+    "GatewayPolicy",
     "Grants",
     "MCPServerEntry",
     "PersonToken",

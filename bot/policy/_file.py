@@ -4,11 +4,12 @@
 problem at once, one line each naming the file, the rule number (1-based) and the key, e.g.
 ``countersign.toml: rule 2: approvals: must be at least 1, got 0``. What can never work is
 refused here: ``ttl_seconds`` outside 60 s – 30 days (as ``APPROVAL_TTL_SECONDS``), ``approvals``
-outside 1–10, ``args_above`` limits that are not finite numbers, ``grants`` limits that are not
-positive integers, ``escalate`` steps without anyone to tell, out of order, or not before the
-TTL of the rule's calls. Nothing here starts anything: ``[[mcp_servers]]`` entries are parsed
-values for whoever starts the servers, ``grants`` and ``escalate`` parsed values for whoever
-grants and escalates (SPEC 15).
+outside 1–10, ``args_above`` limits that are not finite numbers, ``args_match`` patterns that
+are not regular expressions, ``grants`` limits that are not positive integers, ``escalate``
+steps without anyone to tell, out of order, or not before the TTL of the rule's calls. Nothing
+here starts anything: ``[[mcp_servers]]`` entries are parsed values for whoever starts the
+servers, ``grants`` and ``escalate`` parsed values for whoever grants and escalates (SPEC 15),
+``[gateway]`` for the gateway (SPEC 17).
 
 Example:
     >>> policy = read_policy("countersign.toml")  # doctest: +SKIP
@@ -18,18 +19,16 @@ Example:
 
 from __future__ import annotations
 
-import gc
-import json
-import tomllib
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+import re
+from collections.abc import Iterable
 from datetime import timedelta
 from pathlib import Path
-from typing import Annotated, Any, Self
+from typing import Annotated, Any, Literal, Self
 
 from pydantic import (
     AfterValidator,
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     StrictBool,
@@ -38,8 +37,10 @@ from pydantic import (
     ValidationError,
     model_validator,
 )
+from pydantic_core import PydanticCustomError
 
 from bot._errors import BotConfigError
+from bot.policy._toml_words import gc_paused, problem_lines, toml_file
 from bot.policy._values import (
     APPROVALS_MAX,
     ApproverId,
@@ -58,6 +59,27 @@ Glob = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
 """An ``fnmatch`` glob (``*``, ``?``, ``[abc]``), case-sensitive."""
 
 _MODEL = ConfigDict(extra="forbid", frozen=True)
+
+
+def _pattern(value: object) -> str:
+    """An ``args_match`` value: a regular expression Python compiles (kept as written)."""
+    if not isinstance(value, str):
+        raise PydanticCustomError(
+            "policy", "must be a regular expression (a string), got {given}", {"given": repr(value)}
+        )
+    try:
+        re.compile(value)
+    except re.error as exc:
+        raise PydanticCustomError(
+            "policy",
+            "{given} is not a valid regular expression: {error}",
+            {"given": repr(value), "error": str(exc)},
+        ) from None
+    return value
+
+
+Pattern = Annotated[str, BeforeValidator(_pattern)]
+"""A regular expression (Python's ``re``), searched in an argument's text."""
 
 
 class Defaults(BaseModel):
@@ -91,6 +113,10 @@ class Rule(BaseModel):
     args_above: dict[str, Limit] | None = None
     """Match only when each named argument is above the (finite) number (an argument that is
     not a number matches: fail safe), e.g. ``{ amount = 1000 }``."""
+    args_match: dict[str, Pattern] | None = None
+    """Match only when each named argument, as text, contains a match of the regular
+    expression (``re.search``; a string is its own text, any other value its JSON; a missing
+    argument does not match), e.g. ``{ command = "^(rm|git push)\\b" }``."""
     require_approval: StrictBool = False
     """True ADDS approval to a tool that has none; false adds none and never removes any."""
     approvals: Annotated[StrictInt, Field(ge=1, le=APPROVALS_MAX)] | None = None
@@ -135,6 +161,16 @@ class MCPServerEntry(BaseModel):
         return self
 
 
+class GatewayPolicy(BaseModel):
+    """``[gateway]`` (SPEC 17): what the coding-agent hook does with calls no rule matches."""
+
+    model_config = _MODEL
+
+    unmatched: Literal["hold", "allow"] = "hold"
+    """``hold``: a client's tool call that no rule matches waits for a person; ``allow``: it
+    runs at once."""
+
+
 class PolicyFile(BaseModel):
     """The whole file; an absent file is ``PolicyFile()`` (no rules)."""
 
@@ -146,6 +182,8 @@ class PolicyFile(BaseModel):
     """``[[rules]]`` in file order."""
     mcp_servers: tuple[MCPServerEntry, ...] = ()
     """``[[mcp_servers]]`` in file order."""
+    gateway: GatewayPolicy = Field(default_factory=GatewayPolicy)
+    """``[gateway]``."""
 
 
 def policy_path(configured: str | None, cwd: Path | None = None) -> Path | None:
@@ -183,53 +221,6 @@ def policy_problems(path: Path, ttl_seconds: int | None = None) -> PolicyFile | 
         return problems + _late_steps(path, defaults, rules, ttl_seconds)
     late = _late_steps(path, policy.defaults, enumerate(policy.rules, start=1), ttl_seconds)
     return late or policy
-
-
-def toml_file(path: Path, what: str, variable: str) -> dict[str, Any] | list[str]:
-    """The TOML data in ``path``, or the one line saying why it cannot be read (``what`` names
-    the file, ``variable`` the setting that points to it)."""
-    try:
-        with gc_paused():
-            return tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        return [f"{path}: cannot read the {what} ({exc.strerror or exc}); check {variable}"]
-    except UnicodeDecodeError:
-        return [f"{path}: the {what} is not UTF-8 text"]
-    except tomllib.TOMLDecodeError as exc:
-        return [f"{path}: not valid TOML: {exc}"]
-
-
-def problem_lines(path: Path, error: ValidationError) -> list[str]:
-    """One line per validation error: the file, where (``rule 2: approvals: ``), what, in
-    words a person writing TOML knows (never pydantic's "Input should be a valid tuple").
-
-    A list whose items are wrong is not also reported as empty (pydantic counts only the
-    items that validated)."""
-    errors = error.errors(include_url=False)
-    inner = [e["loc"] for e in errors]
-    return [
-        f"{path}: {_where(e['loc'])}{_what(e)}"
-        for e in errors
-        if not (e["type"] == "too_short" and _has_wrong_items(e["loc"], inner))
-    ]
-
-
-def _has_wrong_items(loc: tuple[int | str, ...], others: list[tuple[int | str, ...]]) -> bool:
-    return any(len(other) > len(loc) and other[: len(loc)] == loc for other in others)
-
-
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """No cyclic garbage collection inside: reading and compiling a file of thousands of rules
-    makes hundreds of thousands of objects that all live on, and each collection on the way
-    walks all of them again (about a third of the start-up time of 20,000 rules)."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def _valid_parts(data: dict[str, Any]) -> tuple[Defaults | None, list[tuple[int, Rule]]]:
@@ -277,103 +268,3 @@ def _late_steps(
                     f"is not before the TTL of the rule's calls ({ttl} s, {source})"
                 )
     return problems
-
-
-_SECTIONS = {"rules": "rule", "mcp_servers": "mcp_servers entry", "tokens": "token"}
-
-
-def _where(loc: tuple[int | str, ...]) -> str:
-    """``rule 2: approvals: `` from ``("rules", 1, "approvals")``."""
-    parts = list(loc)
-    if not parts:
-        return ""
-    head = parts.pop(0)
-    if head in _SECTIONS and parts and isinstance(parts[0], int):
-        place = f"{_SECTIONS[str(head)]} {int(parts.pop(0)) + 1}: "
-    elif head == "defaults":
-        place = "[defaults]: "
-    else:
-        return f"{'.'.join(map(str, loc))}: "
-    return place + (f"{'.'.join(map(str, parts))}: " if parts else "")
-
-
-def _what(error: Any) -> str:
-    kind, given = error["type"], error.get("input")
-    if kind == "policy":
-        return str(error["msg"])
-    if kind in ("extra_forbidden", "unexpected_keyword_argument"):
-        return "unknown key"
-    if kind == "missing":
-        return "missing (required)"
-    pattern = str(error.get("ctx", {}).get("pattern"))
-    if kind == "string_pattern_mismatch" and "UWS" in pattern:
-        return f"{given!r} is not a Slack user (U…/W…) or user-group (S…) id"
-    if kind == "string_pattern_mismatch" and "[UW]" in pattern:
-        return f"{given!r} is not a Slack user id (U…/W…)"
-    if kind == "string_pattern_mismatch" and "{64}" in pattern:  # never echo a token
-        return "must be the 64 hex digits of the token's SHA-256 (never the token itself)"
-    if kind == "int_type":
-        return f"must be a whole number, got {given!r}"
-    if kind in ("too_short", "string_too_short"):
-        return "must not be empty"
-    if kind == "greater_than_equal":
-        return f"must be at least {error['ctx']['ge']}, got {given!r}"
-    if kind == "less_than_equal":
-        return f"must be at most {error['ctx']['le']}, got {given!r}"
-    return _in_toml_words(kind, _key(error["loc"]), given, pattern, error)
-
-
-def _key(loc: tuple[int | str, ...]) -> str:
-    """The key a value was written under (``escalate`` for ``escalate.0``)."""
-    return next((str(part) for part in reversed(loc) if isinstance(part, str)), "")
-
-
-_TABLES = {
-    "defaults": "a [defaults] section of key = value lines",
-    "args_above": "a table in braces: args_above = { amount = 1000 }",
-    "grants": "a table in braces: grants = { max_seconds = 3600, max_uses = 20 }",
-    "escalate": 'a table in braces: { after = "15m", notify = ["S0ONCALL"] }',
-    "env": 'a table in braces: env = { NAME = "value" }',
-    "headers": 'a table in braces: headers = { Authorization = "Bearer ${TOKEN}" }',
-}
-"""What each table-valued key looks like, for "must be a table" (by the key it is under)."""
-_LISTS_OF_TABLES = {
-    "rules": "one [[rules]] section per rule",
-    "mcp_servers": "one [[mcp_servers]] section per server",
-    "tokens": "one [[tokens]] section per token",
-    "escalate": 'a list of tables: escalate = [{ after = "15m", notify = ["S0ONCALL"] }]',
-}
-"""What each key holding a list of tables looks like."""
-_PATTERNS = {
-    "^https?://": "must start with http:// or https://",
-    "^[A-Za-z0-9][A-Za-z0-9_-]*$": (
-        "may hold only letters, digits, - and _, and must start with a letter or digit"
-    ),
-}
-
-
-def _in_toml_words(kind: str, key: str, given: object, pattern: str, error: Any) -> str:
-    """The problems pydantic words for Python programmers ("Input should be a valid tuple"),
-    worded for a person writing the TOML file."""
-    if kind in ("tuple_type", "list_type", "set_type", "frozen_set_type"):
-        if key in _LISTS_OF_TABLES:
-            return f"must be {_LISTS_OF_TABLES[key]}, got {given!r}"
-        if isinstance(given, str):
-            items = given.split() if key == "command" else [given]
-            listed = ", ".join(json.dumps(item, ensure_ascii=False) for item in items)
-            return f"must be a list in brackets: {key} = [{listed}], got {given!r}"
-        return f'must be a list in brackets, e.g. {key} = ["a", "b"], got {given!r}'
-    if kind in ("bool_type", "bool_parsing"):
-        return f"must be true or false (without quotes), got {given!r}"
-    if kind in ("dict_type", "model_type", "model_attributes_type", "dataclass_type"):
-        table = _TABLES.get(key, "a table in braces: { key = value }")
-        return f"must be {table}, got {given!r}"
-    if kind in ("string_type", "string_sub_type"):
-        return f"must be text in quotes, got {given!r}"
-    if kind in ("float_type", "float_parsing", "int_parsing", "int_from_float", "finite_number"):
-        return f"must be a number (without quotes), got {given!r}"
-    if kind == "greater_than":
-        return f"must be more than {error['ctx']['gt']}, got {given!r}"
-    if kind == "string_pattern_mismatch" and pattern in _PATTERNS:
-        return f"{_PATTERNS[pattern]}, got {given!r}"
-    return f"{str(error['msg']).removeprefix('Value error, ')}, got {given!r}"

@@ -16,7 +16,9 @@ rules, once in all), into the cheapest test that is exactly ``fnmatchcase``:
 - only globs with neither (``*``, ``*delete*``) are tried on every call.
 
 Candidates are tried in file order (their indices, merged), so the first rule in the file that
-matches the call (tools, then agents, then ``args_above``) wins, exactly as a linear scan would.
+matches the call (tools, then agents, then ``args_above``, then ``args_match``) wins, exactly as
+a linear scan would. Each ``args_match`` pattern is compiled once too, and searched in the
+argument's text (a string as it is, any other value as its JSON; a missing one never matches).
 
 Example:
     >>> rules = CompiledRules((Rule(tools=("delete-*",)), Rule(tools=("refund",))))
@@ -27,13 +29,15 @@ Example:
 from __future__ import annotations
 
 import heapq
+import json
 import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from fnmatch import translate
 from typing import Any
 
-from bot.policy._file import Rule, gc_paused
+from bot.policy._file import Rule
+from bot.policy._toml_words import gc_paused
 
 Test = Callable[[str], bool]
 """Whether a name matches one glob."""
@@ -51,6 +55,8 @@ class _Compiled:
     """Tests of the rule's agent-path globs; None: any agent."""
     args_above: tuple[tuple[str, int | float], ...]
     """``(argument, limit)`` pairs, all of which must hold."""
+    args_match: tuple[tuple[str, re.Pattern[str]], ...] = ()
+    """``(argument, pattern)`` pairs, all of which must find a match in the argument's text."""
 
 
 _ANY = _Compiled(agents=None, args_above=())
@@ -80,12 +86,17 @@ class CompiledRules:
 
     def _compile(self, rules: Sequence[Rule]) -> None:
         globs = _Globs()
+        patterns: dict[str, re.Pattern[str]] = {}  # the same pattern in many rules: once
         self._rules = tuple(
             _ANY
-            if r.agents is None and not r.args_above
+            if r.agents is None and not r.args_above and not r.args_match
             else _Compiled(
                 agents=None if r.agents is None else tuple(globs.test(g) for g in r.agents),
                 args_above=tuple((r.args_above or {}).items()),
+                args_match=tuple(
+                    (key, patterns.get(text) or patterns.setdefault(text, re.compile(text)))
+                    for key, text in (r.args_match or {}).items()
+                ),
             )
             for r in rules
         )
@@ -130,7 +141,9 @@ class CompiledRules:
             rule = self._rules[index]
             if rule.agents is not None and not any(test(path) for test in rule.agents):
                 continue
-            if all(_above(args.get(key), limit) for key, limit in rule.args_above):
+            if not all(_above(args.get(key), limit) for key, limit in rule.args_above):
+                continue
+            if all(_matches(args, key, pattern) for key, pattern in rule.args_match):
                 return index
         return None
 
@@ -188,3 +201,12 @@ def _above(value: Any, limit: int | float) -> bool:
         return float(value) > limit
     except (TypeError, ValueError, OverflowError):
         return True
+
+
+def _matches(args: dict[str, Any], key: str, pattern: re.Pattern[str]) -> bool:
+    """True when argument ``key`` is there and its text holds a match of ``pattern``."""
+    if key not in args:
+        return False
+    value = args[key]
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    return pattern.search(text) is not None

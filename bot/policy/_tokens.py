@@ -23,7 +23,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
-from bot.policy._file import problem_lines, toml_file
+from bot.policy._toml_words import problem_lines, toml_file
 
 UserId = Annotated[str, StringConstraints(pattern=r"^[UW][A-Z0-9]+$")]
 """A Slack user id (U…/W…): a token decides as one person, never as a user group."""

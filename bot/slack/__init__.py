@@ -14,11 +14,13 @@ prompts and status line, answers streamed with task cards). Who may decide lives
 ``bot.ops``; the periodic work in ``bot.background``.
 """
 
+from bot.slack._agents import ServedAgents
 from bot.slack._ids import APPROVE_ACTION, DECLINE_ACTION
 from bot.slack._services import Services, create_services
 from bot.slack.deciding._workspace import AnyoneMayDecide, EdgePolicy, SettingsPolicy
 from bot.slack.delivery._publish import publish
 from bot.slack.delivery._webclient import create_web_client
+from bot.slack.delivery.gateway._cards import GatewayCards
 from bot.slack.delivery.sending._fence import Superseded
 from bot.slack.receiving._app import (
     BOLT_APP,
@@ -38,6 +40,8 @@ __all__ = [
     "SERVICES",
     "AnyoneMayDecide",
     "EdgePolicy",
+    "GatewayCards",
+    "ServedAgents",
     "Services",
     "SettingsPolicy",
     "Superseded",

@@ -12,6 +12,7 @@ from bot.coordination._dedupe import Deduper
 from bot.coordination._locks import LocalThreadLocks, ThreadLocks
 from bot.ops._outage import Outages
 from bot.policy import Policy
+from bot.slack._agents import ServedAgents
 from bot.slack.blocks._home_view import HomeViewers
 from bot.slack.deciding._workspace import EdgePolicy, SettingsPolicy
 from bot.slack.delivery._card_index import CardStore
@@ -26,8 +27,9 @@ from storage import Storage
 class Services:
     """The bot's dependencies, built once at start (see ``create_services``)."""
 
-    agent: Agent
-    """The agent served in Slack."""
+    agent: ServedAgents
+    """The agents served: the one Slack conversations talk to (``agent.main``) and, with the
+    gateway on, the gateway agent; every edge asks it about any agent's calls."""
     storage: Storage
     """The agent's storage: runs, memory, audit, de-duplication marks."""
     client: AsyncWebClient
@@ -73,7 +75,7 @@ class Services:
 
 def create_services(
     *,
-    agent: Agent,
+    agent: Agent | ServedAgents,
     policy: Policy,
     client: AsyncWebClient,
     settings: Settings,
@@ -87,14 +89,16 @@ def create_services(
     """Assemble ``Services`` around the served agent (its storage is used unless one is given).
 
     ``agent`` is built already, with its rules (``bot._assembly.serve_agent``): nothing is
-    installed on it here. ``policy`` is who may decide as the edges ask it (built with the
-    agent: ``ServedAgent.policy``). ``locks`` and ``dedupe`` default to this process / the
+    installed on it here; several agents on one storage come as one ``ServedAgents``.
+    ``policy`` is who may decide as the edges ask it (built with the agent:
+    ``ServedAgent.policy``). ``locks`` and ``dedupe`` default to this process / the
     agent's storage; pass shared ones (e.g. Redis-backed) to run several instances.
     ``workspace`` defaults to the edge's own check (same workspace).
     """
-    store = storage if storage is not None else agent.storage
+    served = agent if isinstance(agent, ServedAgents) else ServedAgents(agent)
+    store = storage if storage is not None else served.storage
     return Services(
-        agent=agent,
+        agent=served,
         storage=store,
         client=client,
         settings=settings,

@@ -120,7 +120,7 @@ class Bot:
     @property
     def agent(self) -> Agent:
         """The agent as the bot serves it (with the bot's storage, rules and tools)."""
-        return self.services.agent
+        return self.services.agent.main
 
     async def settle(self) -> None:
         """Wait until every piece of background work has finished."""

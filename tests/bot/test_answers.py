@@ -1,5 +1,5 @@
 """One mapping from the runtime's refusals to the bot's answers: the HTTP API's status and the
-sentence a person is told in Slack both come from ``bot._answers.answer_of``."""
+sentence a person is told in Slack both come from ``bot._errors.answer_of``."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 
 from agents import errors
 from agents.errors import AgentError
-from bot._answers import answer_of
+from bot._errors import answer_of
 from bot.api._errors import status_of
 from bot.slack.deciding._told import told
 

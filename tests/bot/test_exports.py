@@ -10,7 +10,7 @@ import pytest
 
 import bot
 
-SUBPACKAGES = ["bot.api", "bot.demo", "bot.local", "bot.ops", "bot.slack"]
+SUBPACKAGES = ["bot.api", "bot.demo", "bot.gateway", "bot.local", "bot.ops", "bot.slack"]
 
 
 def _sorted(names: list[str]) -> list[str]:

@@ -13,21 +13,31 @@ from pathlib import Path
 import pytest
 
 BOT = Path(__file__).resolve().parents[2] / "bot"
-PARTS = ("api", "background", "coordination", "demo", "local", "ops", "policy", "slack")
+PARTS = (
+    "api",
+    "background",
+    "coordination",
+    "demo",
+    "gateway",
+    "local",
+    "ops",
+    "policy",
+    "slack",
+)
 TOP_LEVEL = {
     "__init__.py",
     "__main__.py",
     "_agent_loader.py",
-    "_answers.py",  # what the bot answers a refusal with (the API and Slack alike)
     "_client_results.py",  # what bot.client's decision calls answer
     "_assembly.py",
     "_errors.py",
     "_json_limits.py",  # how deep a JSON body may nest (the Slack edge and the API)
     "_logs.py",
     "_mcp_servers.py",
+    "_public.py",  # bot's public names, imported when one is first used
     "_serve.py",
     "_settings.py",
-    "_settings_text.py",  # what _settings says about a configuration problem
+    "_settings_checks.py",  # what each configuration problem says, the one-variable checks
     "client.py",
 }
 MAY_IMPORT = {
@@ -35,6 +45,7 @@ MAY_IMPORT = {
     "background": {"slack", "policy", "ops", "coordination"},
     "coordination": set(),
     "demo": set(),
+    "gateway": {"api", "policy"},
     "local": {"slack", "demo"},
     "ops": set(),
     "policy": set(),
@@ -46,7 +57,6 @@ WIRING_A_PART_MAY_USE = {
     "bot._errors",
     "bot._logs",
     "bot._json_limits",
-    "bot._answers",
 }
 DYNAMIC_IMPORT_ALLOWED = {"_agent_loader.py"}  # loads BOT_AGENT by design
 

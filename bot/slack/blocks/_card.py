@@ -83,6 +83,8 @@ class CardView:
     """When the call expires (declined); None: never."""
     grantable: bool = False
     """Its rule allows standing grants: the card offers "Approve and allow…" (SPEC 15)."""
+    origin: str | None = None
+    """Where a gateway call came from (SPEC 17: the client, the MCP server), as mrkdwn."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -207,6 +209,8 @@ def context_block(card: CardView, *, pending: bool) -> ContextBlock:
     parts = [requested(card)]
     if len(card.agent_path) > 1:
         parts.append(msg.ASKED_VIA.format(path=_code_name(" → ".join(card.agent_path))))
+    if card.origin:
+        parts.append(card.origin)
     if pending:
         parts.append(who_may_approve(card))
         escalated = escalated_line(card.rules, approver_mention)

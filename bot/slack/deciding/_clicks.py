@@ -33,7 +33,7 @@ from agents.errors import (
     NotAllowedToDecide,
     ToolChanged,
 )
-from bot._answers import answer_of
+from bot._errors import answer_of
 from bot.ops._outage import Service
 from bot.policy import Refusal
 from bot.slack._ids import thread_id
@@ -283,7 +283,7 @@ async def record_refusal(
         actor=attempt.user,
         source=attempt.source,
         thread_id=thread_id(attempt.team, attempt.channel, where) if where else None,
-        agent_id=services.agent.id,
+        agent_id=(await services.agent.agent_of(attempt.ref.run_id)).id,
         data={
             "rule": rule,
             "choice": attempt.choice,

@@ -65,7 +65,7 @@ async def expire_call(
         actor=_audit.SYSTEM,
         source="expiry",
         thread_id=thread_id,
-        agent_id=services.agent.id,
+        agent_id=(await services.agent.agent_of(run_id)).id,
         data={
             "pending_since": since.isoformat() if since else None,
             "expires_at": expires_at.isoformat() if expires_at else None,

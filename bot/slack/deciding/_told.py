@@ -12,7 +12,7 @@ from agents.errors import (
     GrantNotAllowed,
     NotAllowedToDecide,
 )
-from bot._answers import AnswerKind, answer_of
+from bot._errors import AnswerKind, answer_of
 from bot.policy import Refusal
 from bot.slack.blocks._blocks import already_decided_text
 

@@ -128,6 +128,7 @@ def _from_record(record: CardRecord) -> PostedCard:
         approved_by=tuple(data.get("approved_by") or ()),
         expires_at=_when(data.get("expires_at")),
         grantable=bool(data.get("grantable")),
+        origin=data.get("origin"),
     )
     return PostedCard(
         view=view,
@@ -156,6 +157,7 @@ def _shown(view: CardView) -> dict[str, Any]:
         "approved_by": list(view.approved_by),
         "expires_at": view.expires_at.isoformat() if view.expires_at else None,
         "grantable": view.grantable,
+        **({"origin": view.origin} if view.origin else {}),
     }
 
 

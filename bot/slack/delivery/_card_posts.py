@@ -71,12 +71,16 @@ async def card_in_thread(
     return None
 
 
-async def record_card(services: Services, card: PostedCard, thread: SlackThread) -> None:
+async def record_card(
+    services: Services, card: PostedCard, thread: SlackThread, agent_id: str | None = None
+) -> None:
     """Record a card just posted, waiting out a storage outage: a card in Slack without its
-    record would be posted again (as a lost card) and decided from a card nobody recorded."""
+    record would be posted again (as a lost card) and decided from a card nobody recorded.
+    ``agent_id``: the agent whose run the card's call is (default: the main one)."""
+    owner = agent_id or services.agent.id
     await waiting_out(
         services.outages,
-        lambda: services.cards.record(card, thread_id=thread.thread_id, agent_id=services.agent.id),
+        lambda: services.cards.record(card, thread_id=thread.thread_id, agent_id=owner),
         services=("storage",),
         seconds=RECORD_WAIT_SECONDS,
     )
@@ -115,7 +119,8 @@ async def post_card_for(
     posted = PostedCard(
         view=view, channel=channel, ts=ts, thread_ts=thread.thread_ts, team=thread.team
     )
-    await record_card(services, posted, thread)
+    agent_id = call.agent_path[0] if call.agent_path else None
+    await record_card(services, posted, thread, agent_id)
 
 
 def card_view(

@@ -523,6 +523,7 @@ async def test_openapi_describes_every_route_with_generated_schemas(store: Stora
             "/api/agents/{agent_id}/grants",
             "/api/agents/{agent_id}/revoke-grant",
             "/api/openapi.json",
+            "/api/gate",
         }
         schemas = doc["components"]["schemas"]
         assert schemas["ApproveRequest"]["required"] == ["runId", "toolCallId"]
