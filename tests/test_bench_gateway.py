@@ -19,7 +19,7 @@ FIELDS = {
     "held_max_ms",
 }
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.processes]
 
 
 def test_bench_gateway_prints_one_json_line_with_both_paths(

@@ -40,7 +40,7 @@ from tests.fakes.slack_api import FakeSlackAPI, PostedMessage
 from tests.fakes.slack_signing import interaction_request
 from tests.tools.conftest import calls
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.processes]
 
 START_SECONDS = 120.0
 """How long a gateway process may take to serve (importing everything on a busy machine)."""

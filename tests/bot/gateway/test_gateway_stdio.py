@@ -24,7 +24,7 @@ from tests.bot.gateway.harness import (
 )
 from tests.fakes.slack_api import FakeSlackAPI
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.processes]
 
 
 @pytest.fixture

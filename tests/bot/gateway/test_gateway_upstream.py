@@ -30,7 +30,7 @@ from tests.bot.gateway.harness import (
 from tests.fakes.slack_api import FakeSlackAPI
 from tests.tools.conftest import calls
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.processes]
 
 
 @pytest.fixture
