@@ -1,4 +1,4 @@
-"""The README's quick start, as written (a test keeps the two identical)."""
+"""The quick start of docs/runtime.md, as written (a test keeps the two identical)."""
 
 import asyncio
 

@@ -1,4 +1,5 @@
-"""``quickstart.py`` is the README's quick start as written, and prints what the README shows."""
+"""``quickstart.py`` is the runtime page's quick start as written (``docs/runtime.md``, which the
+README links), and prints what the page shows."""
 
 from __future__ import annotations
 
@@ -12,13 +13,13 @@ import pytest
 pytestmark = pytest.mark.processes
 
 ROOT = Path(__file__).resolve().parents[1]
-README = (ROOT / "README.md").read_text()
-SECTION = README[README.index("## Quick start (Python)") : README.index("### What else")]
+PAGE = (ROOT / "docs" / "runtime.md").read_text()
+SECTION = PAGE[PAGE.index("## Quick start") : PAGE.index("## What else")]
 
 
 def _block(language: str, after: str = "") -> str:
     found = re.search(rf"{after}```{language}\n(.*?)```", SECTION, re.S)
-    assert found, f"no ```{language} block in the README's quick start"
+    assert found, f"no ```{language} block in the quick start"
     return found.group(1)
 
 

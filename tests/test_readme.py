@@ -1,6 +1,8 @@
-"""The README's samples run exactly as written: the quick start, the ``BOT_AGENT`` module, the
-HTTP API's curl calls and its Python client sample (these against a bot started here, with
-``API_TOKEN`` set). Blocks are found by what they contain, not by the prose around them."""
+"""The samples of the README and of the pages it links (``docs/*.md``) run exactly as written:
+the runtime's quick start, the ``BOT_AGENT`` module (with a model key and on the offline model),
+the HTTP API's curl calls and the Python client sample (these against a bot started here, with
+``API_TOKEN`` set), the TOML files. Blocks are found by what they contain, not by the prose
+around them."""
 
 from __future__ import annotations
 
@@ -23,11 +25,13 @@ from tests.bot.bot_process import BotProcess, serve_bot_process
 pytestmark = pytest.mark.processes
 
 ROOT = Path(__file__).resolve().parents[1]
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+"""The README and the pages it links, where samples live."""
 
 
-def test_the_readme_quick_start_runs_as_written(tmp_path: Path) -> None:
-    readme = (ROOT / "README.md").read_text()
-    section = readme.split("## Quick start", 1)[1]
+def test_the_runtime_quick_start_runs_as_written(tmp_path: Path) -> None:
+    runtime = (ROOT / "docs" / "runtime.md").read_text()
+    section = runtime.split("## Quick start", 1)[1]
     code = re.search(r"```python\n(.*?)```", section, re.S)
     assert code is not None
     script = tmp_path / "quickstart.py"
@@ -47,7 +51,7 @@ def test_the_readme_shows_the_two_commands() -> None:
 
 def test_the_readme_own_agent_example_builds_an_agent_bot_agent_can_serve(tmp_path: Path) -> None:
     readme = (ROOT / "README.md").read_text()
-    section = readme.split("## Your own agent and tools", 1)[1]
+    section = readme.split("## Your own agent, tools and MCP servers", 1)[1]
     code = re.search(r"```python\n(.*?)```", section, re.S)
     assert code is not None
     namespace: dict[str, object] = {}
@@ -69,11 +73,21 @@ README_URL = "http://127.0.0.1:3000"
 """Where the README's samples talk to (``make run``'s address); the test's bot has its own."""
 
 
+def _blocks(language: str) -> list[str]:
+    """Every ``language`` code block of the README and its pages (indented ones too)."""
+    found: list[str] = []
+    for page in PAGES:
+        for indent, block in re.findall(
+            rf"^( *)```{language}\n(.*?)^ *```", page.read_text(), re.S | re.M
+        ):
+            found.append(re.sub(rf"^{indent}", "", block, flags=re.M))
+    return found
+
+
 def _block(language: str, marker: str) -> str:
-    """The README's one ``language`` code block that contains ``marker``."""
-    blocks = re.findall(rf"```{language}\n(.*?)```", (ROOT / "README.md").read_text(), re.S)
-    [found] = [b for b in blocks if marker in b]
-    return str(found)
+    """The one ``language`` code block of the README and its pages that contains ``marker``."""
+    [found] = [b for b in _blocks(language) if marker in b]
+    return found
 
 
 def _commands(block: str) -> list[str]:
@@ -196,14 +210,22 @@ async def test_the_readme_python_client_sample_runs_as_written(tmp_path: Path) -
         assert [c["toolCallId"] for r in left for c in r["toolCalls"]] == [question["toolCallId"]]
 
 
+def _bot_agent_command(first: str) -> dict[str, str]:
+    """The settings of the README's one ``... make run`` command that starts with ``first``
+    (``BOT_AGENT=``, ``MODEL=``)."""
+    commands = [c for b in _blocks("sh") for c in _commands(b) if c.startswith(first)]
+    [command] = [c for c in commands if "BOT_AGENT=" in c]
+    *settings, make, run = command.split()
+    assert (make, run) == ("make", "run")  # make run installs, then starts python -m bot
+    return dict(setting.split("=", 1) for setting in settings)
+
+
 async def test_the_readme_bot_agent_module_is_served_by_python_m_bot(tmp_path: Path) -> None:
     module = _block("python", "# myops.py")
     (tmp_path / "myops.py").write_text(module)
-    [command] = _commands(_block("sh", "BOT_AGENT="))
-    setting, runner = command.split(" ", 1)
-    assert runner == "make run"  # make run installs, then starts python -m bot with the same env
-    name, value = setting.split("=", 1)
-    async with _served(tmp_path, **{name: value}) as bot:
+    settings = _bot_agent_command("BOT_AGENT=")
+    assert settings == {"BOT_AGENT": "myops:agent"}
+    async with _served(tmp_path, **settings) as bot:
         headers = {"Authorization": f"Bearer {TOKEN}"}
         async with bot.http.get(
             f"{bot.url}/api/agents/ops/suspended-runs", headers=headers
@@ -217,6 +239,24 @@ async def test_the_readme_bot_agent_module_is_served_by_python_m_bot(tmp_path: P
     assert "OPENAI_API_KEY" in answer and "MODEL_ERROR" not in answer  # what to fix, in the thread
     assert "has no storage" not in bot.stderr  # the bot gives the module's agent its storage
     assert "Traceback" not in bot.stderr  # a missing key is no crash
+
+
+async def test_the_tours_offline_command_gates_your_own_tool_without_a_key(
+    tmp_path: Path,
+) -> None:
+    """The tour's step: ``MODEL=offline BOT_AGENT=myops:agent make run``, then the README's
+    ``/call`` command; the module's tool waits for approval with the arguments given."""
+    (tmp_path / "myops.py").write_text(_block("python", "# myops.py"))
+    settings = _bot_agent_command("MODEL=")
+    assert settings == {"MODEL": "offline", "BOT_AGENT": "myops:agent"}
+    readme = (ROOT / "README.md").read_text()
+    [call] = re.findall(r"Post `(/call [^`]+)`", readme)
+    async with _served(tmp_path, **settings) as bot:
+        [run] = await _pending(bot, call)
+    [pending] = run["toolCalls"]
+    assert (pending["toolName"], pending["args"]) == ("restart-service", {"service": "web"})
+    assert pending["requiresApproval"] is True
+    assert "Traceback" not in bot.stderr
 
 
 async def _answer(bot: BotProcess, text: str, *, until: str) -> str:
@@ -238,12 +278,12 @@ async def _answer(bot: BotProcess, text: str, *, until: str) -> str:
     return answers
 
 
-def test_every_readme_toml_sample_is_a_valid_policy_or_tokens_file(tmp_path: Path) -> None:
+def test_every_toml_sample_is_a_valid_policy_or_tokens_file(tmp_path: Path) -> None:
     from bot.policy import read_policy
     from bot.policy._tokens import token_file_problems
 
-    blocks = re.findall(r"```toml\n(.*?)```", (ROOT / "README.md").read_text(), re.S)
-    assert len(blocks) >= 2
+    blocks = _blocks("toml")
+    assert len(blocks) >= 8
     for n, block in enumerate(blocks):
         if not re.search(r"^\s*\[", block, re.M):  # a rule's keys, shown alone
             block = '[[rules]]\ntools = ["refund"]\n' + block

@@ -1,7 +1,7 @@
-"""The README's gateway section says what works: its client configurations are valid JSON
-pointing at ``/mcp`` and the hook command, its policy example is a valid policy whose rules do
-what the section says, and its one command for the local workspace uses a token the local
-workspace accepts (``test_local_gateway`` runs that path)."""
+"""The gateway's page (``docs/gateway.md``) says what works: its client configurations are valid
+JSON pointing at ``/mcp`` and the hook command, its policy example is a valid policy whose rules
+do what the page says, and the one command for the local workspace, on the page and in the
+README, uses a token the local workspace accepts (``test_local_gateway`` runs that path)."""
 
 from __future__ import annotations
 
@@ -9,18 +9,18 @@ import json
 import re
 from pathlib import Path
 
+import pytest
+
 from bot.gateway import HookGate
 from bot.local._serve import LOCAL_TOKENS
 from bot.policy import PolicyFile, policy_problems
 
 ROOT = Path(__file__).resolve().parents[3]
-TITLE = "## Put countersign in front of Claude Code, Cursor or any MCP client"
+PAGE = ROOT / "docs" / "gateway.md"
 
 
 def _section() -> str:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert TITLE in readme
-    return readme.split(TITLE, 1)[1].split("\n## ", 1)[0]
+    return PAGE.read_text(encoding="utf-8")
 
 
 def test_the_client_configurations_are_valid_and_point_at_the_gateway() -> None:
@@ -55,8 +55,10 @@ def test_the_policy_example_is_valid_and_holds_what_it_says(tmp_path: Path) -> N
     assert gate.holds("Bash", {"command": "rm -rf build"})  # unmatched = "hold"
 
 
-def test_the_one_command_uses_the_local_workspace_and_a_token_it_accepts() -> None:
-    [command] = re.findall(r"```sh\n(claude mcp add .*?)\n```", _section(), re.S)
+@pytest.mark.parametrize("page", [PAGE, ROOT / "README.md"], ids=lambda p: p.name)
+def test_the_one_command_uses_the_local_workspace_and_a_token_it_accepts(page: Path) -> None:
+    text = page.read_text(encoding="utf-8")
+    [command] = re.findall(r"```sh\n(claude mcp add .*?)\n```", text, re.S)
     assert "--transport http countersign http://127.0.0.1:3000/mcp" in command
     token = re.search(r"Bearer (\S+?)\"", command)
     assert token is not None and token.group(1) in LOCAL_TOKENS
