@@ -32,7 +32,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 import bot.gateway._messages as msg
 
 DEFAULT_WAIT_SECONDS = 540.0
-"""``--wait``'s default: under the 600 s ``timeout`` the README's hook settings give."""
+"""``--wait``'s default: under the 600 s ``timeout`` the hook settings in docs/gateway.md give."""
 ASK_SECONDS = 50.0
 """The longest one request waits at the bot (then it asks again, on the same call)."""
 CLIENT = "claude-code"
