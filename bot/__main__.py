@@ -135,12 +135,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     from bot._logs import configure_logging
     from bot._serve import serve_forever
     from bot._settings import load_settings, logging_settings
-    from bot.gateway import relay_stdio
 
     level, log_format = logging_settings()
     configure_logging(level, log_format)  # before BOT_AGENT is imported: its warnings too
     try:
         if stdio:
+            from bot.gateway import relay_stdio  # the MCP SDK: only for the relay
+
             client = client_settings()
             if client.problems:
                 raise BotConfigError(list(client.problems))

@@ -28,10 +28,14 @@ import contextlib
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from agents import AgentConfigError, ToolGroups
 from bot.policy import MCPServerEntry
-from tools.mcp import DEFAULT_CALL_TIMEOUT, DEFAULT_MAX_BYTES, MCPServer, MCPServerError
+from tools.mcp import DEFAULT_CALL_TIMEOUT, DEFAULT_MAX_BYTES, MCPServerError
+
+if TYPE_CHECKING:  # the MCP SDK is imported when a server is configured (build_server)
+    from tools.mcp import MCPServer
 
 logger = logging.getLogger(__name__)
 
@@ -54,6 +58,8 @@ def build_server(
     entry: MCPServerEntry, environ: Mapping[str, str], limits: CallLimits | None = None
 ) -> MCPServer:
     """The ``MCPServer`` for one entry; ``${VAR}`` values come from ``environ``."""
+    from tools.mcp import MCPServer
+
     limits = limits or CallLimits()
     timeout = entry.timeout_seconds or limits.timeout_seconds
     if entry.command is not None:

@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING
 
 import aiohttp
 from aiohttp import web
-from openai import AsyncOpenAI
 from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
@@ -45,6 +44,8 @@ from storage import Storage, create_storage
 from tools.examples import DemoDB, demo_database_url
 
 if TYPE_CHECKING:
+    from openai import AsyncOpenAI
+
     from bot.gateway import GatewayHTTP, GatewayMCP
 
 logger = logging.getLogger(__name__)

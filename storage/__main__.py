@@ -3,7 +3,8 @@
 ``upgrade [--url URL]`` applies the SQL schema migrations (Redis and in-memory storage have no
 schema; for them the command only says so). ``prune --older-than DURATION [--audit] [--url
 URL]`` deletes what finished runs left behind before now minus DURATION (``90s``, ``15m``,
-``12h``, ``30d``; ``0d``: everything finished so far) and prints how many of each kind went;
+``12h``, ``30d``; ``0d``: everything finished so far), and the standing grants that expired,
+were revoked or were used up before it, and prints how many of each kind went;
 pending runs, claims still in flight, memory threads and the outbox are never touched, audit
 events only with ``--audit`` (card records go with their ended runs, never with audit). The
 URL defaults to ``STORAGE_URL``, else ``sqlite+aiosqlite:///./data/countersign.db``. Errors
@@ -50,7 +51,7 @@ def describe(report: PruneReport) -> str:
         f"pruned {report.claims} claims, {report.approvals} approvals, "
         f"{report.snapshots} failed-run snapshots, {report.cards} card records, "
         f"{report.audit_events} audit events, {report.values} expired values, "
-        f"{report.escalations} escalation steps"
+        f"{report.escalations} escalation steps, {report.grants} ended grants"
     )
 
 
@@ -65,7 +66,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     upgrade = commands.add_parser("upgrade", help="migrate the SQL schema to the newest revision")
     upgrade.add_argument("--url", default=default_url, help=url_help)
     prune = commands.add_parser(
-        "prune", help="delete finished runs' claims (and old audit with --audit)"
+        "prune", help="delete finished runs' claims, ended grants (and old audit with --audit)"
     )
     prune.add_argument(
         "--older-than", required=True, metavar="DURATION", help=f"age cutoff: {DURATION_FORMAT}"

@@ -78,6 +78,16 @@ def listed(
     return True
 
 
+def ended_before(record: GrantRecord, before: datetime) -> bool:
+    """Whether ``prune`` with this cutoff deletes ``record``: it expired before ``before``, was
+    revoked before it, or is used up and was created before it (a use's time is not kept)."""
+    return (
+        record.expires_at < before
+        or (record.revoked_at is not None and record.revoked_at < before)
+        or (record.uses >= record.max_uses and record.created_at < before)
+    )
+
+
 def newest_first(records: list[GrantRecord]) -> list[GrantRecord]:
     """Listing order: newest ``created_at`` first, then by id."""
     return sorted(records, key=lambda g: (g.created_at, g.grant_id), reverse=True)

@@ -376,7 +376,9 @@ class InMemoryStorage(MemoryEdgeRecords, MemoryEscalations, MemoryGrants):
             expired = [key for key, (_, expires) in self._values.items() if expires <= now]
             for key in expired:
                 del self._values[key]
+            grants = self._prune_grants(before)
             return PruneReport(
+                grants=grants,
                 snapshots=len(failed),
                 claims=len(old_claims),
                 approvals=approvals,

@@ -9,7 +9,7 @@ from datetime import datetime
 
 from storage._change import StateChange
 from storage._errors import GrantUnavailable
-from storage._grants import listed, newest_first, refusal, revoked, used
+from storage._grants import ended_before, listed, newest_first, refusal, revoked, used
 from storage._records import ClaimRecord, EscalationRecord, GrantRecord
 
 
@@ -61,6 +61,18 @@ class MemoryGrants:
             )
         ]
         return newest_first(found)
+
+    async def count_grants(
+        self, *, agent_id: str | None = None, active_at: datetime | None = None
+    ) -> int:
+        return len(await self.list_grants(agent_id=agent_id, active_at=active_at))
+
+    def _prune_grants(self, before: datetime) -> int:
+        """Delete the grants ``ended_before`` the cutoff (under the caller's lock)."""
+        gone = [g.grant_id for g in self._grants.values() if ended_before(g, before)]
+        for grant_id in gone:
+            del self._grants[grant_id]
+        return len(gone)
 
     async def revoke_grant(
         self, grant_id: str, *, revoked_by: str | None, at: datetime

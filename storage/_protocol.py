@@ -201,6 +201,13 @@ class Storage(Protocol):
         ``active_at`` only those usable at that moment)."""
         ...
 
+    async def count_grants(
+        self, *, agent_id: str | None = None, active_at: datetime | None = None
+    ) -> int:
+        """How many grants ``list_grants(agent_id=..., active_at=...)`` would return, read from
+        an index (the metrics' gauge; nothing is loaded)."""
+        ...
+
     async def revoke_grant(
         self, grant_id: str, *, revoked_by: str | None, at: datetime
     ) -> GrantRecord | None:

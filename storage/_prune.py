@@ -17,6 +17,9 @@ What goes (each backend applies the same rules, atomically per batch or transact
   them by itself, a month after a run's last step: always 0 there).
 - **Audit events** before ``before``, only with ``audit=True``, except those of a pending run.
 - **Expired key→value entries** (Redis expires them by itself: always 0 there).
+- **Standing grants** that can approve nothing more since before ``before``: expired before it,
+  revoked before it, or used up and created before it (``storage._grants.ended_before``). A
+  grant usable now is never deleted; its uses stay in the audit log.
 
 What stays, whatever ``before`` says: everything of a pending (``decidable``) run (its
 snapshot, claims, approvals, card records and audit events), every claim still ``claimed``, memory
@@ -52,6 +55,9 @@ class PruneReport:
     """Audit events older than the cutoff (only with ``audit=True``)."""
     values: int = 0
     """Expired key→value entries."""
+    grants: int = 0
+    """Standing grants that expired, were revoked or were used up before the cutoff
+    (``storage._grants.ended_before``)."""
 
     @property
     def total(self) -> int:
@@ -64,4 +70,5 @@ class PruneReport:
             + self.escalations
             + self.audit_events
             + self.values
+            + self.grants
         )

@@ -14,7 +14,7 @@ from agents._runtime import Runtime
 from agents.deciding._decide import decide, retry
 from agents.deciding._listing import list_suspended_runs, pending_call, send_tool_approval
 from agents.deciding._many import ManyRequest, decide_many
-from agents.deciding._standing import list_grants, revoke_grant
+from agents.deciding._standing import count_grants, list_grants, revoke_grant
 from agents.decisions import Approve, Decision, DecisionRequest, Decline, Resume
 from agents.gate import Verdict, ask, case_of, escalate_call
 from agents.running._stream import AgentStream
@@ -341,6 +341,11 @@ class DecisionMethods:
             granted_by=granted_by,
             active_only=active_only,
         )
+
+    async def count_grants(self) -> int:
+        """How many of this agent's standing grants are usable now, counted by storage
+        without loading them (the metrics' ``countersign_grants_active``)."""
+        return await count_grants(self._runtime)
 
     async def revoke_grant(self, grant_id: str, *, revoked_by: str | None = None) -> Grant:
         """Revoke a standing grant at once, for every process: it approves nothing more.

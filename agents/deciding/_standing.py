@@ -41,6 +41,11 @@ async def list_grants(
     return [public(g) for g in found]
 
 
+async def count_grants(rt: Runtime) -> int:
+    """How many of this agent's grants are usable now (an index read; none is loaded)."""
+    return await rt.storage.count_grants(agent_id=rt.id, active_at=utcnow())
+
+
 async def revoke_grant(rt: Runtime, grant_id: str, *, revoked_by: str | None) -> Grant:
     """Revoke a grant of this agent: by its grantor, or by someone the decision policy lets
     approve the calls it pins; ``GrantNotAllowed`` for anyone else or no such grant."""

@@ -15,14 +15,13 @@ Example:
 from __future__ import annotations
 
 from contextlib import AbstractAsyncContextManager
+from typing import TYPE_CHECKING
 
-from mcp.client._memory import InMemoryTransport
-from mcp.client._transport import TransportStreams
-from mcp.server.mcpserver import MCPServer as SDKServer
-from mcp.server.mcpserver.exceptions import ToolError
-from mcp.types import ToolAnnotations
+if TYPE_CHECKING:  # the MCP SDK is imported when the server is built (the gateway is on)
+    from mcp.client._transport import TransportStreams
+    from mcp.server.mcpserver import MCPServer as SDKServer
 
-from tools.mcp import MCPServer
+    from tools.mcp import MCPServer
 
 NOTES_SERVER = "notes"
 """The server's name: its tools are ``notes_<tool>``."""
@@ -30,6 +29,10 @@ NOTES_SERVER = "notes"
 
 def notes_app() -> SDKServer:
     """The server itself (the SDK's ``MCPServer``), with a welcome note."""
+    from mcp.server.mcpserver import MCPServer as SDKServer
+    from mcp.server.mcpserver.exceptions import ToolError
+    from mcp.types import ToolAnnotations
+
     app = SDKServer(NOTES_SERVER, log_level="ERROR")
     notes = {"welcome": "Hello from the demo notes server."}
 
@@ -67,6 +70,10 @@ def notes_app() -> SDKServer:
 
 def notes_server() -> MCPServer:
     """The demo server as ``tools.mcp`` connects to it (in this process, no subprocess)."""
+    from mcp.client._memory import InMemoryTransport
+
+    from tools.mcp import MCPServer
+
     app = notes_app()
 
     def transport() -> AbstractAsyncContextManager[TransportStreams]:

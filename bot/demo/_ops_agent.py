@@ -10,14 +10,17 @@ database for ``memory://`` and ``redis://`` storage (``tools.examples.demo_datab
 
 from __future__ import annotations
 
-from openai import AsyncOpenAI
+from typing import TYPE_CHECKING
 
 from agents import Agent
-from agents.models import Model, OpenAIModel
+from agents.models import Model
 from bot._settings import Settings
 from bot.demo._model import DemoModel
 from storage import Storage
 from tools.examples import DemoDB, record_tools, refund_tools, ticket_tools
+
+if TYPE_CHECKING:  # ``openai`` is imported when a key is set: the offline demo never loads it
+    from openai import AsyncOpenAI
 
 OPS_INSTRUCTIONS = (
     "You are countersign's ops assistant in Slack. You can list, show and delete records, and "
@@ -46,6 +49,8 @@ def openai_client(settings: Settings) -> AsyncOpenAI | None:
     """
     if settings.openai_api_key is None or settings.model == "offline":
         return None
+    from openai import AsyncOpenAI
+
     return AsyncOpenAI(
         api_key=settings.openai_api_key.get_secret_value(),
         base_url=settings.openai_base_url or OPENAI_API_URL,
@@ -58,6 +63,8 @@ def agent_model(settings: Settings, client: AsyncOpenAI | None = None) -> Model:
     client = client or openai_client(settings)
     if client is None:
         return DemoModel()
+    from agents.models import OpenAIModel
+
     return OpenAIModel(settings.openai_model, client=client)
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable
 from typing import Protocol
 from urllib.parse import parse_qs
 
@@ -34,7 +34,6 @@ from prometheus_client import (
 from agents import (
     CallEscalated,
     DecisionTaken,
-    Grant,
     Observer,
     SuspendedRunsPage,
     ToolExecuted,
@@ -210,7 +209,7 @@ class Listings(Protocol):
 
     async def list_suspended_runs(self, *, per_page: int | None = None) -> SuspendedRunsPage: ...
 
-    async def list_grants(self) -> Sequence[Grant]: ...
+    async def count_grants(self) -> int: ...
 
 
 def install_metrics(web_app: web.Application, metrics: Metrics, agent: Listings) -> Metrics:
@@ -221,7 +220,7 @@ def install_metrics(web_app: web.Application, metrics: Metrics, agent: Listings)
         return (await agent.list_suspended_runs(per_page=1)).total
 
     async def grants() -> int:
-        return len(await agent.list_grants())
+        return await agent.count_grants()
 
     web_app[METRICS] = metrics
 

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import sys
 from collections.abc import Awaitable, Callable
 from typing import Literal, TypeVar
 
 import aiohttp
-import openai
 from redis.exceptions import RedisError
 from slack_sdk.errors import SlackApiError
 from sqlalchemy.exc import DBAPIError
@@ -46,7 +46,8 @@ def unavailable(exc: BaseException) -> Service | None:
         return "redis"
     if isinstance(exc, ModelError):  # unreachable, timed out or failing server-side
         cause = exc.__cause__
-        if isinstance(cause, openai.APIConnectionError):  # includes APITimeoutError
+        openai = sys.modules.get("openai")  # never imported: no OpenAI client failed
+        if openai is not None and isinstance(cause, openai.APIConnectionError):  # and timeouts
             return "model"
         return "model" if exc.status is not None and exc.status >= 500 else None
     if isinstance(exc, SlackApiError):

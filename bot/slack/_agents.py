@@ -248,6 +248,10 @@ class ServedAgents:
             grants.sort(key=lambda grant: grant.created_at, reverse=True)
         return grants
 
+    async def count_grants(self) -> int:
+        """Every agent's standing grants usable now (``Agent.count_grants``)."""
+        return sum([await agent.count_grants() for agent in self.served])
+
     async def recover_interrupted_runs(self) -> list[AgentStream]:
         """Every agent's crash recovery (``Agent.recover_interrupted_runs``)."""
         streams: list[AgentStream] = []

@@ -23,6 +23,7 @@ from storage import _codec as codec
 from storage._prune import PruneReport
 from storage._records import ApprovalRecord, AuditEvent, ClaimRecord
 from storage.redis._change import audit_indexes, member, opt
+from storage.redis._grants import prune_grants
 from storage.redis._scripts import _SNAPSHOTS
 
 BATCH = 500
@@ -134,7 +135,9 @@ class RedisPrune:
         claims, approvals = await self._prune_ended_runs(before)
         cards = await self._prune_cards(cutoff)
         events = await self._prune_audit(cutoff) if audit else 0
+        grants = await prune_grants(self._r, self._p, cutoff)
         return PruneReport(
+            grants=grants,
             snapshots=snapshots,
             claims=claims,
             approvals=failed_approvals + approvals,

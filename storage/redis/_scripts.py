@@ -7,6 +7,8 @@ needs a single Redis (not Redis Cluster). Optional ids travel as ``""`` for None
 
 from __future__ import annotations
 
+from storage.redis._grants import ENDED
+
 _SNAPSHOTS = """
 local function unindex(p, run, cur)
   redis.call('ZREM', p .. 'snaps:all', run)
@@ -207,6 +209,7 @@ return seq
 COMMIT = (
     _SNAPSHOTS
     + AUDIT_EVENTS
+    + ENDED
     + """
 -- ARGV: prefix, change JSON (built by storage.redis._change.payload; scores as strings).
 -- Every check runs before the first write, so a refused change writes nothing.
@@ -312,13 +315,30 @@ for _, m in ipairs(c.messages) do
   redis.call('RPUSH', m.key, m.doc)
 end
 append_audit(p, c.audit)
-if c.grant then
-  redis.call('HSET', c.grant.key, 'doc', c.grant.doc, 'uses', c.grant.uses,
-    'max_uses', c.grant.max_uses, 'expires', c.grant.expires, 'revoked', c.grant.revoked)
-  redis.call('ZADD', p .. 'grants', c.grant.score, c.grant.id)
+if c.grant then  -- indexed as storage.redis._grants describes
+  local g = c.grant
+  redis.call('HSET', g.key, 'doc', g.doc, 'uses', g.uses, 'max_uses', g.max_uses,
+    'expires', g.expires, 'revoked', g.revoked, 'created', g.score,
+    'indexes', cjson.encode(g.indexes), 'live', cjson.encode(g.live))
+  redis.call('ZADD', p .. 'grants', g.score, g.id)
+  for _, index in ipairs(g.indexes) do
+    redis.call('ZADD', index, g.score, g.id)
+  end
+  if g.ended == '' then
+    for _, index in ipairs(g.live) do
+      redis.call('ZADD', index, g.expires, g.id)
+    end
+  else
+    redis.call('ZADD', p .. 'grants:ended', g.ended, g.id)
+  end
 end
-if c.grant_use then
-  redis.call('HINCRBY', c.grant_use.key, 'uses', 1)
+if c.grant_use then  -- the use that takes the last one ends the grant (score: created_at)
+  local u = c.grant_use
+  local uses = redis.call('HINCRBY', u.key, 'uses', 1)
+  local g = redis.call('HMGET', u.key, 'max_uses', 'created')
+  if uses >= tonumber(g[1]) and g[2] then
+    ended(p, u.id, u.key, tonumber(g[2]))
+  end
 end
 return {'ok'}
 """

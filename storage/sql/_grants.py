@@ -81,6 +81,24 @@ class SQLGrants:
             ]
         )
 
+    async def count_grants(
+        self, *, agent_id: str | None = None, active_at: datetime | None = None
+    ) -> int:
+        stmt = sa.select(sa.func.count()).select_from(grants)
+        if agent_id is not None:
+            stmt = stmt.where(grants.c.agent_id == agent_id)
+        if active_at is not None:
+            stmt = stmt.where(
+                grants.c.revoked_at.is_(None),
+                grants.c.expires_at > active_at,
+                grants.c.uses < grants.c.max_uses,
+            )
+
+        async def work(conn: AsyncConnection) -> int:
+            return int((await conn.execute(stmt)).scalar_one())
+
+        return await self._db.read(work)
+
     async def revoke_grant(
         self, grant_id: str, *, revoked_by: str | None, at: datetime
     ) -> GrantRecord | None:

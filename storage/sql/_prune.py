@@ -3,7 +3,9 @@
 The rules are ``storage._prune``'s. In order: the approvals, then the snapshots, of failed runs
 older than the cutoff; then completed claims, approvals, card records and escalation steps of
 runs without a snapshot; then (with ``audit``) old audit events of runs that are not pending;
-then expired key→value rows. Each statement finds its rows through an index (``0004`` added
+then expired key→value rows; then grants that ended before the cutoff (expired ones through
+``grants(expires_at)``, ``0013``; revoked and used-up ones are found by reading the table, as
+an operator's batch job may). Each statement finds its rows through an index (``0004`` added
 those on ``claims(status, completed_at)`` and ``approvals(approved_at)``, ``0007``
 ``cards(posted_at)``, ``0010`` ``escalations(escalated_at)``).
 The outbox is never pruned: an entry stays until it is made.
@@ -18,7 +20,16 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from storage._prune import PruneReport
 from storage._records import utcnow
-from storage.sql._schema import approvals, audit, cards, claims, escalations, kv, snapshots
+from storage.sql._schema import (
+    approvals,
+    audit,
+    cards,
+    claims,
+    escalations,
+    grants,
+    kv,
+    snapshots,
+)
 
 
 def _failed_runs(before: datetime) -> sa.Select[tuple[str]]:
@@ -78,6 +89,15 @@ async def prune(conn: AsyncConnection, *, before: datetime, audit_too: bool) -> 
         )
         events = (await conn.execute(audit.delete().where(audit.c.at < before, ~pending))).rowcount
     values = await conn.execute(kv.delete().where(kv.c.expires_at <= utcnow()))
+    old_grants = await conn.execute(  # storage._grants.ended_before
+        grants.delete().where(
+            sa.or_(
+                grants.c.expires_at < before,
+                grants.c.revoked_at < before,
+                sa.and_(grants.c.uses >= grants.c.max_uses, grants.c.created_at < before),
+            )
+        )
+    )
     return PruneReport(
         snapshots=failed_snapshots.rowcount,
         claims=old_claims.rowcount,
@@ -86,4 +106,5 @@ async def prune(conn: AsyncConnection, *, before: datetime, audit_too: bool) -> 
         escalations=old_steps.rowcount,
         audit_events=events,
         values=values.rowcount,
+        grants=old_grants.rowcount,
     )

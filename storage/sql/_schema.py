@@ -234,6 +234,8 @@ grants = sa.Table(
     sa.Index(None, "thread_id"),  # the grants of a thread (0009)
     sa.Index(None, "resource_id"),  # ... of a channel (0009)
     sa.Index(None, "granted_by"),  # a person's grants (0009)
+    sa.Index(None, "expires_at"),  # prune (0013)
+    sa.Index(None, "agent_id", "expires_at"),  # count_grants: an agent's usable now (0013)
 )
 
 

@@ -72,7 +72,7 @@ async def test_prune_0d_removes_finished_claims_prints_counts_and_keeps_the_rest
     assert result.returncode == 0, result.stderr
     assert result.stdout == (
         "pruned 1 claims, 0 approvals, 0 failed-run snapshots, 0 card records, 0 audit events, "
-        "0 expired values, 0 escalation steps\n"
+        "0 expired values, 0 escalation steps, 0 ended grants\n"
     )
     assert await _state(url) == (0, True, 1, 2)
 

@@ -13,6 +13,9 @@ resetting the session) and results reach the model cut to ``output_max_bytes``, 
 described rather than sent as base64.
 """
 
+from typing import TYPE_CHECKING
+
+from tools.mcp._defaults import DEFAULT_CALL_TIMEOUT
 from tools.mcp._errors import (
     MCPCallTimedOut,
     MCPServerError,
@@ -22,8 +25,10 @@ from tools.mcp._errors import (
 )
 from tools.mcp._names import MAX_NAME_LENGTH, mcp_tool_name
 from tools.mcp._output import DEFAULT_MAX_BYTES
-from tools.mcp._server import DEFAULT_CALL_TIMEOUT, MCPServer
 from tools.mcp._tools import MCPArguments, MCPTool
+
+if TYPE_CHECKING:
+    from tools.mcp._server import MCPServer
 
 __all__ = [
     "DEFAULT_CALL_TIMEOUT",
@@ -39,3 +44,13 @@ __all__ = [
     "MissingEnvironmentVariable",
     "mcp_tool_name",
 ]
+
+
+def __getattr__(name: str) -> object:
+    """Import ``MCPServer`` (and the MCP SDK) only when it is used: a configuration without
+    MCP servers never loads the SDK."""
+    if name == "MCPServer":
+        from tools.mcp._server import MCPServer
+
+        return MCPServer
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import mcp.types as mcp_types
+if TYPE_CHECKING:  # the MCP SDK is imported by a server's connection, not by this module
+    import mcp.types as mcp_types
 
 DEFAULT_MAX_BYTES = 100_000
 """``TOOL_OUTPUT_MAX_BYTES``'s default: about 25,000 tokens of text."""
@@ -26,6 +27,8 @@ def describe_binary(kind: str, mime_type: str | None, data: str) -> str:
 
 def content_for_model(block: mcp_types.ContentBlock) -> Any:
     """One content block as the model may see it: text as is, binary described."""
+    import mcp.types as mcp_types
+
     if isinstance(block, mcp_types.TextContent):
         return block.text
     if isinstance(block, mcp_types.ImageContent):

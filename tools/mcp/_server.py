@@ -23,6 +23,7 @@ from mcp_types import CONNECTION_CLOSED
 
 from tools._errors import ToolDefinitionError
 from tools.mcp._connection import Connection, Transport
+from tools.mcp._defaults import DEFAULT_CALL_TIMEOUT
 from tools.mcp._errors import MCPCallTimedOut, MCPServerUnavailable, MCPToolFailed
 from tools.mcp._names import expand, is_safe_server_name
 from tools.mcp._output import DEFAULT_MAX_BYTES
@@ -30,8 +31,6 @@ from tools.mcp._tools import MCPTool, build_tool
 
 logger = logging.getLogger(__name__)
 
-DEFAULT_CALL_TIMEOUT = 60.0
-"""``MCP_CALL_TIMEOUT_SECONDS``'s default: seconds one tool call may take."""
 FIRST_RETRY_DELAY = 0.5
 """Seconds before the first reconnection attempt after a failed one; doubles up to the max."""
 MAX_RETRY_DELAY = 30.0

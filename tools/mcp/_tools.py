@@ -5,9 +5,8 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-import mcp.types as mcp_types
 from pydantic import BaseModel, ConfigDict
 
 from tools._context import ToolContext
@@ -15,6 +14,9 @@ from tools._tool import Tool
 from tools.mcp._errors import MCPToolFailed
 from tools.mcp._names import mcp_tool_name
 from tools.mcp._output import DEFAULT_MAX_BYTES, capped, content_for_model
+
+if TYPE_CHECKING:  # the MCP SDK is imported by a server's connection, not by this module
+    import mcp.types as mcp_types
 
 
 class CallTool(Protocol):
@@ -113,6 +115,8 @@ async def to_tool_result(
     """Structured content when there is some, else the text (or the content blocks as JSON,
     binary ones described); cut to ``max_bytes``. A large result is measured and cut in a
     worker thread, so encoding megabytes never holds up the event loop (other threads' acks)."""
+    import mcp.types as mcp_types
+
     if result.is_error:
         detail = _text(result.content) or "the server reported an error"
         raise MCPToolFailed(server, tool, capped(detail, max_bytes))
@@ -144,4 +148,6 @@ def _rough_size(value: Any) -> int:
 
 
 def _text(content: list[mcp_types.ContentBlock]) -> str:
+    import mcp.types as mcp_types
+
     return "\n".join(block.text for block in content if isinstance(block, mcp_types.TextContent))

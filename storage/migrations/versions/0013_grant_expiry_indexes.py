@@ -1,0 +1,31 @@
+"""Grants indexed by expiry (issue 35): ``grants(expires_at)`` for ``prune`` and
+``grants(agent_id, expires_at)`` for counting an agent's grants usable now (the metrics' gauge)
+without reading the others.
+
+Downgrade drops both indexes.
+
+Revision ID: 0013
+Revises: 0011 (the lead rechains it after ``0012``)
+Create Date: 2026-12-10
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from alembic import op
+
+revision: str = "0013"
+down_revision: str | None = "0011"
+branch_labels: str | Sequence[str] | None = None
+depends_on: str | Sequence[str] | None = None
+
+
+def upgrade() -> None:
+    op.create_index("ix_grants_expires_at", "grants", ["expires_at"])
+    op.create_index("ix_grants_agent_id_expires_at", "grants", ["agent_id", "expires_at"])
+
+
+def downgrade() -> None:
+    op.drop_index("ix_grants_agent_id_expires_at", table_name="grants")
+    op.drop_index("ix_grants_expires_at", table_name="grants")
