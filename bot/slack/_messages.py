@@ -207,6 +207,23 @@ NEEDS_APPROVERS = "{count} different approvers"
 NEEDS_CONFIRM = "a confirmation"
 ARG_ABOVE = "{name} above {limit}"
 
+# -- Why a call waits (SPEC 12 round 4) ------------------------------------------------------------
+WHY_PENDING = ":information_source: *Why it waits:* {why}"
+WHY_DECIDED = ":information_source: *Why it waited:* {why}"
+RULE_OF_FILE = "rule {number} of {file}"
+RULE_NUMBER = "rule {number} of the policy file"
+RULE_ASKS_QUORUM_FROM = "{count} approvals from {who}"
+RULE_ASKS_QUORUM = "{count} different approvers"
+RULE_ASKS_FROM = "an approval from {who}"
+EDITED_CHANGED = ":pencil2: {who} changed {changes}"
+EDITED_BY_SOMEONE = "an approver"
+CHANGED_FROM_TO = "{key} {was} → {now}"
+CHANGED_MORE = "and {count} more"
+CHANGED_NOTHING = "the arguments"
+NO_VALUE = "(none)"
+EDIT_RULE_APPLIES = "{rule} now applies, and asks more than before"
+EDIT_NEEDS_MORE_NOW = "the new arguments need more approval than before"
+
 # -- batch cards (several gated calls of one step) --------------------------------------------
 BATCH_HEADER = "Approve {count} calls?"
 BATCH_HEADER_DONE = "All {count} calls decided"

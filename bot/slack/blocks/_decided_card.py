@@ -19,6 +19,7 @@ from bot.slack.blocks._card import (
     names,
     slack_date,
     tool_section,
+    why_blocks,
 )
 from bot.slack.blocks._mrkdwn import escape_truncated
 from bot.slack.blocks.standing._grant_blocks import granted_too
@@ -53,6 +54,7 @@ def decided_card(card: CardView, decided: Decided) -> list[Block]:
     return [
         header_block(header, card),
         tool_section(card),
+        *why_blocks(card, pending=False),
         *args_blocks(card, edited),
         SectionBlock(text=MarkdownTextObject(text=outcome_line(card, decided))),
         context_block(card, pending=False),
