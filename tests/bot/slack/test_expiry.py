@@ -1,4 +1,4 @@
-"""Expiry: a reminder before the TTL, then declined with reason "expired", card updated,
+"""Expiry: a reminder before the TTL, then expired (the model is told so), card updated,
 audited; a late click gets an ephemeral. The sweep is called directly with an injected clock."""
 
 from __future__ import annotations
