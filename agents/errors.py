@@ -234,8 +234,7 @@ class InvalidToolArgs(AgentError):
 
 
 class ApprovalExpired(AlreadyDecided):
-    """The pending call expired before anyone decided it (it never ran; the model was told it
-    expired)."""
+    """The pending call expired before anyone decided it (it never ran; the model was told)."""
 
     code = "APPROVAL_EXPIRED"
 

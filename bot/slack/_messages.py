@@ -227,6 +227,13 @@ NO_VALUE = "(none)"
 EDIT_RULE_APPLIES = "{rule} now applies, and asks more than before"
 EDIT_NEEDS_MORE_NOW = "the new arguments need more approval than before"
 
+ASK_AGAIN_BUTTON = "Ask again"
+ASKED_AGAIN = "Asked again by <@{user}>: the same call as the card above, which expired."
+"""The message of the run an "Ask again" starts (the model reads it in the thread's memory)."""
+REFUSED_ASK_AGAIN = (
+    "Only the person who asked for this call may ask for it again; nothing was changed."
+)
+
 # -- batch cards (several gated calls of one step) --------------------------------------------
 BATCH_HEADER = "Approve {count} calls?"
 BATCH_HEADER_DONE = "All {count} calls decided"
