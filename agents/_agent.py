@@ -10,7 +10,7 @@ from agents._config import check_lease, check_options, resolve_model, tool_map
 from agents._facade import Facade, OnRuntime
 from agents._hooks import Hooks
 from agents._parts import AgentSpec, ServedParts
-from agents._results import RunResult, SuspendedRunsPage
+from agents._results import RunResult, SuspendedRunsPage, ToolCallRecord
 from agents._runtime import Runtime
 from agents.deciding._methods import DecisionMethods, finished
 from agents.deciding._recovery import recover_interrupted_runs
@@ -118,8 +118,14 @@ class Agent(Facade, DecisionMethods):
         requested_by: str | None = None,
         approval_ttl_seconds: float | None = None,
         suspended_runs: SuspendedRunsPage | None = None,
+        propose_call: ToolCallRecord | None = None,
     ) -> AgentStream:
         """Start a run on ``message``; returns at once with the run's stream.
+
+        ``propose_call``: the run's first step is this call instead of a model turn (a call
+        that expired, asked again by its requester: SPEC 12); it goes through the one gate like
+        any call the model makes, and the model goes on from its outcome. Its
+        ``tool_call_id`` must be new in the thread.
 
         ``requested_by`` (who asked) is stored with every pending call of the run, in the same
         write as the snapshot; a ``decision_policy`` sees it. ``approval_ttl_seconds`` (also a
@@ -144,6 +150,7 @@ class Agent(Facade, DecisionMethods):
             requested_by=requested_by,
             approval_ttl_seconds=approval_ttl_seconds,
             suspended_runs=suspended_runs,
+            propose_call=propose_call,
         )
 
     async def generate(self, message: str, **options: Any) -> RunResult:

@@ -234,7 +234,7 @@ class InvalidToolArgs(AgentError):
 
 
 class ApprovalExpired(AlreadyDecided):
-    """The pending call expired before anyone decided it (it was declined as expired)."""
+    """The pending call expired before anyone decided it (it never ran; the model was told)."""
 
     code = "APPROVAL_EXPIRED"
 
@@ -242,7 +242,7 @@ class ApprovalExpired(AlreadyDecided):
         AgentError.__init__(
             self,
             f"tool call {tool_call_id!r} of run {run_id!r} expired before it was decided; "
-            "it was declined and did not run. Ask the agent again to get a new request",
+            "it did not run. Ask the agent again to get a new request",
         )
         self.run_id = run_id
         self.tool_call_id = tool_call_id

@@ -214,7 +214,7 @@ def local_outcome(
         case Decline(reason=reason):
             return _denied(reason), {"reason": reason}
         case Expire():
-            return _denied(EXPIRED_REASON), {"reason": EXPIRED_REASON}
+            return _expired, {"reason": EXPIRED_REASON}
         case Resume(data=data):
             parsed = _parsed_resume_data(tool, pending, data)
 
@@ -235,6 +235,10 @@ def _run_tool(pending: PendingCallState, args: dict[str, Any]) -> OutcomeFn:
         return run.execute(pending.call_id, pending.local_tool, args)
 
     return run_it
+
+
+async def _expired(run: Run) -> Outcome:
+    return Outcome.expired()
 
 
 def _denied(reason: str | None) -> OutcomeFn:

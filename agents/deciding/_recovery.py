@@ -155,7 +155,9 @@ async def _answer_again(
 async def _recovered_outcome(
     rt: Runtime, run: Run, pending: PendingCallState, claim: ClaimRecord
 ) -> Outcome:
-    if claim.decision in ("declined", "expired"):
+    if claim.decision == "expired":
+        return Outcome.expired()
+    if claim.decision == "declined":
         return Outcome.denied(claim.detail.get("reason"))
     if pending.delegate is not None:
         sub = rt.delegate_for(pending.local_tool)

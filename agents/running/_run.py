@@ -74,16 +74,17 @@ class Run:
         self.approved_by: dict[str, list[str]] = {}  # per claim key, when known (a batch's)
 
     # -- entry points ----------------------------------------------------------------------
-    async def start(self, prompt: str) -> None:
-        """A new user message: record it, then loop."""
-        await self._guarded(self._start(prompt), "agent.turn")
+    async def start(self, prompt: str, proposed: ToolCallPart | None = None) -> None:
+        """A new user message: record it, then loop (``proposed``: the first step is this call,
+        not a model turn; it is gated like any call the model makes)."""
+        await self._guarded(self._start(prompt, proposed), "agent.turn")
 
-    async def _start(self, prompt: str) -> None:
+    async def _start(self, prompt: str, proposed: ToolCallPart | None) -> None:
         self.stream.emit(StartChunk(run_id=self.state.run_id))
         user = Message(role="user", content=prompt)
         self.state.messages.append(user)
         await self.writer.remember(self.state, [user])
-        await self._loop()
+        await self._loop(proposed)
 
     async def finish_decided(self, decided: Sequence[Decided]) -> None:
         """After decisions: each call's outcome under its lease, stored; go on if the step is."""
@@ -223,12 +224,16 @@ class Run:
         return await outcome_of_sub_run(inner.stream)
 
     # -- the loop --------------------------------------------------------------------------
-    async def _loop(self) -> None:
+    async def _loop(self, proposed: ToolCallPart | None = None) -> None:
         while True:
             if self.state.steps >= self.state.max_steps:
                 await self._finish("length")
                 return
-            text, calls, usage = await self._model_turn()
+            if proposed is not None:  # asked again: the call as it was, no model turn
+                text, calls, usage = "", [proposed], Usage()
+                proposed = None
+            else:
+                text, calls, usage = await self._model_turn()
             canonical_args = [strict_json_args(c) for c in calls]
             self.state.steps += 1
             assistant = Message(role="assistant", content=text or None, tool_calls=calls)

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from agents._results import SuspendedRunsPage
+from agents._messages import ToolCallPart
+from agents._results import SuspendedRunsPage, ToolCallRecord
 from agents._runtime import Runtime
 from agents.running._auto_resume import try_auto_resume
 from agents.running._run import Run
@@ -27,6 +28,7 @@ async def start(
     requested_by: str | None = None,
     approval_ttl_seconds: float | None = None,
     suspended_runs: SuspendedRunsPage | None = None,
+    propose_call: ToolCallRecord | None = None,
 ) -> AgentStream:
     """Start the run in the background on the agent's runner and return its stream."""
     auto_resume = bool(
@@ -34,7 +36,7 @@ async def start(
         if auto_resume_suspended_tools is not None
         else rt.default_options.get("auto_resume_suspended_tools", False)
     )
-    if auto_resume and thread_id:
+    if auto_resume and thread_id and propose_call is None:
         resumed = await try_auto_resume(
             rt,
             message,
@@ -56,5 +58,10 @@ async def start(
         approval_ttl_seconds=approval_ttl_seconds,
     )
     run = Run(rt, state, AgentStream(state.run_id), approval_predicate=approval)
-    rt.runner.submit(run.start(message), name=f"run-{state.run_id}", bounded=False)
+    proposed = None
+    if propose_call is not None:
+        proposed = ToolCallPart(
+            id=propose_call.tool_call_id, name=propose_call.tool_name, args=propose_call.args
+        )
+    rt.runner.submit(run.start(message, proposed), name=f"run-{state.run_id}", bounded=False)
     return run.stream

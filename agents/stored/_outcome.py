@@ -8,8 +8,13 @@ from typing import Any, Literal
 
 from agents._messages import Message
 from agents._results import PendingToolCall
+from agents.decisions import EXPIRED_REASON
 
 DECLINED_MESSAGE = "The user declined this tool call. It was NOT executed."
+EXPIRED_MESSAGE = (
+    "Nobody decided this tool call before its approval expired, so it was NOT executed. "
+    "Tell the user it expired (no one refused it); they may ask for it again."
+)
 INTERRUPTED_MESSAGE = (
     "This tool call was approved and started, but the process running it stopped before it "
     "finished. Its outcome is UNKNOWN: it may or may not have taken effect. Tell the user."
@@ -41,6 +46,13 @@ class Outcome:
         if reason:
             result["reason"] = reason
         return cls(status="denied", result=result, reason=reason)
+
+    @classmethod
+    def expired(cls) -> Outcome:
+        """The call waited past its ``expires_at``: it never ran, and the model is told it
+        expired (``status: "expired"``), not that anyone declined it (SPEC 12 round 4)."""
+        result = {"status": "expired", "message": EXPIRED_MESSAGE}
+        return cls(status="denied", result=result, reason=EXPIRED_REASON)
 
     @classmethod
     def interrupted(cls) -> Outcome:

@@ -39,6 +39,8 @@ def describe(tool: str, content: str) -> str:
         reason = result.get("reason")
         suffix = text.DECLINED_REASON.format(reason=reason) if reason else ""
         return text.DECLINED.format(tool=tool, reason=suffix)
+    if result.get("status") == "expired":
+        return text.EXPIRED.format(tool=tool)
     if result.get("status") == "interrupted":
         return text.INTERRUPTED.format(tool=tool)
     if "error" in result:

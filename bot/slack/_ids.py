@@ -27,6 +27,8 @@ withdraw that one call (the chosen option's value names it)."""
 GRANT_ACTION = "approval:approve-grant"
 """``action_id`` of "Approve and allow…" on a card whose rule allows standing grants (SPEC 15):
 a modal to approve with a grant."""
+ASK_AGAIN_ACTION = "approval:ask-again"
+"""``action_id`` of "Ask again" on an expired card: its requester presents the same call anew."""
 REVOKE_GRANT_ACTION = "grant:revoke"
 """``action_id`` of Revoke on an auto-approved call's line and on the Home tab's grants."""
 CARD_ACTIONS = (APPROVE_ACTION, EDIT_ACTION, DECLINE_ACTION, WITHDRAW_ACTION)
@@ -41,6 +43,7 @@ ACTION_IDS = (
     SHOW_ALL_ACTION,
     GRANT_ACTION,
     REVOKE_GRANT_ACTION,
+    ASK_AGAIN_ACTION,
 )
 """Every ``action_id`` a listener is registered for."""
 

@@ -20,7 +20,10 @@ QUESTION_HINT = "Reply in this thread to answer."
 ALREADY_DECIDED = "This request was already {decision} by {who} {when}. Nothing was run again."
 NO_LONGER_PENDING = "This request is no longer pending (the run was finished or is unknown)."
 FINGERPRINT_CHANGED = "The arguments changed since this card was posted; nothing was run."
-EXPIRED = "This request expired before anyone decided it; it was declined and did not run."
+EXPIRED = (
+    "This request expired before anyone decided it; it did not run. The agent was told it "
+    "expired, and whoever asked may ask again from its card."
+)
 MODEL_REFUSED = ":warning: Sorry, I could not answer: {hint}."
 """A model error with something to fix (``ModelError.hint``), told in one sentence."""
 RUN_FAILED = ":warning: Sorry, I could not finish that ({code})."
@@ -65,11 +68,11 @@ EDIT_BUTTON = "Edit"
 PROVIDE_BUTTON = "Provide details"
 ORIGINAL_ARGUMENTS_LABEL = "*Original arguments*"
 APPROVED_ARGUMENTS_LABEL = "*Approved arguments* (edited)"
-EXPIRED_CARD = ":hourglass: Expired {when} without a decision: declined, it did not run"
+EXPIRED_CARD = ":hourglass: Expired {when} without a decision: it did not run"
 EXPIRED_FALLBACK = "Expired without a decision: {tool}"
 REMINDER = (
     ":alarm_clock: The request to run `{tool}` above is still waiting for a decision; "
-    "it expires {when} and will then be declined."
+    "it expires {when} and will then not run."
 )
 DECLINE_TITLE = "Decline request"
 DECLINE_SUBMIT = "Decline"
@@ -206,6 +209,30 @@ EDIT_NEEDS_MORE = (
 NEEDS_APPROVERS = "{count} different approvers"
 NEEDS_CONFIRM = "a confirmation"
 ARG_ABOVE = "{name} above {limit}"
+
+# -- Why a call waits (SPEC 12 round 4) ------------------------------------------------------------
+WHY_PENDING = ":information_source: *Why it waits:* {why}"
+WHY_DECIDED = ":information_source: *Why it waited:* {why}"
+RULE_OF_FILE = "rule {number} of {file}"
+RULE_NUMBER = "rule {number} of the policy file"
+RULE_ASKS_QUORUM_FROM = "{count} approvals from {who}"
+RULE_ASKS_QUORUM = "{count} different approvers"
+RULE_ASKS_FROM = "an approval from {who}"
+EDITED_CHANGED = ":pencil2: {who} changed {changes}"
+EDITED_BY_SOMEONE = "an approver"
+CHANGED_FROM_TO = "{key} {was} → {now}"
+CHANGED_MORE = "and {count} more"
+CHANGED_NOTHING = "the arguments"
+NO_VALUE = "(none)"
+EDIT_RULE_APPLIES = "{rule} now applies, and asks more than before"
+EDIT_NEEDS_MORE_NOW = "the new arguments need more approval than before"
+
+ASK_AGAIN_BUTTON = "Ask again"
+ASKED_AGAIN = "Asked again by <@{user}>: the same call as the card above, which expired."
+"""The message of the run an "Ask again" starts (the model reads it in the thread's memory)."""
+REFUSED_ASK_AGAIN = (
+    "Only the person who asked for this call may ask for it again; nothing was changed."
+)
 
 # -- batch cards (several gated calls of one step) --------------------------------------------
 BATCH_HEADER = "Approve {count} calls?"

@@ -106,7 +106,7 @@ async def test_decide_resume_validates_the_data_before_claiming(store: InMemoryS
     assert [c.decision for c in await store.list_claims(first.run_id)] == ["resumed"]
 
 
-async def test_decide_expire_claims_expired_and_the_model_hears_declined_expired(
+async def test_decide_expire_claims_expired_and_the_model_hears_expired_not_declined(
     store: InMemoryStorage, make_tool: Callable[..., Tool], executions: Executions
 ) -> None:
     model = ScriptedModel([call("delete-record", {"id": "abc-123"}, id="c1"), reply("Too late.")])
@@ -118,7 +118,8 @@ async def test_decide_expire_claims_expired_and_the_model_hears_declined_expired
     denied = next(c for c in chunks if c.type == "tool-output-denied")
     assert denied.reason == "expired"
     told = json.loads(model.requests[-1].messages[-1].content or "")
-    assert (told["status"], told["reason"]) == ("declined", "expired")
+    assert told["status"] == "expired"  # SPEC 12 round 4: nobody declined it
+    assert "declined" not in json.dumps(told) and "NOT executed" in told["message"]
     (claim,) = await store.list_claims(first.run_id)
     assert (claim.decision, claim.detail["source"]) == ("expired", "python")
     with pytest.raises(ApprovalExpired):

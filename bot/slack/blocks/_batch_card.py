@@ -1,9 +1,10 @@
 """The batch card (SPEC 12): several gated calls of one model step on one message.
 
 Readable with ten calls: the header, one context line with what the calls share (who asked,
-who may approve, when they expire), then "Approve all N" / "Decline all N" right under it
-(deciding the calls still pending with ``decide_many``), then one section per call: its number,
-title and arguments on one line (what differs from the shared line under it), and an overflow
+who may approve, when they expire, why they wait), then "Approve all N" / "Decline all N"
+right under it (deciding the calls still pending with ``decide_many``), then one section per
+call: its number, title and arguments on one line (what differs from the shared line under it,
+such as why this call waits when the calls wait for different reasons), and an overflow
 menu (⋯) to approve, edit, decline, show in full or withdraw that call alone. Withdraw is a
 menu item, not a button on every row: only the requester may use it (anyone else is told so).
 A decided call shows its outcome in its row, without menu; once every call is decided no button
@@ -57,10 +58,12 @@ from bot.slack.blocks._card import (
     slack_date,
     tool_label,
     who_may_approve,
+    why_of,
 )
 from bot.slack.blocks._decided_card import outcome_line
 from bot.slack.blocks._mrkdwn import code_block, escape, escape_truncated
 from bot.slack.blocks._refs import VALUE_LIMIT
+from bot.slack.blocks._why import ROW_WHY_LIMIT, why_line
 
 MAX_BATCH_CALLS = 20
 """Most calls one batch card lists (a step with more gets several cards)."""
@@ -70,6 +73,10 @@ ROW_LIMIT = 2800
 """Most characters of one row's section (Slack allows 3000)."""
 _MIN_ARGS = 160
 """Arguments shown per row however many rows share the budget."""
+WHY_BUDGET = 2400
+"""Characters of "why it waits" all rows of one card share (when the calls wait for different
+reasons; said once on the shared line when they wait for the same)."""
+_MIN_WHY = 100
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -173,7 +180,8 @@ def batch_card(rows: list[BatchRow]) -> list[Block]:
         raise ValueError(f"a batch card lists 1 to {MAX_BATCH_CALLS} calls, not {len(rows)}")
     pending = [r for r in rows if r.live]
     budget = max(_MIN_ARGS, TEXT_BUDGET // len(rows))
-    shared = _shared(pending)
+    why_room = _why_room(len(rows))
+    shared = _shared(pending, why_room)
     if pending:
         header = msg.BATCH_HEADER.format(count=len(rows))
     else:
@@ -187,7 +195,7 @@ def batch_card(rows: list[BatchRow]) -> list[Block]:
     if pending:
         blocks.append(_all_buttons(pending))
     for number, row in enumerate(rows, start=1):
-        text, cut = _row_text(number, row, budget, shared)
+        text, cut = _row_text(number, row, budget, shared, why_room)
         menu = _menu(number, row, cut) if row.live else None
         blocks.append(
             SectionBlock(
@@ -207,8 +215,9 @@ def batch_fallback(rows: list[BatchRow]) -> str:
     return escape_truncated(msg.BATCH_FALLBACK.format(count=len(rows), tools=tools), FALLBACK_LIMIT)
 
 
-def _facts(view: CardView) -> list[str]:
-    """Who may approve, quorum progress, expiry: what a pending row's call needs."""
+def _facts(view: CardView, why_room: int = ROW_WHY_LIMIT) -> list[str]:
+    """Who may approve, quorum progress, expiry, why it waits (short): what a pending row's
+    call needs."""
     facts = [who_may_approve(view)]
     progress = quorum_progress(view)
     if progress:
@@ -216,22 +225,32 @@ def _facts(view: CardView) -> list[str]:
     if view.expires_at is not None:  # to the minute, as Slack shows it: one step's calls
         minute = view.expires_at.replace(second=0, microsecond=0)  # expire alike
         facts.append(msg.EXPIRES.format(when=slack_date(minute)))
+    why = why_line(why_of(view), pending=True, limit=why_room)
+    if why is not None:
+        facts.append(why)
     return facts
 
 
-def _shared(pending: list[BatchRow]) -> list[str]:
+def _why_room(rows: int) -> int:
+    """Characters of each row's "why" (the rows share ``WHY_BUDGET``)."""
+    return max(_MIN_WHY, min(ROW_WHY_LIMIT, WHY_BUDGET // max(rows, 1)))
+
+
+def _shared(pending: list[BatchRow], why_room: int) -> list[str]:
     """The facts every pending call shares: said once, in the card's context line."""
     if not pending:
         return []
-    first = _facts(pending[0].view)
-    return [f for f in first if all(f in _facts(r.view) for r in pending[1:])]
+    first = _facts(pending[0].view, why_room)
+    return [f for f in first if all(f in _facts(r.view, why_room) for r in pending[1:])]
 
 
 def _context(first: CardView, shared: list[str]) -> list[str]:
     return [requested(first), *shared]
 
 
-def _row_text(number: int, row: BatchRow, budget: int, shared: list[str]) -> tuple[str, bool]:
+def _row_text(
+    number: int, row: BatchRow, budget: int, shared: list[str], why_room: int
+) -> tuple[str, bool]:
     """The row's mrkdwn (number, title, tool, arguments; what it needs that the other calls do
     not, or its outcome) and whether its arguments were cut."""
     view = row.view
@@ -245,7 +264,7 @@ def _row_text(number: int, row: BatchRow, budget: int, shared: list[str]) -> tup
     if row.replaced:
         foot = msg.BATCH_ROW_REPLACED
     elif row.decided is None:
-        foot = " · ".join(f for f in _facts(view) if f not in shared)
+        foot = " · ".join(f for f in _facts(view, why_room) if f not in shared)
     else:  # decided
         foot = outcome_line(view, row.decided)
     room = min(budget, ROW_LIMIT - len(head) - len(foot) - 4)

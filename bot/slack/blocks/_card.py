@@ -1,9 +1,11 @@
 """The approval card (SPEC 12), pending and decided: pure functions over slack_sdk's blocks.
 Pending: a header "Approve <title>?", the tool (``server · tool`` for MCP tools, "destructive"
-when its annotations say so), the arguments (``_args``), a context line (who asked, via which
-agents, who may approve, quorum progress, expiry), then Approve (with a confirm dialog when
-``CardRules.confirm``), Edit, Decline. Decided: the outcome in the header, who, when, the
-reason, and changed arguments beside the original; no decision buttons.
+when its annotations say so), on an edited proposal who changed what from what, why the call
+waits and under which rule (``_why``), the arguments (``_args``), a context line (who asked,
+via which agents, who may approve, quorum progress, expiry), then Approve (with a confirm
+dialog when ``CardRules.confirm``), Edit, Decline. Decided: the outcome in the header, who,
+when, the reason, why it waited, and changed arguments beside the original; no decision
+buttons.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ from bot.slack._ids import (
 from bot.slack.blocks._args import args_view, changes_side_by_side, reveal
 from bot.slack.blocks._mrkdwn import escape_truncated, mention
 from bot.slack.blocks._refs import ApprovalRef
+from bot.slack.blocks._why import Why, edit_line, why_line, why_text
 from bot.slack.blocks.standing._escalation import escalated_line
 from bot.slack.blocks.standing._grant_blocks import grant_button
 
@@ -47,6 +50,8 @@ FALLBACK_LIMIT = 300
 """Notification text is short."""
 SHOW_ALL_BLOCK = "approval-args"
 """``block_id`` of the "Show all" button."""
+WHY_BLOCK = "approval-why"
+"""``block_id`` of the context line saying why the call waits."""
 NOT_SELF_BLOCK = "approval-context-not-self"
 """``block_id`` of a pending card's context line when the policy in force forbids its requester
 to approve it (absent otherwise): a client such as the local workspace hints from it."""
@@ -85,6 +90,12 @@ class CardView:
     """Its rule allows standing grants: the card offers "Approve and allow…" (SPEC 15)."""
     origin: str | None = None
     """Where a gateway call came from (SPEC 17: the client, the MCP server), as mrkdwn."""
+    why: Why = field(default_factory=Why)
+    """Why the call waits and under which rule (what the gate stored with it)."""
+    edited_from: dict[str, Any] | None = None
+    """An edited proposal: the arguments shown before the edit (None: not edited)."""
+    edited_by: str | None = None
+    """Who made that edit."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -228,6 +239,30 @@ def context_block(card: CardView, *, pending: bool) -> ContextBlock:
     )
 
 
+def why_of(card: CardView) -> str:
+    """Why the card's call waits, in words (escaped mrkdwn; "" when nothing was recorded)."""
+    rules = card.rules
+    return why_text(
+        card.why,
+        approvers=rules.approvers,
+        approvals=rules.approvals_required,
+        named=approver_mention,
+    )
+
+
+def why_blocks(card: CardView, *, pending: bool) -> list[Block]:
+    """What an edit changed (an edited proposal), then why the call waits and under which
+    rule: a section and a context line, or nothing when neither is known."""
+    blocks: list[Block] = []
+    if card.edited_from is not None:
+        line = edit_line(card.edited_from, card.args, card.edited_by, card.why)
+        blocks.append(SectionBlock(text=MarkdownTextObject(text=line[:3000])))
+    why = why_line(why_of(card), pending=pending)
+    if why is not None:
+        blocks.append(ContextBlock(block_id=WHY_BLOCK, elements=[MarkdownTextObject(text=why)]))
+    return blocks
+
+
 def show_all_button(card: CardView) -> ButtonElement:
     """ "Show all": a modal with every argument of the call."""
     return ButtonElement(
@@ -314,6 +349,7 @@ def approval_card(card: CardView) -> list[Block]:
     return [
         header_block(msg.APPROVAL_HEADER, card),
         tool_section(card),
+        *why_blocks(card, pending=True),
         *args_blocks(card, None),
         context_block(card, pending=True),
         decision_buttons(card),

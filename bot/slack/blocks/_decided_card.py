@@ -1,12 +1,21 @@
 """A card after its outcome: the header says it ("✅ Approved", "⚠️ Interrupted" …), then who
 decided, when and why (an interrupted call: who approved it, and that the instance running it
-stopped), without buttons; and its notification text."""
+stopped), without decision buttons (an expired call's card offers "Ask again" to its
+requester); and its notification text."""
 
 from __future__ import annotations
 
-from slack_sdk.models.blocks import Block, MarkdownTextObject, SectionBlock
+from slack_sdk.models.blocks import (
+    ActionsBlock,
+    Block,
+    ButtonElement,
+    MarkdownTextObject,
+    PlainTextObject,
+    SectionBlock,
+)
 
 import bot.slack._messages as msg
+from bot.slack._ids import APPROVAL_BLOCK, ASK_AGAIN_ACTION
 from bot.slack.blocks._args import changed_keys
 from bot.slack.blocks._card import (
     FALLBACK_LIMIT,
@@ -19,6 +28,7 @@ from bot.slack.blocks._card import (
     names,
     slack_date,
     tool_section,
+    why_blocks,
 )
 from bot.slack.blocks._mrkdwn import escape_truncated
 from bot.slack.blocks.standing._grant_blocks import granted_too
@@ -43,8 +53,9 @@ _DECIDED_WORD = {
 }
 
 
-def decided_card(card: CardView, decided: Decided) -> list[Block]:
-    """The card after its outcome: the outcome in the header, who, when, why; no buttons."""
+def decided_card(card: CardView, decided: Decided, *, ask_again: bool = False) -> list[Block]:
+    """The card after its outcome: the outcome in the header, who, when, why; no decision
+    buttons (``ask_again``: an expired card offers its requester "Ask again")."""
     decision = decided.decision
     header = _HEADERS.get(decided.kind, msg.HEADER_INTERRUPTED)
     edited = decision.args if decision is not None and decision.kind == "approve" else None
@@ -53,10 +64,26 @@ def decided_card(card: CardView, decided: Decided) -> list[Block]:
     return [
         header_block(header, card),
         tool_section(card),
+        *why_blocks(card, pending=False),
         *args_blocks(card, edited),
         SectionBlock(text=MarkdownTextObject(text=outcome_line(card, decided))),
         context_block(card, pending=False),
+        *([ask_again_button(card)] if ask_again and decided.kind == "expire" else []),
     ]
+
+
+def ask_again_button(card: CardView) -> ActionsBlock:
+    """ "Ask again" under an expired card: only its requester may use it (SPEC 12)."""
+    return ActionsBlock(
+        block_id=APPROVAL_BLOCK,
+        elements=[
+            ButtonElement(
+                text=PlainTextObject(text=msg.ASK_AGAIN_BUTTON),
+                action_id=ASK_AGAIN_ACTION,
+                value=card.ref.encode(),
+            )
+        ],
+    )
 
 
 def outcome_line(card: CardView, decided: Decided) -> str:

@@ -6,19 +6,37 @@ Two callers: the expiry sweep, for every call due, and a click (or modal) that c
 ``expires_at``: the runtime refuses it (``ApprovalExpired``) and the card flips at once, so it
 never keeps live buttons once nobody can approve it. Several instances may both try: the expiry
 is the same atomic claim as a click, so only one of them expires the call and shows it.
+
+``ask_again``: the expired card's "Ask again" (SPEC 12 round 4). Only the call's requester may
+use it; it presents the same call (tool, arguments) anew as the first step of a new run in
+the thread, gated like any call the model makes (a new card, a new TTL), and the expired card
+says it was asked again below. Once per call across clicks and instances (a mark in storage).
 """
 
 from __future__ import annotations
 
 import logging
+import uuid
 from datetime import datetime
 
+from slack_sdk.errors import SlackApiError
+from slack_sdk.models.blocks import MarkdownTextObject, SectionBlock
+
+import bot.slack._messages as msg
 import bot.slack.deciding._audit as _audit
-from agents import Expire, PendingToolCall
+from agents import Expire, PendingToolCall, ToolCallRecord
 from agents.errors import AlreadyDecided, SnapshotNotFound, ToolCallNotSuspended
 from bot.slack._services import Services
+from bot.slack.blocks._blocks import Decided, as_dicts, decided_fallback
+from bot.slack.blocks._decided_card import decided_card
+from bot.slack.blocks._refs import ApprovalRef
+from bot.slack.deciding._conversation import slack_context
 from bot.slack.delivery._card_index import PostedCard
-from bot.slack.delivery._shown import show_decided
+from bot.slack.delivery._claimed import stored_outcome
+from bot.slack.delivery._render import post_run, reporting_failures
+from bot.slack.delivery._shown import may_ask_again, show_decided
+from bot.slack.delivery._thread import SlackThread
+from bot.slack.receiving._payloads import BlockActions
 
 logger = logging.getLogger(__name__)
 
@@ -90,3 +108,68 @@ async def expire_call(
         lock_held=lock_held,
     )
     return True
+
+
+async def ask_again(services: Services, click: BlockActions) -> None:
+    """After the click's ack: the expired call of the clicked card, presented anew by its
+    requester (anyone else is told only the requester may), once."""
+    ref = ApprovalRef.decode(click.actions[0].value if click.actions else None)
+    card = None if ref is None else await services.cards.find(ref.run_id, ref.tool_call_id)
+    if ref is None or card is None or not may_ask_again(services, card.view):
+        logger.warning("ignoring an Ask again click without an expired card of ours")
+        return
+    user = click.user.id
+    if user != card.view.requester:
+        await _tell(services, card, user, msg.REFUSED_ASK_AGAIN)
+        return
+    decided = await stored_outcome(services.storage, ref.run_id, ref.tool_call_id)
+    if decided is None or decided.kind != "expire":
+        logger.warning("ignoring Ask again on call %s: it did not expire", ref.tool_call_id)
+        return
+    if not await services.dedupe.first_event(f"ask-again:{ref.run_id}:{ref.tool_call_id}"):
+        return  # asked again already (a double click, another instance)
+    await _mark_asked_again(services, card, decided)
+    thread = SlackThread(
+        team=card.team, channel=card.channel, thread_ts=card.thread_ts, requester=user
+    )
+    again = ToolCallRecord(
+        tool_call_id=f"again_{uuid.uuid4().hex[:24]}",
+        tool_name=card.view.tool_name,
+        args=dict(card.view.args),
+    )
+    text = msg.ASKED_AGAIN.format(user=user)
+    async with reporting_failures(services, thread), services.locks.hold(thread.thread_id):
+        stream = await services.agent.stream(
+            text,
+            thread_id=thread.thread_id,
+            resource_id=thread.resource_id,
+            request_context=slack_context(thread),
+            requested_by=user,
+            decided_by=user,
+            propose_call=again,
+        )
+        await post_run(services, stream, thread, answered_by=user)
+
+
+async def _mark_asked_again(services: Services, card: PostedCard, decided: Decided) -> None:
+    """The expired card without its button, saying the call was asked again below."""
+    blocks = decided_card(card.view, decided)
+    blocks.append(SectionBlock(text=MarkdownTextObject(text=msg.ASKED_AGAIN_BELOW)))
+    try:
+        await services.client.chat_update(
+            channel=card.channel,
+            ts=card.ts,
+            text=decided_fallback(card.view, decided),
+            blocks=as_dicts(blocks),
+        )
+    except SlackApiError as exc:
+        logger.warning("could not update expired card %s: %s", card.ts, exc.response.get("error"))
+
+
+async def _tell(services: Services, card: PostedCard, user: str, text: str) -> None:
+    try:
+        await services.client.chat_postEphemeral(
+            channel=card.channel, user=user, text=text, thread_ts=card.thread_ts
+        )
+    except SlackApiError as exc:
+        logger.warning("could not tell %s: %s", user, exc.response.get("error"))

@@ -16,6 +16,7 @@ from typing import Any, Final, Literal
 from bot.policy._card_rules import CardRules
 from bot.slack.blocks._card import CardView
 from bot.slack.blocks._refs import ApprovalRef
+from bot.slack.blocks._why import Why
 from storage import AuditEvent, CardRecord, Storage, utcnow
 
 PRESENTED: Final[Literal["presented"]] = "presented"
@@ -129,6 +130,9 @@ def _from_record(record: CardRecord) -> PostedCard:
         expires_at=_when(data.get("expires_at")),
         grantable=bool(data.get("grantable")),
         origin=data.get("origin"),
+        why=Why.from_json(data.get("why")),
+        edited_from=data.get("edited_from"),
+        edited_by=data.get("edited_by"),
     )
     return PostedCard(
         view=view,
@@ -158,6 +162,9 @@ def _shown(view: CardView) -> dict[str, Any]:
         "expires_at": view.expires_at.isoformat() if view.expires_at else None,
         "grantable": view.grantable,
         **({"origin": view.origin} if view.origin else {}),
+        "why": view.why.to_json(),
+        **({"edited_from": view.edited_from} if view.edited_from is not None else {}),
+        **({"edited_by": view.edited_by} if view.edited_by else {}),
     }
 
 

@@ -1,6 +1,7 @@
 """What a card shows about a pending call, from the call (as its approval chunk or
 ``Agent.pending_call`` hands it out), its tool and the rules: the tool's title and MCP server,
-whether it is destructive, who may approve, quorum, expiry."""
+whether it is destructive, who may approve, quorum, expiry, why it waits and under which rule,
+and who changed what when it is an edited proposal."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from dataclasses import replace
 from agents import PendingToolCall
 from bot.slack._services import Services
 from bot.slack.blocks._card import CardView
+from bot.slack.blocks._why import Why
 from tools.mcp import MCPTool
 
 
@@ -32,4 +34,18 @@ def described(services: Services, view: CardView, call: PendingToolCall | None) 
         approved_by=tuple(call.approved_by),
         expires_at=call.expires_at,
         grantable=call.grantable,
+        why=why_of(call),
+        edited_from=call.edited_from,
+        edited_by=call.edited_by,
+    )
+
+
+def why_of(call: PendingToolCall) -> Why:
+    """Why ``call`` waits and under which rule, as the gate stored it (its ``requirement``)."""
+    said = call.requirement
+    return Why(
+        reasons=tuple(said.reasons),
+        rule_number=said.rule_number,
+        rule_source=said.rule_source,
+        rule_text=said.rule_text,
     )

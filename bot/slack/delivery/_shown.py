@@ -22,6 +22,7 @@ from agents import AgentStream, Decision, PendingToolCall, Resume, ToolCallAppro
 from bot.ops._outage import unavailable, waiting_out
 from bot.slack._services import Services
 from bot.slack.blocks._blocks import (
+    CardView,
     Decided,
     answer_text,
     answered_question,
@@ -345,6 +346,14 @@ async def _update_reminder(services: Services, card: PostedCard, decided: Decide
         logger.warning("could not update reminder %s: %s", ts, exc.response.get("error"))
 
 
+def may_ask_again(services: Services, view: CardView) -> bool:
+    """Whether an expired call can be asked again from its card: a call the served main agent
+    made itself, for a person (a sub-agent's call is asked by its supervisor's run, a gateway
+    call by its client)."""
+    path = view.agent_path
+    return bool(view.requester) and len(path) == 1 and path[0] == services.agent.id
+
+
 async def _update(services: Services, card: PostedCard, decided: Decided) -> None:
     """Replace the card (or question) by its decided form; a failure leaves it stale (logged).
     A call on a batch card has the whole message drawn again, from storage."""
@@ -363,7 +372,7 @@ async def _update(services: Services, card: PostedCard, decided: Decided) -> Non
         blocks = answered_question(tool, question, decided.by or "someone", decided.at, answer)
     else:
         text = decided_fallback(card.view, decided)
-        blocks = decided_card(card.view, decided)
+        blocks = decided_card(card.view, decided, ask_again=may_ask_again(services, card.view))
     try:
         await services.client.chat_update(
             channel=card.channel, ts=card.ts, text=text, blocks=as_dicts(blocks)

@@ -16,6 +16,7 @@ from bot.ops._outage import Service, unavailable
 from bot.slack._ids import (
     APPROVE_ACTION,
     APPROVE_ALL_ACTION,
+    ASK_AGAIN_ACTION,
     DECLINE_ACTION,
     DECLINE_ALL_ACTION,
     DECLINE_VIEW,
@@ -31,6 +32,7 @@ from bot.slack._services import Services
 from bot.slack.deciding._batch import handle_all
 from bot.slack.deciding._clicks import handle_click, handle_withdraw
 from bot.slack.deciding._conversation import admit, answer
+from bot.slack.deciding._expiry import ask_again
 from bot.slack.deciding._grants import open_grant_modal
 from bot.slack.deciding._modals import finish_submission, open_modal, show_all_arguments, submitted
 from bot.slack.deciding._rows import row_chosen
@@ -139,6 +141,13 @@ def register_listeners(app: AsyncApp, services: Services) -> None:
         if click is not None:
             services.runner.submit(show_all_arguments(services, click), name="show-all")
 
+    async def on_ask_again(ack: AsyncAck, body: dict[str, Any]) -> None:
+        await ack()
+        click = _parsed(BlockActions, body, "a click")
+        if click is not None:
+            work = or_not_recorded(services, asker(click), ask_again(services, click))
+            services.runner.submit(work, name=f"ask-again-{click.user.id}")
+
     async def on_row(ack: AsyncAck, body: dict[str, Any]) -> None:
         await ack()
         click = _parsed(BlockActions, body, "a row menu choice")
@@ -201,6 +210,7 @@ def register_listeners(app: AsyncApp, services: Services) -> None:
     app.action(WITHDRAW_ACTION)(on_click("withdraw"))
     app.action(PROVIDE_ACTION)(on_click("provide"))
     app.action(SHOW_ALL_ACTION)(on_show_all)
+    app.action(ASK_AGAIN_ACTION)(on_ask_again)
     app.action(ROW_ACTION)(on_row)
     app.action(APPROVE_ALL_ACTION)(on_all("approve"))
     app.action(DECLINE_ALL_ACTION)(on_all("decline"))

@@ -1,4 +1,4 @@
-"""Expiry: a reminder before the TTL, then declined with reason "expired", card updated,
+"""Expiry: a reminder before the TTL, then expired (the model is told so), card updated,
 audited; a late click gets an ephemeral. The sweep is called directly with an injected clock."""
 
 from __future__ import annotations
@@ -19,12 +19,21 @@ from bot.background._periodic import (
     sweep_delay,
     sweep_expired,
 )
-from bot.slack._ids import APPROVE_ACTION
+from bot.slack._ids import APPROVE_ACTION, ASK_AGAIN_ACTION
 from storage import Storage, utcnow
 from tests.bot.harness import CHANNEL, Bot, Executions, make_agent, start_bot
 from tests.fakes.slack_api import FakeSlackAPI, PostedMessage
 
 TTL = 3600
+
+
+def _buttons(blocks: list[dict[str, object]]) -> list[object]:
+    return [
+        e["action_id"]
+        for b in blocks
+        if b["type"] == "actions"
+        for e in b["elements"]  # type: ignore[attr-defined]
+    ]
 
 
 @asynccontextmanager
@@ -65,7 +74,7 @@ async def test_an_expired_approval_is_declined_the_card_updated_and_audited(
         assert executions.of("delete_record") == []
         [updated] = bot.cards(ts)
         assert "Expired" in json.dumps(updated.blocks)
-        assert not any(b["type"] == "actions" for b in updated.blocks)
+        assert _buttons(updated.blocks) == [ASK_AGAIN_ACTION]  # no decision button
         tool_message = model.requests[-1].messages[-1]
         assert tool_message.role == "tool"
         content = (tool_message.content or "").lower()
@@ -184,7 +193,7 @@ async def test_a_click_after_expires_at_flips_the_card_to_expired_at_once(
         assert (ephemeral["user"], ephemeral["text"]) == ("U2", msg.EXPIRED)
         [update] = bot.updates_of(card.ts)
         assert update["blocks"][0]["text"]["text"].startswith("⌛ Expired")
-        assert not any(b["type"] == "actions" for b in update["blocks"])
+        assert _buttons(update["blocks"]) == [ASK_AGAIN_ACTION]  # no decision button
         assert bot.texts(ts)[-1] == "The deletion expired; nothing changed."
         [expired] = [e for e in await store.query_audit() if e.kind == "expired"]
         assert expired.data["message_ts"] == card.ts
@@ -216,4 +225,49 @@ async def test_opening_decline_after_expires_at_opens_nothing_and_flips_the_card
         assert ephemeral["text"] == msg.EXPIRED
         flipped = bot.slack.messages[card.ts].blocks
         assert flipped[0]["text"]["text"].startswith("⌛ Expired")
-        assert not any(b["type"] == "actions" for b in flipped)
+        assert _buttons(flipped) == [ASK_AGAIN_ACTION]  # no decision button
+
+
+async def test_ask_again_on_an_expired_card_presents_the_same_call_anew_for_its_requester(
+    slack: FakeSlackAPI, store: Storage, executions: Executions
+) -> None:
+    script = [
+        call("delete_record", {"id": "x"}),
+        reply("It expired; nothing changed."),
+        reply("Deleted x."),  # after the call asked again is approved
+    ]
+    agent, model = make_agent(script, executions)
+    async with start_bot(slack, agent, store, env={"APPROVAL_TTL_SECONDS": str(TTL)}) as bot:
+        ts = await bot.mention("delete x", user="U1")
+        await bot.settle()
+        await sweep_expired(bot.services, now=utcnow() + timedelta(seconds=TTL + 1))
+        await bot.settle()
+        [expired] = bot.cards(ts)
+        told = json.loads(model.requests[-1].messages[-1].content or "")
+        assert told["status"] == "expired"  # the model hears expired, not declined
+
+        await bot.click(expired, ASK_AGAIN_ACTION, user="U2")  # not the requester
+        await bot.settle()
+        [refusal] = slack.calls_to("chat.postEphemeral")
+        assert refusal["user"] == "U2" and "Only the person who asked" in refusal["text"]
+        assert len(bot.cards(ts)) == 1
+
+        await bot.click(expired, ASK_AGAIN_ACTION, user="U1")
+        await bot.click(expired, ASK_AGAIN_ACTION, user="U1")  # a double click asks once
+        await bot.settle()
+        old, new = bot.cards(ts)
+        assert "Asked again below" in json.dumps(old.blocks)
+        assert ASK_AGAIN_ACTION not in json.dumps(old.blocks)
+        assert "Approve delete-record?" in json.dumps(new.blocks)
+        [pending] = (await bot.agent.list_suspended_runs()).runs[0].tool_calls
+        assert (pending.tool_name, pending.args, pending.requested_by) == (
+            "delete_record",
+            {"id": "x"},
+            "U1",
+        )
+        assert pending.expires_at is not None and pending.expires_at > utcnow()
+
+        await bot.click(new, APPROVE_ACTION, user="U2")
+        await bot.settle()
+        assert executions.of("delete_record") == [{"id": "x"}]
+        assert bot.texts(ts)[-1] == "Deleted x."

@@ -51,6 +51,7 @@ async def test_mention_card_names_the_server_and_approval_runs_the_mcp_tool_once
         [card] = bot.cards(ts)
         shown = str(card.blocks)
         assert "ops · delete_ticket" in shown and "destructive" in shown
+        assert "Why it waits:* Destructive MCP tool (no readOnlyHint)" in shown  # SPEC 12
         assert calls(tmp_path / "calls.log") == []
         await bot.click(card, APPROVE_ACTION, user="U2")
         await bot.settle()
