@@ -3,9 +3,9 @@
 The rules are ``storage._prune``'s. In order: the approvals, then the snapshots, of failed runs
 older than the cutoff; then completed claims, approvals, card records and escalation steps of
 runs without a snapshot; then (with ``audit``) old audit events of runs that are not pending;
-then expired key→value rows; then grants that ended before the cutoff (expired ones through
-``grants(expires_at)``, ``0013``; revoked and used-up ones are found by reading the table, as
-an operator's batch job may). Each statement finds its rows through an index (``0004`` added
+then expired key→value rows; then grants that ended before the cutoff (expired, revoked, used
+up: one statement each, through ``grants(expires_at)``, ``(revoked_at)``, ``(created_at)``,
+``0013``). Each statement finds its rows through an index (``0004`` added
 those on ``claims(status, completed_at)`` and ``approvals(approved_at)``, ``0007``
 ``cards(posted_at)``, ``0010`` ``escalations(escalated_at)``).
 The outbox is never pruned: an entry stays until it is made.
@@ -89,15 +89,15 @@ async def prune(conn: AsyncConnection, *, before: datetime, audit_too: bool) -> 
         )
         events = (await conn.execute(audit.delete().where(audit.c.at < before, ~pending))).rowcount
     values = await conn.execute(kv.delete().where(kv.c.expires_at <= utcnow()))
-    old_grants = await conn.execute(  # storage._grants.ended_before
-        grants.delete().where(
-            sa.or_(
-                grants.c.expires_at < before,
-                grants.c.revoked_at < before,
-                sa.and_(grants.c.uses >= grants.c.max_uses, grants.c.created_at < before),
-            )
-        )
-    )
+    # storage._grants.ended_before, one statement per index: expired, revoked, used up (a
+    # used-up grant counts from when it was made; its uses are not timed).
+    old_grants = 0
+    for ended in (
+        grants.c.expires_at < before,
+        grants.c.revoked_at < before,
+        sa.and_(grants.c.created_at < before, grants.c.uses >= grants.c.max_uses),
+    ):
+        old_grants += (await conn.execute(grants.delete().where(ended))).rowcount
     return PruneReport(
         snapshots=failed_snapshots.rowcount,
         claims=old_claims.rowcount,
@@ -106,5 +106,5 @@ async def prune(conn: AsyncConnection, *, before: datetime, audit_too: bool) -> 
         escalations=old_steps.rowcount,
         audit_events=events,
         values=values.rowcount,
-        grants=old_grants.rowcount,
+        grants=old_grants,
     )

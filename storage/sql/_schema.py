@@ -236,6 +236,8 @@ grants = sa.Table(
     sa.Index(None, "granted_by"),  # a person's grants (0009)
     sa.Index(None, "expires_at"),  # prune (0013)
     sa.Index(None, "agent_id", "expires_at"),  # count_grants: an agent's usable now (0013)
+    sa.Index(None, "revoked_at"),  # prune: revoked before the cutoff (0013)
+    sa.Index(None, "created_at"),  # prune: used up, made before the cutoff (0013)
 )
 
 

@@ -83,6 +83,6 @@ async def test_every_prune_statement_searches_an_index(tmp_path: Path) -> None:
         await store.close()
 
     plans = planners[0].plans
-    assert len(plans) == 8  # approvals, snapshots, approvals, claims, cards, escalations,
-    # audit, kv
+    assert len(plans) == 11  # approvals, snapshots, approvals, claims, cards, escalations,
+    # audit, kv, grants expired, revoked, used up
     assert [p for p in plans if "SCAN" in p] == []

@@ -1,8 +1,9 @@
-"""Grants indexed by expiry (issue 35): ``grants(expires_at)`` for ``prune`` and
-``grants(agent_id, expires_at)`` for counting an agent's grants usable now (the metrics' gauge)
-without reading the others.
+"""Grants indexed for ``prune`` and counting: ``grants(expires_at)``, ``grants(revoked_at)`` and
+``grants(created_at)`` let ``prune`` find expired, revoked and used-up grants without reading the
+others, and ``grants(agent_id, expires_at)`` counts an agent's grants usable now (the metrics'
+gauge).
 
-Downgrade drops both indexes.
+Downgrade drops the four indexes.
 
 Revision ID: 0013
 Revises: 0011 (the lead rechains it after ``0012``)
@@ -24,8 +25,12 @@ depends_on: str | Sequence[str] | None = None
 def upgrade() -> None:
     op.create_index("ix_grants_expires_at", "grants", ["expires_at"])
     op.create_index("ix_grants_agent_id_expires_at", "grants", ["agent_id", "expires_at"])
+    op.create_index("ix_grants_revoked_at", "grants", ["revoked_at"])
+    op.create_index("ix_grants_created_at", "grants", ["created_at"])
 
 
 def downgrade() -> None:
+    op.drop_index("ix_grants_created_at", table_name="grants")
+    op.drop_index("ix_grants_revoked_at", table_name="grants")
     op.drop_index("ix_grants_agent_id_expires_at", table_name="grants")
     op.drop_index("ix_grants_expires_at", table_name="grants")
