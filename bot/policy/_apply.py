@@ -196,6 +196,7 @@ class CallPolicy:
                 )
                 for step in effective.escalate
             ),
+            free_args=() if grants is None else grants.free_args,
         )
 
     def _effective_of(self, number: int, rule: Rule) -> Effective:

@@ -105,6 +105,9 @@ class Grants:
     """The longest a grant for this rule may last, in seconds."""
     max_uses: Positive
     """The most calls one grant may approve."""
+    free_args: tuple[Annotated[str, StringConstraints(min_length=1, max_length=100)], ...] = ()
+    """Arguments the grant modal lets vary by default (e.g. ``["record_id"]``: a grant on
+    ``delete-record`` then approves deleting other records too); the others stay pinned."""
 
 
 @dataclass(frozen=True, kw_only=True, config=_STRICT)

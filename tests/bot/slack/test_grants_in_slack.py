@@ -219,3 +219,38 @@ async def test_a_card_whose_rule_allows_no_grant_offers_none(
         await bot.settle()
         [card] = bot.cards(ts)
     assert GRANT_ACTION not in str(card.blocks)
+
+
+async def test_the_rules_free_args_come_ticked_so_the_default_grant_covers_other_records(
+    slack: FakeSlackAPI, store: Storage, executions: Executions, tmp_path: Path
+) -> None:
+    policy = tmp_path / "countersign.toml"
+    policy.write_text(
+        POLICY.replace("max_uses = 20 }", 'max_uses = 20, free_args = ["id"] }'), encoding="utf-8"
+    )
+    delete_b = [call("delete_record", {"id": "b"}), reply("Deleted b.")]
+    agent, _ = make_agent(DELETE_A + delete_b, executions)
+    env = {"POLICY_FILE": str(policy), "APPROVERS": "U2,U4"}
+    async with start_bot(slack, agent, store, env=env) as bot:
+        ts = await bot.mention("delete a", user="U1")
+        await bot.settle()
+        [card] = bot.cards(ts)
+        assert (await bot.click(card, GRANT_ACTION, user="U2")).status == 200
+        await bot.settle()
+        view = bot.opened_views()[-1]
+        blocks = {b.get("block_id"): b for b in view["blocks"]}
+        ticked = blocks[FREE_BLOCK]["element"]["initial_options"]
+        assert [o["value"] for o in ticked] == ["id"]
+        # Submitted as shown (Slack sends the initial choices as the state's values).
+        response = await bot.submit(
+            view, _values(seconds=3600, uses=2, free=[o["value"] for o in ticked]), user="U2"
+        )
+        assert response.status == 200
+        await bot.settle()
+        [grant] = await bot.agent.list_grants()
+        assert (grant.pins, grant.free_args) == ({}, ["id"])
+
+        await bot.mention("delete b", user="U1", thread_ts=ts)
+        await bot.settle()
+        assert len(bot.cards(ts)) == 1  # another record, approved under the grant: no card
+        assert executions.of("delete_record") == [{"id": "a"}, {"id": "b"}]

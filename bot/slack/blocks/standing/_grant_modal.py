@@ -1,6 +1,7 @@
 """The "Approve and allow…" modal (SPEC 15): how long, how many uses (both bounded by the
-call's rule), where (this thread or this channel), and which arguments may vary (none ticked:
-all pinned). ``grant_modal`` builds it; ``read_grant`` turns a Submit into a ``GrantRequest``.
+call's rule), where (this thread or this channel), and which arguments may vary (the rule's
+``grants.free_args`` come ticked; none ticked: all pinned). ``grant_modal`` builds it;
+``read_grant`` turns a Submit into a ``GrantRequest``.
 """
 
 from __future__ import annotations
@@ -102,6 +103,9 @@ def grant_modal(meta: ModalRef, pending: PendingToolCall) -> dict[str, Any]:
     ]
     names = list(pending.args)[:_MAX_FREE]
     if names:
+        options = [Option(value=name, text=escape_truncated(name, 70)) for name in names]
+        free = set(pending.requirement.free_args)
+        ticked = [o for o in options if o.value in free]
         blocks.append(
             InputBlock(
                 block_id=FREE_BLOCK,
@@ -110,7 +114,9 @@ def grant_modal(meta: ModalRef, pending: PendingToolCall) -> dict[str, Any]:
                 optional=True,
                 element=CheckboxesElement(
                     action_id=CHOICE_ACTION,
-                    options=[Option(value=name, text=escape_truncated(name, 70)) for name in names],
+                    options=options,
+                    # The rule's free_args come ticked: a useful grant by default.
+                    initial_options=ticked or None,
                 ),
             )
         )
