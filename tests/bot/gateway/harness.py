@@ -70,10 +70,14 @@ def server_entry(name: str, command: list[str], env: dict[str, str] | None = Non
     return entry + "\n"
 
 
-def ops_server(call_log: Path) -> str:
+def ops_server(call_log: Path, down_while: Path | None = None) -> str:
     """``[[mcp_servers]]`` of the suite's own ``ops`` server (it can redefine a tool and add
-    one, which the reference servers cannot); every call it runs is a line of ``call_log``."""
-    return server_entry("ops", [sys.executable, str(OPS_SERVER)], {"OPS_CALL_LOG": str(call_log)})
+    one, which the reference servers cannot); every call it runs is a line of ``call_log``;
+    while ``down_while`` exists it refuses to start."""
+    env = {"OPS_CALL_LOG": str(call_log)}
+    if down_while is not None:
+        env["OPS_DOWN_WHILE"] = str(down_while)
+    return server_entry("ops", [sys.executable, str(OPS_SERVER)], env)
 
 
 def tokens_file(path: Path) -> Path:

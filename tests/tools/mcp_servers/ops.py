@@ -1,7 +1,8 @@
 """A small MCP server for the tests: one tool per annotation case.
 
 Run as ``python ops.py [stdio|http PORT] [CALL_LOG]``; every executed call appends one line to
-CALL_LOG (when given) so tests can count what ran on the server side.
+CALL_LOG (when given) so tests can count what ran on the server side. While the file
+OPS_DOWN_WHILE names exists, it refuses to start (an upstream that stays down).
 """
 
 from __future__ import annotations
@@ -155,6 +156,8 @@ def picture() -> list[Any]:
 
 
 if __name__ == "__main__":
+    if os.path.exists(os.environ.get("OPS_DOWN_WHILE", "") or "\0"):
+        sys.exit("ops: kept down while OPS_DOWN_WHILE exists")  # an upstream that stays down
     if len(sys.argv) > 1 and sys.argv[1] == "http":
         server.run("streamable-http", host="127.0.0.1", port=int(sys.argv[2]))
     else:
