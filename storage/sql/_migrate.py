@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-HEAD_REVISION = "0011"
+HEAD_REVISION = "0012"
 """The newest revision in ``migrations/versions`` (a test keeps the two in step). A database
 already there is used without importing Alembic, which keeps process start-up fast."""
 

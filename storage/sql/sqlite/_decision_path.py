@@ -76,7 +76,7 @@ RunState = tuple[SnapshotRecord | None, list[ClaimRecord], list[ApprovalRecord]]
 """What ``load_run`` returns: the snapshot, the claims and the approvals of one run."""
 
 _SNAPSHOT_COLUMNS = (
-    "run_id, agent_id, thread_id, resource_id, suspended_at, version, data, decidable"
+    "run_id, agent_id, thread_id, resource_id, suspended_at, version, data, decidable, due_at"
 )
 _CLAIM_COLUMNS = (
     "run_id, key, tool_call_id, decision, decided_by, decided_at, detail, status, outcome,"
@@ -99,12 +99,14 @@ _COMPLETE_FENCED = _COMPLETE + " AND owner = ? AND epoch = ?"
 """A completion on behalf of an owner: written only while it still holds the claim's epoch."""
 _INSERT_SNAPSHOT = (
     f"INSERT INTO snapshots ({_SNAPSHOT_COLUMNS}) VALUES (:run_id, :agent_id, :thread_id,"
-    " :resource_id, :suspended_at, :version, :data, :decidable) ON CONFLICT (run_id) DO NOTHING"
+    " :resource_id, :suspended_at, :version, :data, :decidable, :due_at)"
+    " ON CONFLICT (run_id) DO NOTHING"
 )
 _UPDATE_SNAPSHOT = (
     "UPDATE snapshots SET agent_id = :agent_id, thread_id = :thread_id,"
     " resource_id = :resource_id, suspended_at = :suspended_at, version = :version,"
-    " data = :data, decidable = :decidable WHERE run_id = :run_id AND version = :previous"
+    " data = :data, decidable = :decidable, due_at = :due_at"
+    " WHERE run_id = :run_id AND version = :previous"
 )
 _DELETE_SNAPSHOT = "DELETE FROM snapshots WHERE run_id = ?"
 _DELETE_APPROVALS = "DELETE FROM approvals WHERE run_id = ?"
@@ -261,6 +263,7 @@ def _save_snapshot(conn: Connection, record: SnapshotRecord) -> None:
         "version": record.version,
         "data": _json(record.data),
         "decidable": int(record.decidable),
+        "due_at": None if record.due_at is None else _timestamp(record.due_at),
     }
     if record.version == 1:
         saved = conn.execute(_INSERT_SNAPSHOT, values).rowcount == 1
@@ -336,6 +339,7 @@ def _snapshot(row: tuple[Any, ...]) -> SnapshotRecord:
         version=row[5],
         data=json.loads(row[6]),
         decidable=bool(row[7]),
+        due_at=None if row[8] is None else _parse_time(row[8]),
     )
 
 
