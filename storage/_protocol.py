@@ -10,10 +10,10 @@ from storage._change import ApprovalTally, BatchRefusal, DecisionBatch, StateCha
 from storage._prune import PruneReport
 from storage._records import (
     ApprovalRecord,
-    DueKey,
     AuditEvent,
     CardRecord,
     ClaimRecord,
+    DueKey,
     EscalationRecord,
     GrantRecord,
     MessageRecord,

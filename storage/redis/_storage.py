@@ -55,8 +55,8 @@ from storage._records import (
 )
 from storage.redis import _change as change_args
 from storage.redis._claims import RedisClaims, sorted_approvals, sorted_claims
-from storage.redis._edge import EDGE_METHODS, RedisEdge
 from storage.redis._due import DUE_METHODS, RedisDue
+from storage.redis._edge import EDGE_METHODS, RedisEdge
 from storage.redis._escalations import ESCALATION_METHODS, RedisEscalations
 from storage.redis._grants import GRANT_METHODS, RedisGrants
 from storage.redis._prune import RedisPrune

@@ -1,15 +1,15 @@
 """SQLite's decision path on the standard ``sqlite3`` driver: ``commit``, ``load_run`` and
 ``add_approval``, the calls every approval cycle makes.
 
-SQLAlchemy's execution pipeline (compiled-cache lookup, events, result objects, the greenlet
-hop of its asyncio layer) cost about 0.2 ms per statement, ten times what SQLite itself needs;
-a cycle is four transactions. Here the same statements are plain SQL text with named
-parameters, run on the engine's own connection (``SQLDatabase.sqlite_connection``), and the
-values are converted exactly as the table types in ``storage.sql._schema`` convert them, so a
-row written here reads back identically through SQLAlchemy and the other way round (listing,
-leases, prune and the other reads still go through SQLAlchemy; the contract suite runs both).
-A database not driven in the loop's thread (an engine the caller gave, ``:memory:``) runs the
-same statements through SQLAlchemy (``ThroughSQLAlchemy``).
+SQLAlchemy's execution pipeline (compiled-cache lookup, events, result objects, the greenlet hop of
+its asyncio layer) cost about 0.2 ms per statement, ten times what SQLite itself needs; a cycle is
+four transactions. Here the same statements are plain SQL text with named parameters, run on the
+engine's own connection (``SQLDatabase.sqlite_connection``), and the values are converted exactly as
+the table types in ``storage.sql._schema`` convert them, so a row written here reads back
+identically through SQLAlchemy and the other way round (listing, leases, prune and the other reads
+still go through SQLAlchemy; the contract suite runs both). A database not driven in the loop's
+thread (an engine the caller gave, ``:memory:``) runs the same statements through SQLAlchemy
+(``ThroughSQLAlchemy``).
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from storage._change import (
     StateChange,
     fenced,
 )
+from storage._codec import stamp
 from storage._errors import SnapshotVersionConflict
 from storage._records import (
     ApprovalRecord,
@@ -104,9 +105,8 @@ _INSERT_SNAPSHOT = (
 )
 _UPDATE_SNAPSHOT = (
     "UPDATE snapshots SET agent_id = :agent_id, thread_id = :thread_id,"
-    " resource_id = :resource_id, suspended_at = :suspended_at, version = :version,"
-    " data = :data, decidable = :decidable, due_at = :due_at"
-    " WHERE run_id = :run_id AND version = :previous"
+    " resource_id = :resource_id, suspended_at = :suspended_at, version = :version, data = :data,"
+    " decidable = :decidable, due_at = :due_at WHERE run_id = :run_id AND version = :previous"
 )
 _DELETE_SNAPSHOT = "DELETE FROM snapshots WHERE run_id = ?"
 _DELETE_APPROVALS = "DELETE FROM approvals WHERE run_id = ?"
@@ -176,11 +176,9 @@ def _refuse_completion(conn: Connection, done: Completion) -> None:
     row = conn.execute(_CLAIM_OF_KEY, (done.run_id, done.key)).fetchone()
     if row is None:
         raise KeyError(
-            f"no claim {done.key!r} on run {done.run_id!r} to complete: "
-            "claim() it before completing it"
+            f"no claim {done.key!r} on run {done.run_id!r} to complete: claim() it first"
         )
-    held = _claim_record(row)
-    raise fenced(done, held)
+    raise fenced(done, _claim_record(row))
 
 
 def load_run(conn: Connection, run_id: str) -> RunState:
@@ -379,13 +377,8 @@ def _json(value: object) -> str:
 
 def _timestamp(value: datetime) -> str:
     """``UTCDateTime`` on SQLite: naive UTC text with microseconds, so text order is time order."""
-    if value.tzinfo is None:
-        raise ValueError(
-            f"naive datetime {value.isoformat()} given to storage: "
-            "pass a timezone-aware one (storage.utcnow() or datetime.now(UTC))"
-        )
-    if value.tzinfo is not UTC:  # storage.utcnow() gives UTC already
-        value = value.astimezone(UTC)
+    if value.tzinfo is not UTC:  # storage.utcnow() gives UTC already; a naive one is refused
+        value = stamp(value)
     return value.replace(tzinfo=None).isoformat(" ", "microseconds")
 
 
