@@ -37,6 +37,8 @@ from storage import SnapshotRecord, Storage, create_storage, utcnow
 DUE = 10
 """Runs due at each pass (the rest wait): what a pass must touch, whatever is stored."""
 PASSES = 7
+_BATCH = 50
+"""Snapshots saved at once while filling (within a Redis client's connection pool)."""
 
 
 async def _template(store: Storage) -> SnapshotRecord:
@@ -70,14 +72,15 @@ def _copy(template: SnapshotRecord, run_id: str, presented: Any) -> SnapshotReco
 
 async def _fill(store: Storage, template: SnapshotRecord, size: int) -> list[SnapshotRecord]:
     """``size`` pending runs presented 30 minutes ago: next due at their reminder, in an hour.
-    Made and saved 200 at a time (the bench keeps only the ``DUE`` it makes due each pass)."""
+    Made and saved ``_BATCH`` at a time (the bench keeps only the ``DUE`` it makes due)."""
     presented = utcnow() - timedelta(minutes=30)
+    tag = f"{time.time_ns():x}"  # a store given by URL may hold an earlier run's copies
     step = max(1, size // DUE)
     kept: list[SnapshotRecord] = []
-    for start in range(0, size, 200):
+    for start in range(0, size, _BATCH):
         batch = [
-            _copy(template, f"sweep-{size}-{n:07d}", presented)
-            for n in range(start, min(size, start + 200))
+            _copy(template, f"sweep-{tag}-{size}-{n:07d}", presented)
+            for n in range(start, min(size, start + _BATCH))
         ]
         await asyncio.gather(*(store.save_snapshot(r) for r in batch))
         kept += [r for r in batch if int(r.run_id.rsplit("-", 1)[1]) % step == 0]
