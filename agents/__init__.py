@@ -82,10 +82,13 @@ from agents.running._chunks import (
 )
 from agents.running._runner import Runner
 from agents.running._stream import AgentStream
+from agents.stored._due import FIRST_LOOK_SECONDS, REMINDER_AT, next_due, remind_at
 from agents.stored._fence import HeldLease, StreamFence
 from tools import ApprovalContext
 
 __all__ = [
+    "FIRST_LOOK_SECONDS",
+    "REMINDER_AT",
     "Agent",
     "AgentConfigError",
     "AgentError",
@@ -163,4 +166,6 @@ __all__ = [
     "Verdict",
     "fingerprint",
     "log_context",
+    "next_due",
+    "remind_at",
 ]

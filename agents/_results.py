@@ -253,6 +253,11 @@ class SuspendedRun(_ItemAccess):
     tool_calls: list[PendingToolCall]
     error: str | None = None
     """Set when the run stopped on an error (e.g. the model failed): ``retry_run`` continues it."""
+    version: int = field(default=0, compare=False)
+    """The stored snapshot's version when it was read (``Agent.reschedule_run`` names it);
+    storage's bookkeeping, left out of comparisons (as is ``due_at``)."""
+    due_at: datetime | None = field(default=None, compare=False)
+    """When something is next due for the run, as stored (``agents.next_due``; None: never)."""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -1,5 +1,5 @@
-"""``python -m bench [all|cycle|list|clicks|home|memory|peers|policy|gateway]``: a JSON line per
-figure (SPEC 9).
+"""``python -m bench [all|cycle|list|clicks|home|memory|peers|policy|gateway|sweep]``: a JSON line
+per figure (SPEC 9).
 
 Figures:
   cycle   per storage URL: suspend → persist → new Agent → approve → finish with a scripted
@@ -21,6 +21,10 @@ Figures:
           ratio_vs_countersign, per storage class (memory, SQLite file)
   policy  a policy file of --rules rules (default 20,000): start_ms (read_ms + compile_ms, as
           at start-up) and match_median_us / match_p99_us / match_max_us over --calls calls
+  sweep   one pass of the bot's periodic sweep with --sweep-sizes pending calls (default
+          1,000 and 10,000; 10 due per pass): pass_median_ms per size, rss_mb, and each one's
+          growth exponent (log10 of the ratio per 10x: 0 is flat); --storage (default: a fresh
+          SQLite file per size)
   gateway python -m bot gateway in front of an upstream MCP server (Streamable HTTP), the
           official Python client: a call it does not hold, direct vs through the gateway in
           the same run (direct_median_ms, gateway_median_ms, ratio, added_ms; goal: ratio
@@ -38,6 +42,7 @@ python -m bench memory --storage sqlite+aiosqlite:///./data/bench-memory.db
 python -m bench peers --cycles 200
 python -m bench policy --rules 20000 --calls 2000
 python -m bench gateway --gateway-calls 200 --held 20
+python -m bench sweep --sweep-sizes 1000,10000,100000
 """
 
 from __future__ import annotations
@@ -60,6 +65,7 @@ from bench._listing import run_listing
 from bench._memory import run_memory
 from bench._peers import run_peers
 from bench._policy import run_policy
+from bench._sweep import run_sweep
 
 SQLITE = "sqlite+aiosqlite:///./data/bench.db"
 CYCLE_STORAGES = ["memory://", SQLITE]
@@ -68,7 +74,18 @@ MEMORY_STORAGE = "sqlite+aiosqlite:///./data/bench-memory.db"
 """``memory`` without ``--storage``: the pending runs pile up in this file."""
 LIST_STORAGES = [SQLITE]
 """``list`` (and ``all``) without ``--list-storage``: one backend, 100k runs kept in the file."""
-FIGURES = ("all", "cycle", "list", "clicks", "home", "memory", "peers", "policy", "gateway")
+FIGURES = (
+    "all",
+    "cycle",
+    "list",
+    "clicks",
+    "home",
+    "memory",
+    "peers",
+    "policy",
+    "gateway",
+    "sweep",
+)
 
 
 def _once(figure: Coroutine[Any, Any, dict[str, Any]]) -> list[dict[str, Any]]:
@@ -148,6 +165,12 @@ def _parser() -> argparse.ArgumentParser:
             "--gateway-calls", type=int, default=200, help="calls not held, each way"
         )
         command.add_argument("--held", type=int, default=20, help="held calls, approved at once")
+    sweep_figure = sub.add_parser("sweep", help="one sweep pass as pending calls pile up")
+    sweep_figure.add_argument("--storage", default=None, help="storage URL (default: SQLite)")
+    for command in (every, sweep_figure):
+        command.add_argument(
+            "--sweep-sizes", default="1000,10000", help="pending calls, comma separated"
+        )
     return parser
 
 
@@ -187,6 +210,10 @@ def main(argv: list[str] | None = None) -> int:
     if chosen in ("all", "gateway"):
         figure = run_gateway(args.gateway_calls, args.held)
         ok &= _report("gateway", partial(_once, figure))
+    if chosen in ("all", "sweep"):
+        sizes = tuple(int(size) for size in args.sweep_sizes.split(","))
+        url = args.storage if chosen == "sweep" else None
+        ok &= _report("sweep", partial(_once, run_sweep(url, sizes)))
     return 0 if ok else 1
 
 

@@ -29,6 +29,7 @@ from storage._records import (
 _TIMESTAMPS = frozenset(
     {
         "suspended_at",
+        "due_at",
         "decided_at",
         "completed_at",
         "created_at",

@@ -1,16 +1,18 @@
 """``InMemoryStorage``'s records of what happens while a call waits (SPEC 15): standing grants
-(a dict by id) and escalation steps (a list per run), under the store's one lock."""
+(a dict by id), escalation steps (a list per run) and when each run is next due (read off its
+snapshot), under the store's one lock."""
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import Sequence
 from datetime import datetime
 
 from storage._change import StateChange
 from storage._errors import GrantUnavailable
 from storage._grants import ended_before, listed, newest_first, refusal, revoked, used
-from storage._records import ClaimRecord, EscalationRecord, GrantRecord
+from storage._records import ClaimRecord, DueKey, EscalationRecord, GrantRecord, SnapshotRecord
 
 
 class MemoryGrants:
@@ -107,3 +109,37 @@ class MemoryEscalations:
 
     async def list_escalations(self, run_ids: Sequence[str]) -> dict[str, list[EscalationRecord]]:
         return {run_id: list(self._escalations.get(run_id, [])) for run_id in run_ids}
+
+
+class MemoryDue:
+    """The due half of ``InMemoryStorage`` (its lock and snapshots): a scan of the dict, which
+    holds one process's runs (the server backends read an index)."""
+
+    _lock: asyncio.Lock
+    _snapshots: dict[str, SnapshotRecord]
+
+    async def list_due(
+        self,
+        *,
+        agent_id: str,
+        until: datetime,
+        after: DueKey | None = None,
+        limit: int = 100,
+    ) -> list[SnapshotRecord]:
+        due = sorted(
+            (
+                ((s.due_at, s.run_id), s)
+                for s in self._snapshots.values()
+                if s.agent_id == agent_id and s.due_at is not None and s.due_at <= until
+            ),
+            key=lambda pair: pair[0],
+        )
+        return [s for key, s in due if after is None or key > after][: max(limit, 0)]
+
+    async def reschedule(self, run_id: str, *, version: int, due_at: datetime | None) -> bool:
+        async with self._lock:
+            stored = self._snapshots.get(run_id)
+            if stored is None or stored.version != version or not stored.decidable:
+                return False
+            self._snapshots[run_id] = dataclasses.replace(stored, due_at=due_at)
+            return True

@@ -13,6 +13,7 @@ from storage._records import (
     AuditEvent,
     CardRecord,
     ClaimRecord,
+    DueKey,
     EscalationRecord,
     GrantRecord,
     MessageRecord,
@@ -99,6 +100,31 @@ class Storage(Protocol):
 
         With ``decidable_only`` only snapshots with ``decidable=True`` are counted and paged.
         """
+        ...
+
+    # -- what is due (the sweep) -----------------------------------------------------------
+    async def list_due(
+        self,
+        *,
+        agent_id: str,
+        until: datetime,
+        after: DueKey | None = None,
+        limit: int = 100,
+    ) -> list[SnapshotRecord]:
+        """Snapshots of ``agent_id`` whose ``due_at`` is at or before ``until``, ordered by
+        ``(due_at, run_id)``: the first ``limit`` after the key ``after`` (the last page's last
+        ``(due_at, run_id)``; None: from the start).
+
+        Read from the due index, by key: a run not due is never read, and no page costs an
+        offset or a count, however many runs are stored. A run added meanwhile behind the key
+        is seen by the next pass, one ahead of it by this one; each run at most once a pass.
+        """
+        ...
+
+    async def reschedule(self, run_id: str, *, version: int, due_at: datetime | None) -> bool:
+        """Set the ``due_at`` of ``run_id``'s snapshot while it is still at ``version`` (the
+        version is left as it is); False when the snapshot is gone, not decidable, or was saved
+        again since (that save set its own ``due_at``)."""
         ...
 
     # -- claims ----------------------------------------------------------------------------

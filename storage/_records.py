@@ -67,6 +67,18 @@ class SnapshotRecord:
     decidable: bool = True
     """Whether the run waits for a decision; ``list_snapshots(decidable_only=True)`` lists only
     these (a run that failed, or whose model turn errored, keeps its snapshot but is not)."""
+    due_at: datetime | None = None
+    """The earliest moment something is due for the run (an expiry, a reminder, an escalation
+    step of one of its pending calls), indexed: ``Storage.list_due`` reads the runs due by a
+    moment, and no other. None: nothing is ever due (a run that is not decidable never is)."""
+
+    def __post_init__(self) -> None:
+        if not self.decidable and self.due_at is not None:
+            object.__setattr__(self, "due_at", None)  # nothing is due for what nobody decides
+
+
+DueKey = tuple[datetime, str]
+"""Where a page of ``Storage.list_due`` ended: the last run's ``(due_at, run_id)``."""
 
 
 @dataclass(frozen=True, kw_only=True)

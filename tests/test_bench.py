@@ -179,3 +179,14 @@ async def test_memory_figure_reports_rss_before_and_after_more_pending_runs(
     assert figure["figure"] == "memory" and figure["pending_large"] == 15
     assert figure["rss_small_mb"] > 0 and figure["rss_large_mb"] > 0
     assert isinstance(figure["growth"], float)
+
+
+def test_sweep_figure_prints_one_curve_with_its_growth_exponents(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["sweep", "--sweep-sizes", "20,200"]) == 0
+    [line] = capsys.readouterr().out.splitlines()
+    figure = json.loads(line)
+    assert figure["figure"] == "sweep" and figure["pending"] == [20, 200]
+    assert len(figure["pass_median_ms"]) == 2 and all(t > 0 for t in figure["pass_median_ms"])
+    assert isinstance(figure["exponent"], float) and isinstance(figure["rss_exponent"], float)

@@ -1,7 +1,9 @@
-"""Finding pending calls through storage: one call by its handle, pages of suspended runs,
-and deciding by thread."""
+"""Finding pending calls through storage: one call by its handle, pages of suspended runs, the
+runs due (the sweep's), and deciding by thread."""
 
 from __future__ import annotations
+
+from datetime import datetime
 
 from agents._results import PendingToolCall, SuspendedRun, SuspendedRunsPage
 from agents._runtime import Runtime
@@ -11,6 +13,7 @@ from agents.errors import AmbiguousToolCall, ToolCallNotSuspended
 from agents.gate import in_force
 from agents.running._stream import AgentStream
 from agents.stored._state import RunState
+from storage import DueKey, SnapshotRecord
 
 
 async def list_suspended_runs(
@@ -33,6 +36,20 @@ async def list_suspended_runs(
         limit=per_page if paginate else None,
         decidable_only=True,
     )
+    return SuspendedRunsPage(runs=await suspended_runs(rt, records), total=total)
+
+
+async def list_due_runs(
+    rt: Runtime, *, until: datetime, after: DueKey | None, limit: int
+) -> list[SuspendedRun]:
+    """The runs due by ``until`` (one read of storage's due index, by key), with their calls."""
+    records = await rt.storage.list_due(agent_id=rt.id, until=until, after=after, limit=limit)
+    return await suspended_runs(rt, records)
+
+
+async def suspended_runs(rt: Runtime, records: list[SnapshotRecord]) -> list[SuspendedRun]:
+    """``records`` as suspended runs: the claims, approvals and escalation steps of just those
+    runs read in one round trip each, the calls decided already left out."""
     run_ids = [r.run_id for r in records]
     claims = await rt.storage.list_claims_of_runs(run_ids)
     approvals = await rt.storage.list_approvals(run_ids) if run_ids else {}
@@ -59,9 +76,11 @@ async def list_suspended_runs(
                     if p.claim_key not in claimed
                 ],
                 error=state.error,
+                version=record.version,
+                due_at=record.due_at,
             )
         )
-    return SuspendedRunsPage(runs=runs, total=total)
+    return runs
 
 
 async def send_tool_approval(

@@ -9,15 +9,21 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from agents._results import Grant, PendingToolCall, RunResult, SuspendedRunsPage
+from agents._results import Grant, PendingToolCall, RunResult, SuspendedRun, SuspendedRunsPage
 from agents._runtime import Runtime
 from agents.deciding._decide import decide, retry
-from agents.deciding._listing import list_suspended_runs, pending_call, send_tool_approval
+from agents.deciding._listing import (
+    list_due_runs,
+    list_suspended_runs,
+    pending_call,
+    send_tool_approval,
+)
 from agents.deciding._many import ManyRequest, decide_many
 from agents.deciding._standing import count_grants, list_grants, revoke_grant
 from agents.decisions import Approve, Decision, DecisionRequest, Decline, Resume
 from agents.gate import Verdict, ask, case_of, escalate_call
 from agents.running._stream import AgentStream
+from storage import DueKey
 
 
 class DecisionMethods:
@@ -307,6 +313,19 @@ class DecisionMethods:
             page=page,
             per_page=per_page,
         )
+
+    async def list_due_runs(
+        self, *, until: datetime, after: DueKey | None = None, limit: int = 100
+    ) -> list[SuspendedRun]:
+        """Runs of this agent with something due by ``until`` (an expiry, a reminder, an
+        escalation step: ``agents.next_due``), by ``(due_at, run_id)``: the first ``limit``
+        after the key ``after``. Read from storage's due index: a run not due is never read."""
+        return await list_due_runs(self._runtime, until=until, after=after, limit=limit)
+
+    async def reschedule_run(self, *, run_id: str, version: int, due_at: datetime | None) -> bool:
+        """Store when ``run_id`` is next due (after the sweep handled it) unless it was saved
+        again since ``version`` (that save stored its own); True when stored."""
+        return await self._runtime.storage.reschedule(run_id, version=version, due_at=due_at)
 
     async def retry_run(self, *, run_id: str, decided_by: str | None = None) -> AgentStream:
         """Go on with a run that stopped on an error (``finish_reason == "error"``).

@@ -16,6 +16,7 @@ from typing import Any
 from agents._runtime import Runtime
 from agents.gate._claims import decided_claim, decided_event
 from agents.gate._found import Found, already_decided
+from agents.stored._due import next_due
 from agents.stored._state import PendingCallState, RunState
 from agents.stored._writes import requested_data
 from storage import SnapshotRecord, StateChange, utcnow
@@ -80,6 +81,7 @@ async def present_again(
         version=found.record.version + 1,
         data=replaced.to_document(),
         decidable=True,
+        due_at=next_due(replaced.pending),
     )
     audit = [
         decided_event(rt, state, shown, claim),

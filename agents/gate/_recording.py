@@ -20,6 +20,7 @@ from agents.gate._found import already_decided
 from agents.gate._judgement import Case
 from agents.gate._present import present_again
 from agents.gate.gates._quorum import count
+from agents.stored._due import next_due
 from agents.stored._state import PendingCallState, RunState
 from storage import (
     ApprovalRecord,
@@ -158,6 +159,7 @@ async def discount(case: Case, refused: dict[str, str]) -> PendingCallState:
             version=record.version + 1,
             data=changed.to_document(),
             decidable=True,
+            due_at=next_due(changed.pending),
         )
         try:
             await rt.storage.commit(StateChange(snapshot=snapshot, audit=[audit]))

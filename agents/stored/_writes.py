@@ -23,6 +23,7 @@ from agents._ids import new_id
 from agents._messages import Message
 from agents._runtime import Runtime
 from agents.errors import LeaseLost
+from agents.stored._due import next_due
 from agents.stored._lease import Lease
 from agents.stored._outcome import Outcome
 from agents.stored._state import PendingCallState, RunState
@@ -225,6 +226,7 @@ class RunWriter:
             version=self.version + 1,
             data=state.to_document(),
             decidable=bool(state.pending) and state.error is None,
+            due_at=next_due(state.pending),  # the sweep reads the run then (issue 35)
         )
         if granted is not None:
             claim = granted.claim

@@ -10,8 +10,11 @@ shows "⌛ Expired" and an ``expired`` audit event is written; at 80% of the cal
 when the card is decided; at each of its rule's ``escalate`` steps the call is escalated, once
 across instances (``bot.background._escalation``).
 
-``sweep(services, now=...)`` is one pass (tests call it with an injected clock); it says when
-the next reminder or expiry is due. ``Background`` runs it on the runner at most
+``sweep(services, now=...)`` is one pass (tests call it with an injected clock). It reads only
+the runs due by then from storage's due index (``Storage.list_due``: by key, never an offset or
+a count; a run not due is never read), handles each and moves it to its next moment
+(``agents.next_due``: a call's first look, escalation steps, reminder, expiry); it says when the
+next one is due. ``Background`` runs it on the runner at most
 ``SWEEP_EVERY`` seconds apart, sooner when something is due sooner (``sweep_delay``), and
 ``recover_interrupted_runs`` every half ``CLAIM_LEASE_SECONDS`` on every instance, and sets the
 waiting status lines of assistant threads again before Slack clears them (``refresh_statuses``).
@@ -30,7 +33,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime
 
-from agents import PendingToolCall, RunnerClosed, SuspendedRun
+from agents import PendingToolCall, RunnerClosed, SuspendedRun, next_due, remind_at
 from bot.background._escalation import escalate_due
 from bot.ops._outage import unavailable
 from bot.slack._services import Services
@@ -46,8 +49,6 @@ from storage import utcnow
 
 logger = logging.getLogger(__name__)
 
-REMINDER_AT = 0.8
-"""Fraction of a call's window (``suspended_at`` → ``expires_at``) after which it is reminded."""
 SWEEP_EVERY = 5.0
 """Longest pause between two sweeps, whatever the TTLs (SPEC 12: at least every 5 s)."""
 SWEEP_SOONEST = 0.25
@@ -76,12 +77,33 @@ def sweep_delay(next_due: datetime | None, now: datetime, longest: float = SWEEP
 
 
 async def sweep(services: Services, *, now: datetime | None = None) -> Sweep:
-    """Expire what is due, remind what is close, and give a call that pends without any card
-    its card (one pass)."""
+    """Expire what is due, remind what is close, escalate what waited, and give a call that
+    pends without any card its card (one pass). Reads only the runs due by ``now`` (storage's
+    due index, a page at a time by key) and moves each to its next moment once handled."""
     now = now or utcnow()
     expired = escalated = 0
-    due: list[datetime] = []
-    for run, call in await _pending_approvals(services):
+    async for run in services.agent.every_due_run(now, per_page=_PAGE):
+        done = await _handle(services, run, now)
+        expired, escalated = expired + done.expired, escalated + done.escalated
+        # the run's next moment (None: nothing left); a run saved since keeps its own
+        await services.agent.reschedule_run(
+            run, next_due(run.tool_calls, after=now, since=run.suspended_at)
+        )
+    upcoming = await services.agent.next_due_after(now)
+    return Sweep(expired=expired, next_due=upcoming, escalated=escalated)
+
+
+async def sweep_expired(services: Services, *, now: datetime | None = None) -> int:
+    """One pass of ``sweep``; returns how many calls it expired."""
+    return (await sweep(services, now=now)).expired
+
+
+async def _handle(services: Services, run: SuspendedRun, now: datetime) -> Sweep:
+    """Whatever is due at ``now`` for the pending approvals of one run."""
+    expired = escalated = 0
+    for call in run.tool_calls:
+        if not call.requires_approval:
+            continue
         since = call.suspended_at or run.suspended_at
         await recover_lost_card(
             services, run_id=run.run_id, thread_id=run.thread_id, call=call, since=since, now=now
@@ -97,31 +119,11 @@ async def sweep(services: Services, *, now: datetime | None = None) -> Sweep:
                 since=since,
             )
             continue
-        taken, step_due = await escalate_due(services, run, call, since=since, now=now)
+        taken, _ = await escalate_due(services, run, call, since=since, now=now)
         escalated += taken
-        if step_due is not None:
-            due.append(step_due)
-        if call.expires_at is None:
-            continue  # stored without a TTL: never expires, never reminded
-        remind_at = since + (call.expires_at - since) * REMINDER_AT
-        if now >= remind_at:
+        if call.expires_at is not None and now >= remind_at(since, call.expires_at):
             await _remind(services, run, call, call.expires_at)
-            due.append(call.expires_at)
-        else:
-            due.append(remind_at)
-    return Sweep(expired=expired, next_due=min(due, default=None), escalated=escalated)
-
-
-async def sweep_expired(services: Services, *, now: datetime | None = None) -> int:
-    """One pass of ``sweep``; returns how many calls it expired."""
-    return (await sweep(services, now=now)).expired
-
-
-async def _pending_approvals(services: Services) -> list[tuple[SuspendedRun, PendingToolCall]]:
-    found: list[tuple[SuspendedRun, PendingToolCall]] = []
-    async for run in services.agent.every_suspended_run(per_page=_PAGE):
-        found.extend((run, c) for c in run.tool_calls if c.requires_approval)
-    return found
+    return Sweep(expired=expired, next_due=None, escalated=escalated)
 
 
 async def _remind(

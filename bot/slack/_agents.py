@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from agents import (
@@ -37,8 +37,11 @@ from agents import (
 )
 from agents.models import Model
 from agents.running._runner import Runner
-from storage import Storage
+from storage import DueKey, Storage
 from tools import Tool
+
+_HORIZON_DAYS = 400
+"""How far ahead ``next_due_after`` looks (past the longest TTL, 30 days, and any step)."""
 
 RUNS_REMEMBERED = 10_000
 """Run ids whose agent is kept in memory (a run never changes agent)."""
@@ -215,20 +218,41 @@ class ServedAgents:
                 self._saw(call)
         return SuspendedRunsPage(runs=shown, total=total)
 
-    async def every_suspended_run(self, per_page: int = 100) -> AsyncIterator[SuspendedRun]:
-        """Every run waiting for a decision, agent by agent, read a page at a time (a merged
-        page of several agents reads more than a page: a whole scan reads each run once)."""
+    async def every_due_run(
+        self, until: datetime, per_page: int = 100
+    ) -> AsyncIterator[SuspendedRun]:
+        """Every run with something due by ``until``, agent by agent, a page at a time by key
+        (storage's due index: a run not due is never read, no page costs an offset or a count;
+        nothing is kept once yielded)."""
         for agent in self.served:
-            page = 0
+            after: DueKey | None = None
             while True:
-                batch = await agent.list_suspended_runs(page=page, per_page=per_page)
-                for run in batch.runs:
+                batch = await agent.list_due_runs(until=until, after=after, limit=per_page)
+                for run in batch:
                     for call in run.tool_calls:
                         self._saw(call)
                     yield run
-                page += 1
-                if not batch.runs or page * per_page >= batch.total:
+                if len(batch) < per_page or batch[-1].due_at is None:
                     break
+                after = (batch[-1].due_at, batch[-1].run_id)
+
+    async def next_due_after(self, moment: datetime) -> datetime | None:
+        """The earliest stored due moment after ``moment`` among every agent's runs (one run
+        read per agent), None when nothing is due later."""
+        after = (moment + timedelta(microseconds=1), "")
+        until = moment + timedelta(days=_HORIZON_DAYS)
+        found = [
+            run.due_at
+            for agent in self.served
+            for run in await agent.list_due_runs(until=until, after=after, limit=1)
+            if run.due_at is not None
+        ]
+        return min(found, default=None)
+
+    async def reschedule_run(self, run: SuspendedRun, due_at: datetime | None) -> bool:
+        """Store when ``run`` is next due, unless it was saved again since it was read."""
+        agent = self._by_id.get(run.agent_id, self.main)
+        return await agent.reschedule_run(run_id=run.run_id, version=run.version, due_at=due_at)
 
     async def list_grants(
         self,

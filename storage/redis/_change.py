@@ -48,6 +48,7 @@ def snapshot_args(prefix: str, record: SnapshotRecord) -> dict[str, str]:
         "resource": opt(record.resource_id),
         "score": str(codec.score(record.suspended_at)),
         "decidable": "1" if record.decidable else "0",
+        "due": "" if record.due_at is None else str(codec.score(record.due_at)),
     }
 
 

@@ -14,6 +14,7 @@ local function unindex(p, run, cur)
   redis.call('ZREM', p .. 'snaps:all', run)
   redis.call('ZREM', p .. 'snaps:decidable', run)
   redis.call('ZREM', p .. 'snaps:agent:' .. cur[2], run)
+  redis.call('ZREM', p .. 'snaps:due:' .. cur[2], run)
   if cur[3] and cur[3] ~= '' then
     redis.call('ZREM', p .. 'snaps:thread:' .. string.sub(cur[3], 2), run)
   end
@@ -27,7 +28,8 @@ local function snapshot_fits(key, expected)
   return stored == tonumber(expected)
 end
 
--- s: key, run, version, doc, agent, thread, resource, score (strings), decidable ('1'/'0')
+-- s: key, run, version, doc, agent, thread, resource, score (strings), decidable ('1'/'0'),
+-- due (the due_at score, '' when nothing is due)
 local function write_snapshot(p, s)
   local cur = redis.call('HMGET', s.key, 'version', 'agent', 'thread', 'resource')
   if cur[1] then
@@ -40,6 +42,9 @@ local function write_snapshot(p, s)
     redis.call('ZADD', p .. 'snaps:decidable', s.score, s.run)
   end
   redis.call('ZADD', p .. 'snaps:agent:' .. s.agent, s.score, s.run)
+  if s.due ~= '' then
+    redis.call('ZADD', p .. 'snaps:due:' .. s.agent, s.due, s.run)
+  end
   if s.thread ~= '' then
     redis.call('ZADD', p .. 'snaps:thread:' .. string.sub(s.thread, 2), s.score, s.run)
   end
@@ -63,7 +68,7 @@ SAVE_SNAPSHOT = (
     _SNAPSHOTS
     + """
 -- ARGV: prefix, snapshot JSON {key, run, expected, version, doc, agent, thread, resource,
--- score, decidable}
+-- score, decidable, due}
 local s = cjson.decode(ARGV[2])
 if not snapshot_fits(s.key, s.expected) then
   return 0

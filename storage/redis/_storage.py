@@ -6,8 +6,8 @@ Layout under the key prefix (default ``countersign:``)::
     snaps:all|agent:{id}|thread:{id}|resource:{id}
                              zsets of run ids, score = suspended_at (µs since epoch)
     snaps:decidable          zset of the decidable run ids, score = suspended_at
-    layout:decidable         set once snapshots written before ``snaps:decidable`` existed
-                             were indexed there (first ``decidable_only`` listing)
+    snaps:due:{agent_id}     zset of runs with something due, score = due_at (``_due``)
+    layout:decidable|due     set once the snapshots written before that index were indexed
     claims:{run_id}          hash: claim key → claim JSON (HSETNX makes a claim single-use)
     claims:unfinished        zset of [run_id, key] JSON still ``claimed``, score = decided_at
     claims:leases            zset of the same members, score = lease_until (0: no lease)
@@ -20,13 +20,12 @@ Layout under the key prefix (default ``countersign:``)::
                              zsets of seqs, score = at
     kv:{key}                 string with a PX expiry
     card:*, cards:posted, outbox:*  the edge's records (``storage.redis._edge``)
-    escalations:{run_id}     hash: [key, step] JSON → escalation step JSON
-                             (``storage.redis._escalations``)
+    escalations:{run_id}     hash: [key, step] JSON → step JSON (``_escalations``)
     tmp:{uuid}               short-lived intersections of several indexes
 
 Multi-key writes are Lua scripts (``storage.redis._scripts``), hence atomic; ``commit`` is one
-script call for a whole state change, and ``load_run`` one script call too.
-Claims, leases and approvals live in ``storage.redis._claims``, ``prune`` in ``_prune``.
+script call for a whole state change, and ``load_run`` one script call too. Claims, leases and
+approvals live in ``storage.redis._claims``, ``prune`` in ``_prune``.
 """
 
 from __future__ import annotations
@@ -56,6 +55,7 @@ from storage._records import (
 )
 from storage.redis import _change as change_args
 from storage.redis._claims import RedisClaims, sorted_approvals, sorted_claims
+from storage.redis._due import DUE_METHODS, RedisDue
 from storage.redis._edge import EDGE_METHODS, RedisEdge
 from storage.redis._escalations import ESCALATION_METHODS, RedisEscalations
 from storage.redis._grants import GRANT_METHODS, RedisGrants
@@ -101,6 +101,7 @@ _PROTOCOL_METHODS = (
     "prune",
     *EDGE_METHODS,
     *ESCALATION_METHODS,
+    *DUE_METHODS,
     *GRANT_METHODS,
 )
 """Every protocol method: each reports an unreachable server as ``StorageUnavailable``."""
@@ -109,7 +110,7 @@ _TEMP_KEY_SECONDS = 30
 _MESSAGE_CHUNK = 200
 
 
-class RedisStorage(RedisClaims, RedisPrune, RedisEdge, RedisEscalations, RedisGrants):
+class RedisStorage(RedisClaims, RedisPrune, RedisEdge, RedisEscalations, RedisGrants, RedisDue):
     """Storage in Redis; ``redis://host:6379/0`` (``rediss://`` for TLS) URLs.
 
     Give it a ``redis.asyncio.Redis`` you own (never closed here unless ``owns_client``), or use

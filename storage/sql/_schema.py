@@ -82,12 +82,14 @@ snapshots = sa.Table(
     sa.Column("version", sa.Integer(), nullable=False),
     sa.Column("data", sa.JSON(), nullable=False),
     sa.Column("decidable", sa.Boolean(), nullable=False, server_default=sa.true()),
+    sa.Column("due_at", UTCDateTime(), nullable=True),  # the sweep's index (0012)
     # run_id last: listing orders by (suspended_at, run_id) straight from the index
     sa.Index(None, "agent_id", "suspended_at", "run_id"),
     sa.Index(None, "thread_id", "suspended_at", "run_id"),
     sa.Index(None, "resource_id", "suspended_at", "run_id"),
     sa.Index(None, "suspended_at", "run_id"),
     sa.Index(None, "decidable", "suspended_at", "run_id"),
+    sa.Index(None, "agent_id", "due_at", "run_id"),  # list_due, by key (0012)
 )
 
 claims = sa.Table(

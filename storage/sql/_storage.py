@@ -37,6 +37,7 @@ from storage._records import (
 )
 from storage.sql._batch import commit_batch, through_sqlalchemy
 from storage.sql._database import SQLDatabase
+from storage.sql._due import SQLDue
 from storage.sql._edge import SQLEdgeRecords
 from storage.sql._escalations import SQLEscalations
 from storage.sql._grants import SQLGrants
@@ -62,7 +63,7 @@ from storage.sql.sqlite._decision_path import RunState
 _KV_PURGE_EVERY_SECONDS = 60.0
 
 
-class SQLStorage(SQLEdgeRecords, SQLEscalations, SQLGrants):
+class SQLStorage(SQLEdgeRecords, SQLEscalations, SQLGrants, SQLDue):
     """Storage in a SQL database; ``sqlite+aiosqlite://`` and ``postgresql+asyncpg://`` URLs.
 
     Give it a URL (it creates, and on ``close`` disposes, its engine) or an ``AsyncEngine``

@@ -4,6 +4,7 @@ run's calls decided by the agent that owns the run, listings of every agent merg
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
 from pydantic import BaseModel
@@ -11,7 +12,7 @@ from pydantic import BaseModel
 from agents import Agent, Approve
 from agents.models import ScriptedModel, call, reply
 from bot.slack import ServedAgents
-from storage import InMemoryStorage, Storage
+from storage import InMemoryStorage, Storage, utcnow
 from tools import ToolContext, create_tool
 
 
@@ -66,7 +67,8 @@ async def test_listings_merge_every_agent_newest_first_and_decisions_reach_the_o
     assert ran == [f"gateway:{gateway_run.tool_calls[0].args['id']}"]
     assert (await agents.agent_of(gateway_run.run_id)) is gateway
     assert (await agents.list_suspended_runs()).total == 5
-    scanned = [run.run_id async for run in agents.every_suspended_run(per_page=2)]
+    soon = utcnow() + timedelta(minutes=1)  # each call's first look is due by then
+    scanned = [run.run_id async for run in agents.every_due_run(soon, per_page=2)]
     assert sorted(scanned) == sorted(r for r in started if r != gateway_run.run_id)
 
 

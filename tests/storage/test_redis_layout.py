@@ -1,4 +1,4 @@
-"""Redis data written before leases and ``snaps:decidable`` existed keeps working."""
+"""Redis data written before leases, ``snaps:decidable`` and the due index existed keeps working."""
 
 from __future__ import annotations
 
@@ -43,6 +43,35 @@ async def test_old_snapshots_list_as_decidable_and_old_claims_are_taken_over(
 
     assert ([s.run_id for s in found], total) == (["old"], 1)
     assert [(c.key, c.owner, c.lease_until) for c in taken] == [("k#0", "B", at(9))]
+
+
+async def test_old_pending_snapshots_are_due_at_once_and_indexed_by_their_agent(
+    tmp_path: Path,
+) -> None:
+    async with unique_url("redis", tmp_path) as url:
+        store = RedisStorage.from_url(url)
+        try:
+            await store.save_snapshot(snapshot("new", due_at=at(60)))
+            p = store.key_prefix
+            client = aioredis.Redis.from_url(os.environ[REDIS_ENV], decode_responses=True)
+            try:  # what the previous version wrote: no due_at in the document, no due zset
+                await client.hset(
+                    f"{p}snap:old",
+                    mapping={"version": "1", "doc": _old_doc(), "agent": "ops", "decidable": "1"},
+                )
+                await client.zadd(f"{p}snaps:all", {"old": 1})
+                await client.zadd(f"{p}snaps:decidable", {"old": 1})
+            finally:
+                await client.aclose()
+
+            due = await store.list_due(agent_id="ops", until=at(10))
+            moved = await store.reschedule("old", version=1, due_at=at(90))
+            later = await store.list_due(agent_id="ops", until=at(100))
+        finally:
+            await store.close()
+
+    assert [s.run_id for s in due] == ["old"]  # due from when it suspended (score 1 µs)
+    assert moved and [(s.run_id, s.due_at) for s in later] == [("new", at(60)), ("old", at(90))]
 
 
 def _old_doc() -> str:

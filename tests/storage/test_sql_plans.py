@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,7 @@ from storage.sql._schema import snapshot_list_queries
 
 _ALL = "ix_snapshots_suspended_at_run_id"
 _DECIDABLE = "ix_snapshots_decidable_suspended_at_run_id"
+_DUE = "ix_snapshots_agent_id_due_at_run_id"
 
 
 @pytest.mark.parametrize(
@@ -21,7 +23,8 @@ _DECIDABLE = "ix_snapshots_decidable_suspended_at_run_id"
         # an unfiltered COUNT may read either index: both hold every snapshot
         ({}, {_ALL, _DECIDABLE}),
         ({"decidable_only": True}, {_DECIDABLE}),
-        ({"agent_id": "ops"}, {"ix_snapshots_agent_id_suspended_at_run_id"}),
+        # a COUNT of an agent's runs may read either index that starts with agent_id
+        ({"agent_id": "ops"}, {"ix_snapshots_agent_id_suspended_at_run_id", _DUE}),
         ({"thread_id": "T1"}, {"ix_snapshots_thread_id_suspended_at_run_id"}),
         (
             {"thread_id": "T1", "decidable_only": True},
@@ -86,3 +89,25 @@ async def test_every_prune_statement_searches_an_index(tmp_path: Path) -> None:
     assert len(plans) == 11  # approvals, snapshots, approvals, claims, cards, escalations,
     # audit, kv, grants expired, revoked, used up
     assert [p for p in plans if "SCAN" in p] == []
+
+
+@pytest.mark.parametrize("after", [None, (datetime(2026, 1, 1, tzinfo=UTC), "run-9")])
+async def test_list_due_reads_one_range_of_the_due_index_by_key(
+    tmp_path: Path, after: tuple[datetime, str] | None
+) -> None:
+    from storage.sql._due import due_query
+
+    store = SQLStorage(f"sqlite+aiosqlite:///{tmp_path / 'plans.db'}")
+    try:
+        await store.migrate()
+        query = due_query(agent_id="ops", until=datetime.now(UTC), after=after, limit=100)
+        compiled = query.compile(dialect=sqlite.dialect(), compile_kwargs={"literal_binds": True})
+        async with store.engine.connect() as conn:
+            plan = (await conn.exec_driver_sql(f"EXPLAIN QUERY PLAN {compiled}")).all()
+    finally:
+        await store.close()
+
+    details = " | ".join(str(row[-1]) for row in plan)
+    assert f"SEARCH snapshots USING INDEX {_DUE} (agent_id=? AND " in details, details
+    assert "TEMP B-TREE" not in details, details  # ordered by the index itself
+    assert "OFFSET 0" in str(compiled) and "count(" not in str(compiled).lower()  # never more

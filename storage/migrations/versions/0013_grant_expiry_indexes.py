@@ -6,7 +6,7 @@ gauge).
 Downgrade drops the four indexes.
 
 Revision ID: 0013
-Revises: 0011 (the lead rechains it after ``0012``)
+Revises: 0012
 Create Date: 2026-12-10
 """
 
@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from alembic import op
 
 revision: str = "0013"
-down_revision: str | None = "0011"
+down_revision: str | None = "0012"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

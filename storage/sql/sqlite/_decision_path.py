@@ -1,15 +1,15 @@
 """SQLite's decision path on the standard ``sqlite3`` driver: ``commit``, ``load_run`` and
 ``add_approval``, the calls every approval cycle makes.
 
-SQLAlchemy's execution pipeline (compiled-cache lookup, events, result objects, the greenlet
-hop of its asyncio layer) cost about 0.2 ms per statement, ten times what SQLite itself needs;
-a cycle is four transactions. Here the same statements are plain SQL text with named
-parameters, run on the engine's own connection (``SQLDatabase.sqlite_connection``), and the
-values are converted exactly as the table types in ``storage.sql._schema`` convert them, so a
-row written here reads back identically through SQLAlchemy and the other way round (listing,
-leases, prune and the other reads still go through SQLAlchemy; the contract suite runs both).
-A database not driven in the loop's thread (an engine the caller gave, ``:memory:``) runs the
-same statements through SQLAlchemy (``ThroughSQLAlchemy``).
+SQLAlchemy's execution pipeline (compiled-cache lookup, events, result objects, the greenlet hop of
+its asyncio layer) cost about 0.2 ms per statement, ten times what SQLite itself needs; a cycle is
+four transactions. Here the same statements are plain SQL text with named parameters, run on the
+engine's own connection (``SQLDatabase.sqlite_connection``), and the values are converted exactly as
+the table types in ``storage.sql._schema`` convert them, so a row written here reads back
+identically through SQLAlchemy and the other way round (listing, leases, prune and the other reads
+still go through SQLAlchemy; the contract suite runs both). A database not driven in the loop's
+thread (an engine the caller gave, ``:memory:``) runs the same statements through SQLAlchemy
+(``ThroughSQLAlchemy``).
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from storage._change import (
     StateChange,
     fenced,
 )
+from storage._codec import stamp
 from storage._errors import SnapshotVersionConflict
 from storage._records import (
     ApprovalRecord,
@@ -76,7 +77,7 @@ RunState = tuple[SnapshotRecord | None, list[ClaimRecord], list[ApprovalRecord]]
 """What ``load_run`` returns: the snapshot, the claims and the approvals of one run."""
 
 _SNAPSHOT_COLUMNS = (
-    "run_id, agent_id, thread_id, resource_id, suspended_at, version, data, decidable"
+    "run_id, agent_id, thread_id, resource_id, suspended_at, version, data, decidable, due_at"
 )
 _CLAIM_COLUMNS = (
     "run_id, key, tool_call_id, decision, decided_by, decided_at, detail, status, outcome,"
@@ -99,12 +100,13 @@ _COMPLETE_FENCED = _COMPLETE + " AND owner = ? AND epoch = ?"
 """A completion on behalf of an owner: written only while it still holds the claim's epoch."""
 _INSERT_SNAPSHOT = (
     f"INSERT INTO snapshots ({_SNAPSHOT_COLUMNS}) VALUES (:run_id, :agent_id, :thread_id,"
-    " :resource_id, :suspended_at, :version, :data, :decidable) ON CONFLICT (run_id) DO NOTHING"
+    " :resource_id, :suspended_at, :version, :data, :decidable, :due_at)"
+    " ON CONFLICT (run_id) DO NOTHING"
 )
 _UPDATE_SNAPSHOT = (
     "UPDATE snapshots SET agent_id = :agent_id, thread_id = :thread_id,"
-    " resource_id = :resource_id, suspended_at = :suspended_at, version = :version,"
-    " data = :data, decidable = :decidable WHERE run_id = :run_id AND version = :previous"
+    " resource_id = :resource_id, suspended_at = :suspended_at, version = :version, data = :data,"
+    " decidable = :decidable, due_at = :due_at WHERE run_id = :run_id AND version = :previous"
 )
 _DELETE_SNAPSHOT = "DELETE FROM snapshots WHERE run_id = ?"
 _DELETE_APPROVALS = "DELETE FROM approvals WHERE run_id = ?"
@@ -174,11 +176,9 @@ def _refuse_completion(conn: Connection, done: Completion) -> None:
     row = conn.execute(_CLAIM_OF_KEY, (done.run_id, done.key)).fetchone()
     if row is None:
         raise KeyError(
-            f"no claim {done.key!r} on run {done.run_id!r} to complete: "
-            "claim() it before completing it"
+            f"no claim {done.key!r} on run {done.run_id!r} to complete: claim() it first"
         )
-    held = _claim_record(row)
-    raise fenced(done, held)
+    raise fenced(done, _claim_record(row))
 
 
 def load_run(conn: Connection, run_id: str) -> RunState:
@@ -261,6 +261,7 @@ def _save_snapshot(conn: Connection, record: SnapshotRecord) -> None:
         "version": record.version,
         "data": _json(record.data),
         "decidable": int(record.decidable),
+        "due_at": None if record.due_at is None else _timestamp(record.due_at),
     }
     if record.version == 1:
         saved = conn.execute(_INSERT_SNAPSHOT, values).rowcount == 1
@@ -336,6 +337,7 @@ def _snapshot(row: tuple[Any, ...]) -> SnapshotRecord:
         version=row[5],
         data=json.loads(row[6]),
         decidable=bool(row[7]),
+        due_at=None if row[8] is None else _parse_time(row[8]),
     )
 
 
@@ -375,13 +377,8 @@ def _json(value: object) -> str:
 
 def _timestamp(value: datetime) -> str:
     """``UTCDateTime`` on SQLite: naive UTC text with microseconds, so text order is time order."""
-    if value.tzinfo is None:
-        raise ValueError(
-            f"naive datetime {value.isoformat()} given to storage: "
-            "pass a timezone-aware one (storage.utcnow() or datetime.now(UTC))"
-        )
-    if value.tzinfo is not UTC:  # storage.utcnow() gives UTC already
-        value = value.astimezone(UTC)
+    if value.tzinfo is not UTC:  # storage.utcnow() gives UTC already; a naive one is refused
+        value = stamp(value)
     return value.replace(tzinfo=None).isoformat(" ", "microseconds")
 
 

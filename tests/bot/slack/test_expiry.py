@@ -146,7 +146,9 @@ async def test_a_policy_ttl_is_reminded_at_80_percent_and_expired_when_due(
         assert pending.suspended_at is not None and pending.expires_at is not None
         start, end = pending.suspended_at, pending.expires_at
         early = await sweep(bot.services, now=start + timedelta(seconds=10))
-        assert early.next_due == start + timedelta(seconds=48)  # the reminder, at 80 %
+        assert early.next_due == start + timedelta(seconds=30)  # its first look (a lost card)
+        looked = await sweep(bot.services, now=start + timedelta(seconds=30))
+        assert looked.next_due == start + timedelta(seconds=48)  # the reminder, at 80 %
         assert bot.texts(ts) == []
         reminded = await sweep(bot.services, now=start + timedelta(seconds=48))
         [reminder] = bot.texts(ts)
