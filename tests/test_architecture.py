@@ -40,6 +40,11 @@ def test_each_package_imports_only_the_layers_below_it(package: str) -> None:
     assert wrong == []
 
 
+BENCH_OF_THE_BOT_IN_PROCESS = {"bench/_sweep.py"}
+"""The bench figures that time a part of the bot in this process (the sweep's pass over a
+store); every other figure starts the bot as a process, as it runs."""
+
+
 def test_nothing_imports_bot_from_outside_bot() -> None:
     offenders = [
         str(path.relative_to(ROOT))
@@ -48,7 +53,7 @@ def test_nothing_imports_bot_from_outside_bot() -> None:
         for path in (ROOT / package).rglob("*.py")
         if "bot" in _imports(path)
     ]
-    assert offenders == []
+    assert sorted(set(offenders) - BENCH_OF_THE_BOT_IN_PROCESS) == []
 
 
 @pytest.mark.parametrize("module", ["storage", "tools", "agents", "agents.models", "agents.errors"])
