@@ -63,6 +63,7 @@ from agents.errors import (
 from agents.gate import Verdict
 from agents.observing._logcontext import log_context
 from agents.observing._observe import CallEscalated, DecisionTaken, Observer, ToolExecuted
+from agents.running._at_once import RanAtOnce
 from agents.running._chunks import (
     Chunk,
     ChunkBase,
@@ -132,6 +133,7 @@ __all__ = [
     "PendingToolCall",
     "PolicyRefusal",
     "PolicyVerdict",
+    "RanAtOnce",
     "Requirement",
     "Resume",
     "RunResult",

@@ -18,6 +18,7 @@ from agents.decisions import DecisionPolicy
 from agents.errors import AgentConfigError
 from agents.memory import Memory
 from agents.models._base import Model
+from agents.running._at_once import RanAtOnce, run_if_ungated
 from agents.running._runner import Runner
 from agents.running._start import start
 from agents.running._stream import AgentStream
@@ -151,6 +152,31 @@ class Agent(Facade, DecisionMethods):
             approval_ttl_seconds=approval_ttl_seconds,
             suspended_runs=suspended_runs,
             propose_call=propose_call,
+        )
+
+    async def run_if_ungated(
+        self,
+        tool_name: str,
+        args: dict[str, Any],
+        *,
+        requested_by: str | None = None,
+        resource_id: str | None = None,
+        request_context: Mapping[str, Any] | None = None,
+    ) -> RanAtOnce | None:
+        """Run one call of ``tool_name`` now when the gate holds nothing, storing no run;
+        returns None when it would wait for a person (then ``stream`` it like any call).
+
+        Asked exactly as a run's call is (the proposal gates with this agent's
+        ``default_options``), run by the same executor (hooks, observers; a raise is an error
+        result). For callers that forward one call and wait for its result (the gateway).
+        """
+        return await run_if_ungated(
+            self._runtime,
+            tool_name,
+            args,
+            requested_by=requested_by,
+            resource_id=resource_id,
+            request_context=request_context,
         )
 
     async def generate(self, message: str, **options: Any) -> RunResult:
