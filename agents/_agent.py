@@ -10,8 +10,9 @@ from agents._config import check_lease, check_options, resolve_model, tool_map
 from agents._facade import Facade, OnRuntime
 from agents._hooks import Hooks
 from agents._parts import AgentSpec, ServedParts
-from agents._results import RunResult, SuspendedRunsPage, ToolCallRecord
+from agents._results import PendingToolCall, RunResult, SuspendedRunsPage, ToolCallRecord
 from agents._runtime import Runtime
+from agents.deciding._extend import extend
 from agents.deciding._methods import DecisionMethods, finished
 from agents.deciding._recovery import recover_interrupted_runs
 from agents.decisions import DecisionPolicy
@@ -185,6 +186,33 @@ class Agent(Facade, DecisionMethods):
         Raises the error that ended the run (e.g. ``ModelError``) instead of returning it.
         """
         return await finished(await self.stream(message, **options))
+
+    # -- more time -------------------------------------------------------------------------
+    async def extend_tool_call(
+        self,
+        *,
+        run_id: str,
+        tool_call_id: str | None = None,
+        by: str | None = None,
+        source: str = "python",
+    ) -> PendingToolCall:
+        """Keep a pending approval decidable for longer ("Extend", SPEC 12): its
+        ``expires_at`` moves to now + its rule's ``ttl_seconds``, never past
+        ``max_ttl_seconds`` after it was presented; audited (``extended``). Returns the call
+        as it now stands.
+
+        Whoever may approve the call may extend it (the same authority check as a decision:
+        ``NotAllowedToDecide``); a call decided or expired raises ``AlreadyDecided`` /
+        ``ApprovalExpired``, and ``CannotExtend`` when its rule allows no (more) extension.
+        Of extends racing from several instances, the rule's maximum holds for all of them.
+
+        Example:
+            >>> call = await agent.extend_tool_call(run_id=rid, tool_call_id="c1", by="U1")
+            >>> call.expires_at
+        """
+        return await extend(
+            self._runtime, run_id=run_id, tool_call_id=tool_call_id, by=by, source=source
+        )
 
     # -- recovery --------------------------------------------------------------------------
     async def recover_interrupted_runs(self) -> list[AgentStream]:

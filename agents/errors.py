@@ -8,6 +8,7 @@ AgentError
 │   └── ApprovalExpired    APPROVAL_EXPIRED
 ├── DuplicateApproval      APPROVAL_DUPLICATE_APPROVER
 ├── NotAllowedToDecide     APPROVAL_NOT_ALLOWED
+├── CannotExtend           APPROVAL_CANNOT_EXTEND (its rule allows no more time)
 ├── FingerprintMismatch    APPROVAL_FINGERPRINT_MISMATCH
 ├── ToolChanged            APPROVAL_TOOL_CHANGED
 ├── InvalidResumeData      AGENT_RESUME_INVALID_DATA
@@ -63,8 +64,7 @@ class ToolCallNotSuspended(AgentError):
     code = "AGENT_RESUME_TOOL_CALL_NOT_SUSPENDED"
 
     def __init__(self, run_id: str, tool_call_id: str | None, detail: str = "") -> None:
-        self.run_id = run_id
-        self.tool_call_id = tool_call_id
+        self.run_id, self.tool_call_id = run_id, tool_call_id
         super().__init__(
             detail
             or f"tool call {tool_call_id!r} of run {run_id!r} is not suspended; list the "
@@ -101,11 +101,8 @@ class AlreadyDecided(AgentError):
         decided_by: str | None,
         decided_at: datetime,
     ) -> None:
-        self.run_id = run_id
-        self.tool_call_id = tool_call_id
-        self.decision = decision
-        self.decided_by = decided_by
-        self.decided_at = decided_at
+        self.run_id, self.tool_call_id, self.decision = run_id, tool_call_id, decision
+        self.decided_by, self.decided_at = decided_by, decided_at
         who = decided_by or "someone"
         super().__init__(
             f"tool call {tool_call_id!r} of run {run_id!r} was already {decision} by {who} "
@@ -127,10 +124,8 @@ class FingerprintMismatch(AgentError):
     code = "APPROVAL_FINGERPRINT_MISMATCH"
 
     def __init__(self, run_id: str, tool_call_id: str, expected: str, given: str) -> None:
-        self.run_id = run_id
-        self.tool_call_id = tool_call_id
-        self.expected = expected
-        self.given = given
+        self.run_id, self.tool_call_id = run_id, tool_call_id
+        self.expected, self.given = expected, given
         super().__init__(
             f"the fingerprint given for tool call {tool_call_id!r} of run {run_id!r} does not "
             "match the pending call: it was shown with other arguments. Reload the pending "
@@ -191,8 +186,7 @@ class InvalidResumeData(AgentError):
     code = "AGENT_RESUME_INVALID_DATA"
 
     def __init__(self, tool_call_id: str, errors: list[dict[str, Any]]) -> None:
-        self.tool_call_id = tool_call_id
-        self.errors = errors
+        self.tool_call_id, self.errors = tool_call_id, errors
         super().__init__(
             f"resume data for tool call {tool_call_id!r} does not match its resume_schema: "
             f"{_summary(errors)}. The call is still suspended; send valid data"
@@ -212,8 +206,7 @@ class InvalidToolArgs(AgentError):
     def __init__(
         self, tool_call_id: str, errors: list[dict[str, Any]], *, from_model: bool = False
     ) -> None:
-        self.tool_call_id = tool_call_id
-        self.errors = errors
+        self.tool_call_id, self.errors = tool_call_id, errors
         self.from_model = from_model
         """True when the model sent them (not a person editing a pending call)."""
         if from_model:
@@ -244,11 +237,8 @@ class ApprovalExpired(AlreadyDecided):
             f"tool call {tool_call_id!r} of run {run_id!r} expired before it was decided; "
             "it did not run. Ask the agent again to get a new request",
         )
-        self.run_id = run_id
-        self.tool_call_id = tool_call_id
-        self.decision = "expired"
-        self.decided_by = None
-        self.decided_at = decided_at
+        self.run_id, self.tool_call_id, self.decision = run_id, tool_call_id, "expired"
+        self.decided_by, self.decided_at = None, decided_at
 
 
 class DuplicateApproval(AgentError):
@@ -259,9 +249,7 @@ class DuplicateApproval(AgentError):
     def __init__(
         self, run_id: str, tool_call_id: str, *, approver: str, approved_by: list[str], needed: int
     ) -> None:
-        self.run_id = run_id
-        self.tool_call_id = tool_call_id
-        self.approver = approver
+        self.run_id, self.tool_call_id, self.approver = run_id, tool_call_id, approver
         self.approved_by = approved_by
         """Who has approved so far."""
         self.needed = needed
@@ -288,9 +276,7 @@ class NotAllowedToDecide(AgentError):
         reason: str,
         rule: str = POLICY_RULE,
     ) -> None:
-        self.run_id = run_id
-        self.tool_call_id = tool_call_id
-        self.decided_by = decided_by
+        self.run_id, self.tool_call_id, self.decided_by = run_id, tool_call_id, decided_by
         self.rule = rule
         """The name of the rule that refused (``self-approval``, ``not-approver`` …): what the
         policy's refusal named (see ``agents.decisions.PolicyRefusal``), or ``policy`` for a
@@ -305,6 +291,20 @@ class NotAllowedToDecide(AgentError):
 
     def to_dict(self) -> dict[str, Any]:
         return {**super().to_dict(), "rule": self.rule, "reason": self.reason}
+
+
+class CannotExtend(AgentError):
+    """Extend refused by the call's rule: it allows no extension, or ``expires_at`` is at its
+    maximum already (``presented + max_ttl_seconds``). Nothing was changed."""
+
+    code = "APPROVAL_CANNOT_EXTEND"
+
+    def __init__(self, run_id: str, tool_call_id: str, *, reason: str) -> None:
+        self.run_id, self.tool_call_id, self.reason = run_id, tool_call_id, reason
+        super().__init__(f"call {tool_call_id!r} of run {run_id!r} cannot be extended: {reason}")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**super().to_dict(), "reason": self.reason}
 
 
 class GrantNotAllowed(AgentError):

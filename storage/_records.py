@@ -23,13 +23,15 @@ RuntimeAuditKind = Literal[
     "not-executed",
     "refused",
     "escalated",
+    "extended",
 ]
 """What the runtime (``agents``) audits: a call starts waiting for an approval
 (``approval-requested``) or for data (``suspended``), one approval of several is counted
 (``approval-recorded``), a decision is taken (``decided``), an unfinished claim is picked up after
 a crash (``recovered``), a decided call ran (``executed``) or was not run (``not-executed``),
-a decision a rule turned away (``refused``), and an escalation step a pending call went through
-while nobody decided it (``escalated``)."""
+a decision a rule turned away (``refused``), an escalation step a pending call went through
+while nobody decided it (``escalated``), and a pending call kept decidable for longer by someone
+who may approve it (``extended``)."""
 
 EdgeAuditKind = Literal["presented", "refused", "expired"]
 """What an edge (the Slack bot) audits itself: a card or question shown to people

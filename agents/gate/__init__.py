@@ -27,8 +27,10 @@ from agents.gate._found import Found, Kind, already_decided, find, found_in
 from agents.gate._judgement import Case, Verdict, verdict_of
 from agents.gate._proposal import Needs, Proposal
 from agents.gate._recording import Recorded, discount, record
+from agents.gate.gates._authority import may_decide
 from agents.gate.gates._edits import validated_args
 from agents.gate.gates._escalation import escalate_call
+from agents.gate.gates._expiry import not_expired
 from agents.gate.gates._grant_use import GRANT_SOURCE, Granted, told_granted, usable_grant
 from agents.gate.gates._grants import (
     MAX_GRANT_SECONDS,
@@ -70,6 +72,8 @@ __all__ = [
     "in_force",
     "judge",
     "leased_claim",
+    "may_decide",
+    "not_expired",
     "owner_of",
     "pinned",
     "propose",

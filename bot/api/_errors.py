@@ -16,7 +16,8 @@ Statuses: 400 bad input (and ``AgentConfigError``: a quorum approval naming no o
 or run (``SnapshotNotFound``);
 409 the call is not in a state to take this decision (``ToolCallNotSuspended``,
 ``AlreadyDecided``, ``ApprovalExpired``, ``FingerprintMismatch``, ``DuplicateApproval``,
-``ToolChanged``: the call was presented again with its new definition);
+``ToolChanged``: the call was presented again with its new definition; ``CannotExtend``: its
+rule allows no more time);
 422 data that fails the tool's schema (``InvalidResumeData``, ``InvalidToolArgs``).
 """
 

@@ -24,6 +24,7 @@ from bot.api._schemas import (
     DecisionQuery,
     DeclineRequest,
     ErrorOut,
+    ExtendRequest,
     PendingToolCallOut,
     ResumeRequest,
     SuspendedRunsPageOut,
@@ -38,6 +39,7 @@ APPROVE = AGENT_PATH + "/approve-tool-call"
 DECLINE = AGENT_PATH + "/decline-tool-call"
 RESUME = AGENT_PATH + "/resume"
 DECIDE_MANY = AGENT_PATH + "/decide-many"
+EXTEND = AGENT_PATH + "/extend-tool-call"
 OPENAPI = "/openapi.json"
 GRANTS = AGENT_PATH + "/grants"
 REVOKE_GRANT = AGENT_PATH + "/revoke-grant"
@@ -58,7 +60,8 @@ _STATUS_TEXT = {
     "with decidedBy/decidedAt/decision), expired (APPROVAL_EXPIRED), fingerprint mismatch "
     "(APPROVAL_FINGERPRINT_MISMATCH), the same approver twice (APPROVAL_DUPLICATE_APPROVER), "
     "or not suspended / waiting for another kind of decision "
-    "(AGENT_RESUME_TOOL_CALL_NOT_SUSPENDED)",
+    "(AGENT_RESUME_TOOL_CALL_NOT_SUSPENDED), or an extend its rule does not allow "
+    "(APPROVAL_CANNOT_EXTEND: no max_ttl_seconds, or at it already)",
     "413": "The body is larger than the server accepts (code PAYLOAD_TOO_LARGE)",
     "422": "Data that fails the tool's schema (AGENT_RESUME_INVALID_DATA, APPROVAL_INVALID_ARGS);"
     " nothing was claimed, the call is still pending; or a decide-many body naming a call twice"
@@ -72,6 +75,7 @@ def openapi_document() -> dict[str, Any]:
     models: list[tuple[type[BaseModel], JsonSchemaMode]] = [
         (ApproveRequest, "validation"),
         (DeclineRequest, "validation"),
+        (ExtendRequest, "validation"),
         (ResumeRequest, "validation"),
         (DecideManyRequest, "validation"),
         (DecideManyOut, "serialization"),
@@ -93,6 +97,7 @@ def openapi_document() -> dict[str, Any]:
 
     error = ref(ErrorOut, "serialization")
     decision = ref(DecisionOut, "serialization")
+    many = ref(DecideManyOut, "serialization")
     agent_param = {
         "name": "agent_id",
         "in": "path",
@@ -104,20 +109,25 @@ def openapi_document() -> dict[str, Any]:
     decide_errors = ("400", "401", "403", "404", "409", "413", "422")
 
     def post(
-        summary: str, body: type[BaseModel], description: str, answer: dict[str, Any] = decision
+        summary: str,
+        body: type[BaseModel],
+        description: str,
+        answer: dict[str, Any] = decision,
+        ok: str = "Claimed; the run continues in the background",
     ) -> dict[str, Any]:
+        waits = wait if answer is decision or answer is many else []
         return {
             "post": {
                 "summary": summary,
                 "description": description,
                 "operationId": summary.replace(" ", "_").lower(),
-                "parameters": [agent_param, *wait],
+                "parameters": [agent_param, *waits],
                 "requestBody": {
                     "required": True,
                     "content": {"application/json": {"schema": ref(body, "validation")}},
                 },
                 "responses": {
-                    "200": _json("Claimed; the run continues in the background", answer),
+                    "200": _json(ok, answer),
                     **{s: _json(_STATUS_TEXT[s], error, s) for s in decide_errors},
                 },
             }
@@ -194,7 +204,17 @@ def openapi_document() -> dict[str, Any]:
             "or definition changed, the same approver twice) none is recorded and the error "
             "names that call (toolCallId). Each approval counts toward its own call's quorum; "
             "the run goes on once every call of its step is resolved.",
-            ref(DecideManyOut, "serialization"),
+            many,
+        ),
+        API_PREFIX + EXTEND: post(
+            "Extend tool call",
+            ExtendRequest,
+            'Keep a pending approval decidable for longer (SPEC 12 "Extend"): its expiresAt '
+            "moves to now + its rule's TTL, never past the rule's max_ttl_seconds after it was "
+            "asked; audited (extended). Whoever may approve the call may extend it. Answers "
+            "the call as it now stands; nothing is decided.",
+            ref(PendingToolCallOut, "serialization"),
+            "Extended: the call as it now stands",
         ),
         API_PREFIX + OPENAPI: {
             "get": {

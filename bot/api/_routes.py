@@ -38,6 +38,8 @@ from agents import (
     TakenDecision,
 )
 from agents.errors import ToolChanged
+from bot.api._extend_route import ROUTE_PATTERN as EXTEND_ROUTE
+from bot.api._extend_route import add_extend_route
 from bot.api._gate import Gate, add_gate_route
 from bot.api._grant_routes import ROUTE_PATTERNS as GRANT_ROUTES
 from bot.api._grant_routes import add_grant_routes
@@ -115,6 +117,7 @@ def add_api_routes(
     api.router.add_post(RESUME, _resume)
     api.router.add_post(DECIDE_MANY, _decide_many)
     add_grant_routes(api, _agent, _revoker)
+    add_extend_route(api, _agent)
     add_gate_route(api, gate)
     api.router.add_get(OPENAPI, _openapi)
     api.router.add_route("*", "/{tail:.*}", _fallback)
@@ -342,7 +345,7 @@ _ROUTES = [
     ),
     (re.compile(r"^openapi\.json$"), "GET"),
     (re.compile(r"^gate$"), "POST"),
-    *((re.compile(pattern), method) for pattern, method in GRANT_ROUTES),
+    *((re.compile(pattern), method) for pattern, method in (*GRANT_ROUTES, EXTEND_ROUTE)),
 ]
 
 

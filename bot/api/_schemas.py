@@ -107,6 +107,18 @@ class ApproveRequest(_Request):
     approvers decide."""
 
 
+class ExtendRequest(_Request):
+    """Body of ``POST /api/agents/{agent_id}/extend-tool-call`` (SPEC 12 "Extend")."""
+
+    run_id: Id
+    """The run holding the pending call."""
+    tool_call_id: Id
+    """The pending call to keep decidable for longer."""
+    extended_by: Id | None = None
+    """The Slack user id of the person extending, authenticated as ``decidedBy`` is: who may
+    approve the call may extend it (else 403 ``APPROVAL_NOT_ALLOWED``)."""
+
+
 class DeclineRequest(_Request):
     """Body of ``POST /api/agents/{agent_id}/decline-tool-call``."""
 

@@ -57,6 +57,8 @@ class Effective:
     """The rule's quorum."""
     ttl_seconds: float | None = None
     """The rule's TTL."""
+    max_ttl_seconds: float | None = None
+    """The longest Extend may keep the rule's calls decidable (None: they cannot be)."""
     confirm: bool = False
     """Approve asks for confirmation."""
     grants: Grants | None = None
@@ -178,6 +180,7 @@ class CallPolicy:
             require_approval=effective.require_approval,
             approvals=effective.approvals,
             ttl_seconds=effective.ttl_seconds,
+            max_ttl_seconds=effective.max_ttl_seconds,
             confirm=effective.confirm,
             grants=None
             if grants is None
@@ -212,6 +215,7 @@ class CallPolicy:
             require_approval=rule.require_approval,
             approvals=rule.approvals,
             ttl_seconds=None if rule.ttl_seconds is None else float(rule.ttl_seconds),
+            max_ttl_seconds=None if rule.max_ttl_seconds is None else float(rule.max_ttl_seconds),
             confirm=rule.confirm,
             grants=rule.grants,
             escalate=rule.escalate,

@@ -6,7 +6,8 @@ problem at once, one line each naming the file, the rule number (1-based) and th
 refused here: ``ttl_seconds`` outside 60 s – 30 days (as ``APPROVAL_TTL_SECONDS``), ``approvals``
 outside 1–10, ``args_above`` limits that are not finite numbers, ``args_match`` patterns that
 are not regular expressions, ``grants`` limits that are not positive integers, ``escalate``
-steps without anyone to tell, out of order, or not before the TTL of the rule's calls. Nothing
+steps without anyone to tell, out of order, or not before the TTL of the rule's calls, a
+``max_ttl_seconds`` shorter than that TTL. Nothing
 here starts anything: ``[[mcp_servers]]`` entries are parsed values for whoever starts the
 servers, ``grants`` and ``escalate`` parsed values for whoever grants and escalates (SPEC 15),
 ``[gateway]`` for the gateway (SPEC 17).
@@ -127,6 +128,10 @@ class Rule(BaseModel):
     """Whether the requester may approve their own call."""
     ttl_seconds: TtlSeconds | None = None
     """Seconds until the call's approval expires (stored as its ``expires_at``; 60 s–30 days)."""
+    max_ttl_seconds: TtlSeconds | None = None
+    """How long "Extend" may keep a call decidable in all, from when it was presented (each
+    Extend moves ``expires_at`` to now + the TTL, never past this); at least the TTL of the
+    rule's calls. Left out: calls of the rule cannot be extended."""
     confirm: StrictBool = False
     """Approve asks "are you sure?" first."""
     grants: Grants | None = None
@@ -246,10 +251,11 @@ def _late_steps(
     rules: Iterable[tuple[int, Rule]],
     fallback_ttl: int | None,
 ) -> list[str]:
-    """One line per ``escalate`` step that is not before the TTL of its rule's calls."""
+    """One line per ``escalate`` step that is not before the TTL of its rule's calls, and per
+    ``max_ttl_seconds`` shorter than that TTL."""
     problems = []
     for number, rule in rules:
-        if not rule.escalate:
+        if not rule.escalate and rule.max_ttl_seconds is None:
             continue
         if rule.ttl_seconds is not None:
             ttl, source = rule.ttl_seconds, "its ttl_seconds"
@@ -261,6 +267,11 @@ def _late_steps(
             ttl, source = fallback_ttl, "APPROVAL_TTL_SECONDS"
         else:
             continue
+        if rule.max_ttl_seconds is not None and rule.max_ttl_seconds < ttl:
+            problems.append(
+                f"{path}: rule {number}: max_ttl_seconds: {rule.max_ttl_seconds} is shorter than "
+                f"the TTL of the rule's calls ({ttl} s, {source})"
+            )
         for index, step in enumerate(rule.escalate):
             if step.after >= timedelta(seconds=ttl):
                 problems.append(

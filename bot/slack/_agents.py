@@ -148,6 +148,15 @@ class ServedAgents:
         agent = await self.agent_of(run_id)
         return await agent.decide(decision, run_id=run_id, **options)
 
+    async def extend_tool_call(
+        self, *, run_id: str, tool_call_id: str, by: str | None, source: str
+    ) -> PendingToolCall:
+        """``Agent.extend_tool_call`` on the agent of ``run_id``."""
+        agent = await self.agent_of(run_id)
+        return await agent.extend_tool_call(
+            run_id=run_id, tool_call_id=tool_call_id, by=by, source=source
+        )
+
     async def decide_request(self, request: DecisionRequest, decision: Decision) -> AgentStream:
         agent = await self.agent_of(request.run_id)
         return await agent.decide_request(request, decision)

@@ -29,6 +29,9 @@ GRANT_ACTION = "approval:approve-grant"
 a modal to approve with a grant."""
 ASK_AGAIN_ACTION = "approval:ask-again"
 """``action_id`` of "Ask again" on an expired card: its requester presents the same call anew."""
+EXTEND_ACTION = "approval:extend"
+"""``action_id`` of "Extend" on a pending card whose rule allows more time (``max_ttl_seconds``
+above its TTL): who may approve it moves its ``expires_at`` (SPEC 12)."""
 REVOKE_GRANT_ACTION = "grant:revoke"
 """``action_id`` of Revoke on an auto-approved call's line and on the Home tab's grants."""
 CARD_ACTIONS = (APPROVE_ACTION, EDIT_ACTION, DECLINE_ACTION, WITHDRAW_ACTION)
@@ -44,6 +47,7 @@ ACTION_IDS = (
     GRANT_ACTION,
     REVOKE_GRANT_ACTION,
     ASK_AGAIN_ACTION,
+    EXTEND_ACTION,
 )
 """Every ``action_id`` a listener is registered for."""
 

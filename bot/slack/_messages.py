@@ -187,6 +187,9 @@ ASK_AGAIN_UNREADABLE = "the answer could not be read"
 
 # -- What an approval binds (SPEC 3.3): withdrawal, calls presented again --------------------------
 WITHDRAW_BUTTON = "Withdraw"
+EXTEND_BUTTON = "Extend"
+EXTENDED = ":hourglass_flowing_sand: Extended: this request now expires {when}."
+CANNOT_EXTEND = "This request cannot be extended: {why}. Nothing was changed."
 HEADER_WITHDRAWN = "↩️ Withdrawn: {title}"
 WITHDRAWN_BY = ":leftwards_arrow_with_hook: Withdrawn by {who} {when}"
 REFUSED_NOT_REQUESTER = (

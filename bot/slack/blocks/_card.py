@@ -34,6 +34,7 @@ from bot.slack._ids import (
     APPROVE_ACTION,
     DECLINE_ACTION,
     EDIT_ACTION,
+    EXTEND_ACTION,
     SHOW_ALL_ACTION,
     WITHDRAW_ACTION,
 )
@@ -88,6 +89,9 @@ class CardView:
     """When the call expires (declined); None: never."""
     grantable: bool = False
     """Its rule allows standing grants: the card offers "Approve and allow…" (SPEC 15)."""
+    extendable: bool = False
+    """Its rule allows more time (``max_ttl_seconds`` above its TTL): the card offers
+    "Extend" (SPEC 12)."""
     origin: str | None = None
     """Where a gateway call came from (SPEC 17: the client, the MCP server), as mrkdwn."""
     why: Why = field(default_factory=Why)
@@ -309,7 +313,8 @@ def confirm_dialog(card: CardView) -> ConfirmObject:
 def decision_buttons(
     card: CardView, block_id: str = APPROVAL_BLOCK, extra: ButtonElement | None = None
 ) -> ActionsBlock:
-    """Approve (primary; confirm when the rules say so), Edit, Decline, Withdraw, ``extra``."""
+    """Approve (primary; confirm when the rules say so), Edit, Decline, Withdraw, Extend
+    (where the rule allows more time), ``extra``."""
     value = card.ref.encode()
     return ActionsBlock(
         block_id=block_id,
@@ -332,6 +337,7 @@ def decision_buttons(
                 style="danger",
             ),
             withdraw_button(value),
+            *([extend_button(value)] if card.extendable else []),
             *([extra] if extra is not None else []),
         ],
     )
@@ -341,6 +347,13 @@ def withdraw_button(value: str) -> ButtonElement:
     """Withdraw: the requester takes back their own call (anyone else gets an ephemeral)."""
     return ButtonElement(
         text=PlainTextObject(text=msg.WITHDRAW_BUTTON), action_id=WITHDRAW_ACTION, value=value
+    )
+
+
+def extend_button(value: str) -> ButtonElement:
+    """Extend: who may approve the call keeps it decidable for longer (SPEC 12)."""
+    return ButtonElement(
+        text=PlainTextObject(text=msg.EXTEND_BUTTON), action_id=EXTEND_ACTION, value=value
     )
 
 

@@ -11,6 +11,11 @@ is the same atomic claim as a click, so only one of them expires the call and sh
 use it; it presents the same call (tool, arguments) anew as the first step of a new run in
 the thread, gated like any call the model makes (a new card, a new TTL), and the expired card
 says it was asked again below. Once per call across clicks and instances (a mark in storage).
+
+``extend_card``: a pending card's "Extend" (SPEC 12 round 4). Whoever may approve the call may
+(the runtime's authority check, ``Agent.extend_tool_call``; the clicking user's workspace as
+for Approve); the card is redrawn with its new expiry under the thread's lock (so a decision
+shown meanwhile is never drawn back as pending), anyone else gets a private note.
 """
 
 from __future__ import annotations
@@ -25,16 +30,26 @@ from slack_sdk.models.blocks import MarkdownTextObject, SectionBlock
 import bot.slack._messages as msg
 import bot.slack.deciding._audit as _audit
 from agents import Expire, PendingToolCall, ToolCallRecord
-from agents.errors import AlreadyDecided, SnapshotNotFound, ToolCallNotSuspended
+from agents.errors import (
+    AgentError,
+    AlreadyDecided,
+    CannotExtend,
+    SnapshotNotFound,
+    ToolCallNotSuspended,
+)
+from bot._errors import answer_of
+from bot.slack._ids import thread_id as thread_id_of
 from bot.slack._services import Services
 from bot.slack.blocks._blocks import Decided, as_dicts, decided_fallback
+from bot.slack.blocks._card import slack_date
 from bot.slack.blocks._decided_card import decided_card
 from bot.slack.blocks._refs import ApprovalRef
 from bot.slack.deciding._conversation import slack_context
+from bot.slack.deciding._told import told
 from bot.slack.delivery._card_index import PostedCard
 from bot.slack.delivery._claimed import stored_outcome
 from bot.slack.delivery._render import post_run, reporting_failures
-from bot.slack.delivery._shown import may_ask_again, show_decided
+from bot.slack.delivery._shown import may_ask_again, show_decided, show_waiting
 from bot.slack.delivery._thread import SlackThread
 from bot.slack.receiving._payloads import BlockActions
 
@@ -149,6 +164,40 @@ async def ask_again(services: Services, click: BlockActions) -> None:
             propose_call=again,
         )
         await post_run(services, stream, thread, answered_by=user)
+
+
+async def extend_card(services: Services, click: BlockActions) -> None:
+    """After the click's ack: the clicked card's call kept decidable for longer by the clicking
+    user, and the card redrawn with its new expiry; a refusal is a private note."""
+    ref = ApprovalRef.decode(click.actions[0].value if click.actions else None)
+    card = None if ref is None else await services.cards.find(ref.run_id, ref.tool_call_id)
+    if ref is None or card is None:
+        logger.warning("ignoring an Extend click without a card of ours")
+        return
+    user = click.user.id
+    refusal = await services.workspace.refusal(
+        user=user, team=click.user.team_id, card=card, choice="approve"
+    )
+    if refusal is not None:
+        await _tell(services, card, user, refusal.text)
+        return
+    async with services.locks.hold(thread_id_of(card.team, card.channel, card.thread_ts)):
+        try:
+            call = await services.agent.extend_tool_call(
+                run_id=ref.run_id, tool_call_id=ref.tool_call_id, by=user, source="button"
+            )
+        except CannotExtend as exc:
+            await _tell(services, card, user, msg.CANNOT_EXTEND.format(why=exc.reason))
+            return
+        except AgentError as exc:
+            if answer_of(exc).kind in ("failed", "bad-request"):
+                raise
+            await _tell(services, card, user, told(exc))
+            return
+        await show_waiting(services, card, call)
+    logger.info("extended tool call %s of run %s", ref.tool_call_id, ref.run_id)
+    if call.expires_at is not None:
+        await _tell(services, card, user, msg.EXTENDED.format(when=slack_date(call.expires_at)))
 
 
 async def _mark_asked_again(services: Services, card: PostedCard, decided: Decided) -> None:

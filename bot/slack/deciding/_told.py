@@ -18,6 +18,7 @@ from bot.slack.blocks._blocks import already_decided_text
 
 _WORDS: dict[AnswerKind, str] = {
     "expired": msg.EXPIRED,
+    "cannot-extend": msg.CANNOT_EXTEND.format(why="its rule allows no more time"),
     "changed-args": msg.FINGERPRINT_CHANGED,
     "duplicate": msg.DUPLICATE_APPROVAL,
     "tool-changed": msg.TOOL_CHANGED,

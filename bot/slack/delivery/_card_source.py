@@ -34,10 +34,18 @@ def described(services: Services, view: CardView, call: PendingToolCall | None) 
         approved_by=tuple(call.approved_by),
         expires_at=call.expires_at,
         grantable=call.grantable,
+        extendable=extendable(call),
         why=why_of(call),
         edited_from=call.edited_from,
         edited_by=call.edited_by,
     )
+
+
+def extendable(call: PendingToolCall) -> bool:
+    """Whether ``call``'s rule allows Extend: it expires, and may wait longer than its TTL."""
+    rule = call.requirement
+    most, ttl = rule.max_ttl_seconds, rule.ttl_seconds
+    return call.expires_at is not None and ttl is not None and most is not None and most > ttl
 
 
 def why_of(call: PendingToolCall) -> Why:

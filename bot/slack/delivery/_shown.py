@@ -108,7 +108,7 @@ async def show_decided(
         if decision is not None:
             waiting = await _still_waiting(stream, card) if decision.kind == "approve" else None
             if waiting is not None:
-                await _show_progress(services, card, waiting)
+                await show_waiting(services, card, waiting)
                 return
             shown = card
 
@@ -303,7 +303,7 @@ async def _still_waiting(stream: AgentStream, card: PostedCard) -> PendingToolCa
     return next((p for p in result.pending if p.tool_call_id == ref.tool_call_id), None)
 
 
-async def _show_progress(services: Services, card: PostedCard, call: PendingToolCall) -> None:
+async def show_waiting(services: Services, card: PostedCard, call: PendingToolCall) -> None:
     """The card still waiting, with the quorum progress ("1 of 2 approvals: <@U1>": who still
     counts) and who may approve under the policy in force."""
     if card.batch:

@@ -22,6 +22,7 @@ from bot.slack._ids import (
     DECLINE_VIEW,
     EDIT_ACTION,
     EDIT_VIEW,
+    EXTEND_ACTION,
     PROVIDE_ACTION,
     PROVIDE_VIEW,
     ROW_ACTION,
@@ -32,7 +33,7 @@ from bot.slack._services import Services
 from bot.slack.deciding._batch import handle_all
 from bot.slack.deciding._clicks import handle_click, handle_withdraw
 from bot.slack.deciding._conversation import admit, answer
-from bot.slack.deciding._expiry import ask_again
+from bot.slack.deciding._expiry import ask_again, extend_card
 from bot.slack.deciding._grants import open_grant_modal
 from bot.slack.deciding._modals import finish_submission, open_modal, show_all_arguments, submitted
 from bot.slack.deciding._rows import row_chosen
@@ -148,6 +149,13 @@ def register_listeners(app: AsyncApp, services: Services) -> None:
             work = or_not_recorded(services, asker(click), ask_again(services, click))
             services.runner.submit(work, name=f"ask-again-{click.user.id}")
 
+    async def on_extend(ack: AsyncAck, body: dict[str, Any]) -> None:
+        await ack()
+        click = _parsed(BlockActions, body, "a click")
+        if click is not None:
+            work = or_not_recorded(services, asker(click), extend_card(services, click))
+            services.runner.submit(work, name=f"extend-{click.user.id}")
+
     async def on_row(ack: AsyncAck, body: dict[str, Any]) -> None:
         await ack()
         click = _parsed(BlockActions, body, "a row menu choice")
@@ -211,6 +219,7 @@ def register_listeners(app: AsyncApp, services: Services) -> None:
     app.action(PROVIDE_ACTION)(on_click("provide"))
     app.action(SHOW_ALL_ACTION)(on_show_all)
     app.action(ASK_AGAIN_ACTION)(on_ask_again)
+    app.action(EXTEND_ACTION)(on_extend)
     app.action(ROW_ACTION)(on_row)
     app.action(APPROVE_ALL_ACTION)(on_all("approve"))
     app.action(DECLINE_ALL_ACTION)(on_all("decline"))

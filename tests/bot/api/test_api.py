@@ -520,6 +520,7 @@ async def test_openapi_describes_every_route_with_generated_schemas(store: Stora
             "/api/agents/{agent_id}/decline-tool-call",
             "/api/agents/{agent_id}/resume",
             "/api/agents/{agent_id}/decide-many",
+            "/api/agents/{agent_id}/extend-tool-call",
             "/api/agents/{agent_id}/grants",
             "/api/agents/{agent_id}/revoke-grant",
             "/api/openapi.json",

@@ -231,3 +231,38 @@ escalate = [{ after = "1h", notify = ["U1"] }]
 def test_a_valid_policy_is_returned_as_parsed(tmp_path: Path) -> None:
     result = policy_problems(_write(tmp_path, NUMBERS.split("[[rules]]")[0].replace("59", "60")))
     assert isinstance(result, PolicyFile) and result.defaults.ttl_seconds == 60
+
+
+EXTEND = """
+[defaults]
+ttl_seconds = 3600
+
+[[rules]]
+tools = ["refund"]
+ttl_seconds = 86400
+max_ttl_seconds = 259200
+
+[[rules]]
+tools = ["a"]
+max_ttl_seconds = 1800
+
+[[rules]]
+tools = ["b"]
+ttl_seconds = 600
+max_ttl_seconds = 3000000
+"""
+
+
+def test_a_rules_max_ttl_reaches_the_runtime_and_is_never_below_its_ttl(tmp_path: Path) -> None:
+    valid = EXTEND.split('[[rules]]\ntools = ["a"]')[0]
+    policy = CallPolicy(
+        read_policy(_write(tmp_path, valid)), Fallback(approvers=(), allow_self_approval=False)
+    )
+    rules = policy.call_rules("refund", "refund", ("ops",), {})
+    assert rules is not None
+    assert (rules.ttl_seconds, rules.max_ttl_seconds) == (86400.0, 259200.0)
+    assert _problems(tmp_path, EXTEND) == [
+        "rule 3: max_ttl_seconds: must be at most 2592000, got 3000000",
+        "rule 2: max_ttl_seconds: 1800 is shorter than the TTL of the rule's calls "
+        "(3600 s, [defaults] ttl_seconds)",
+    ]
