@@ -16,14 +16,14 @@ from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
-from agents import Agent, TakenDecision
+from agents import Agent, PendingToolCall, TakenDecision
 from bot._agent_loader import import_agent
 from bot._assembly import serve_agent, serve_gateway
 from bot._errors import BotConfigError
 from bot._mcp_servers import CallLimits, mcp_servers
 from bot._settings import Settings
 from bot._settings_checks import AUTH_TEST_FAILED
-from bot.api import ApiAccess, DecisionObserver, Gate, add_api_routes
+from bot.api import ApiAccess, DecisionObserver, ExtensionObserver, Gate, add_api_routes
 from bot.background import Background
 from bot.coordination import shared_coordination
 from bot.demo import notes_server, openai_client, ops_agent
@@ -39,6 +39,7 @@ from bot.slack import (
     create_web_app,
     create_web_client,
     publish,
+    show_extension,
 )
 from storage import Storage, create_storage
 from tools.examples import DemoDB, demo_database_url
@@ -257,6 +258,7 @@ def install_api(web_app: web.Application, services: Services, *, gate: Gate | No
         {agent.id: agent for agent in services.agent.served},
         ApiAccess.of(services.settings),
         on_decision=_shown_in_slack(services),
+        on_extended=_extension_shown_in_slack(services),
         gate=gate,
     )
 
@@ -288,6 +290,15 @@ def _shown_in_slack(services: Services) -> DecisionObserver:
 
     async def show(taken: TakenDecision) -> None:
         await publish(services, taken)
+
+    return show
+
+
+def _extension_shown_in_slack(services: Services) -> ExtensionObserver:
+    """The API's extension hook, implemented by the Slack edge (the card's new expiry)."""
+
+    async def show(agent_id: str, run_id: str, call: PendingToolCall) -> None:
+        await show_extension(services, run_id, call)
 
     return show
 

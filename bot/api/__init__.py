@@ -17,7 +17,7 @@ from bot.api._errors import (
 )
 from bot.api._gate import Gate, GateOut, GateRequest
 from bot.api._grant_schemas import GrantOut, GrantRequestIn, GrantsOut
-from bot.api._hook import DecisionObserver
+from bot.api._hook import DecisionObserver, ExtensionObserver
 from bot.api._identity import ApiAccess, Caller
 from bot.api._routes import add_api_routes
 from bot.api._schemas import DecideManyOut, DecisionOut, PendingToolCallOut, SuspendedRunsPageOut
@@ -33,6 +33,7 @@ __all__ = [
     "DecideManyOut",
     "DecisionObserver",
     "DecisionOut",
+    "ExtensionObserver",
     "Gate",
     "GateOut",
     "GateRequest",

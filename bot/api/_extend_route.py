@@ -17,6 +17,7 @@ from aiohttp import web
 
 from agents import Agent
 from bot.api._guard import CALLER
+from bot.api._hook import ExtensionObserver
 from bot.api._input import json_body, parse
 from bot.api._openapi import EXTEND
 from bot.api._schemas import ExtendRequest
@@ -31,8 +32,11 @@ SOURCE = "api"
 AgentOf = Callable[[web.Request], Agent]
 
 
-def add_extend_route(api: web.Application, agent_of: AgentOf) -> None:
-    """Mount the extend route on the ``/api`` sub-application."""
+def add_extend_route(
+    api: web.Application, agent_of: AgentOf, on_extended: ExtensionObserver | None = None
+) -> None:
+    """Mount the extend route on the ``/api`` sub-application; ``on_extended`` is told of
+    each call extended (the bot redraws its card)."""
 
     async def extend(request: web.Request) -> web.Response:
         agent = agent_of(request)
@@ -48,6 +52,11 @@ def add_extend_route(api: web.Application, agent_of: AgentOf) -> None:
             agent.id,
             by or SOURCE,
         )
+        if on_extended is not None:
+            try:
+                await on_extended(agent.id, body.run_id, call)
+            except Exception:  # the extension stands; its card is redrawn by the next update
+                logger.exception("api: could not show the extension of %s", body.tool_call_id)
         return web.json_response(text=call.model_dump_json(by_alias=True))
 
     api.router.add_post(EXTEND, extend)

@@ -1,4 +1,5 @@
-"""The API's one outward hook: "a decision was taken through the API".
+"""The API's outward hooks: "a decision was taken through the API", and "a call was kept
+decidable for longer through the API" (``ExtensionObserver``).
 
 The API package knows nothing of Slack. Whoever mounts it (``bot._serve``) passes an
 ``on_decision`` observer; the bot's passes one that shows the decision on its Slack card and
@@ -16,10 +17,18 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from agents import TakenDecision
+from agents import PendingToolCall, TakenDecision
 
 
 class DecisionObserver(Protocol):
     """Told of every decision the API takes; a failure is logged, the answer still goes out."""
 
     async def __call__(self, taken: TakenDecision, /) -> None: ...
+
+
+class ExtensionObserver(Protocol):
+    """Told of every call the API kept decidable for longer (``extend-tool-call``), as it now
+    stands; the bot's redraws its Slack card with the new expiry. A failure is logged, the
+    answer still goes out."""
+
+    async def __call__(self, agent_id: str, run_id: str, call: PendingToolCall, /) -> None: ...

@@ -44,7 +44,7 @@ from bot.api._gate import Gate, add_gate_route
 from bot.api._grant_routes import ROUTE_PATTERNS as GRANT_ROUTES
 from bot.api._grant_routes import add_grant_routes
 from bot.api._guard import CALLER, guard_of
-from bot.api._hook import DecisionObserver
+from bot.api._hook import DecisionObserver, ExtensionObserver
 from bot.api._identity import ApiAccess
 from bot.api._input import Problem, json_body, parse
 from bot.api._openapi import (
@@ -91,13 +91,15 @@ def add_api_routes(
     access: ApiAccess | None,
     *,
     on_decision: DecisionObserver | None = None,
+    on_extended: ExtensionObserver | None = None,
     gate: Gate | None = None,
 ) -> None:
     """Mount ``/api`` on ``app`` serving ``agents`` (by id); no ``access`` → nothing is mounted.
 
     ``access`` holds the tokens accepted and who each decides as (``ApiAccess.of(settings)``).
     ``on_decision`` is told of every decision taken (the bot passes one that shows it in
-    Slack; see ``bot.api._hook``). ``gate`` answers ``POST /api/gate`` (the bot passes its
+    Slack; see ``bot.api._hook``), ``on_extended`` of every call kept decidable for longer
+    (the bot redraws its card). ``gate`` answers ``POST /api/gate`` (the bot passes its
     gateway when ``GATEWAY`` is on; see ``bot.api._gate``).
 
     Example:
@@ -117,7 +119,7 @@ def add_api_routes(
     api.router.add_post(RESUME, _resume)
     api.router.add_post(DECIDE_MANY, _decide_many)
     add_grant_routes(api, _agent, _revoker)
-    add_extend_route(api, _agent)
+    add_extend_route(api, _agent, on_extended)
     add_gate_route(api, gate)
     api.router.add_get(OPENAPI, _openapi)
     api.router.add_route("*", "/{tail:.*}", _fallback)

@@ -42,7 +42,7 @@ async def test_an_approver_extends_over_http_and_anyone_else_is_403(
     }
     agent, _ = make_agent([call("delete_record", {"id": "7"}), reply("Deleted 7.")], executions)
     async with start_bot(slack, agent, store, env=env) as bot:
-        await bot.mention("delete record 7", user="U1")
+        ts = await bot.mention("delete record 7", user="U1")
         await bot.settle()
         [run] = (await bot.services.agent.list_suspended_runs()).runs
         [shown] = run.tool_calls
@@ -62,6 +62,10 @@ async def test_an_approver_extends_over_http_and_anyone_else_is_403(
         assert extended["toolCallId"] == shown.tool_call_id
         [event] = [e for e in await store.query_audit(run_id=run.run_id) if e.kind == "extended"]
         assert (event.actor, event.source) == ("UA", "api")
+        await bot.settle()
+        [card] = bot.cards(ts)
+        [redrawn] = bot.updates_of(card.ts)  # the card shows the new expiry, as after a click
+        assert f"<!date^{int(until.timestamp())}^" in str(redrawn["blocks"])
 
         declined = await bot.http.post(DECLINE, json=ids, headers=_as("ua-token"))
         assert declined.status == 200
