@@ -125,10 +125,6 @@ class HomeQueue(Generic[T]):
         self._running = True
         return True
 
-    def waiting(self) -> tuple[str, ...]:
-        """The viewers due, soonest first."""
-        return tuple(sorted(self._due, key=self._due.__getitem__))
-
     async def wait_due(self) -> bool:
         """Wait until someone's republish is due. False: nobody is due, and the flush that
         asked must end (the next ``request`` starts another)."""
