@@ -13,7 +13,9 @@ Figures:
   home    the App Home tab with --pending approvals waiting (default 10,000) against the real
           bot: publish_median_ms / publish_max_ms (app_home_opened to views.publish),
           publish_nothing_ms (a viewer who may decide none: the bounded scan),
-          slack_calls_per_publish, and slack_calls_per_decision with --viewers Home tabs open
+          slack_calls_per_publish, and slack_calls_per_decision with --viewers approvers' and
+          --onlookers' Home tabs open (home_publishes_per_decision: one per approver, none for
+          an onlooker, whose view a decision cannot change)
   memory  process memory (RSS) with --pending-small then --pending-large runs waiting for
           approval on one store: rss_small_mb, rss_large_mb, growth (should stay near 0)
   peers   the cycle for LangGraph, the OpenAI Agents SDK and Pydantic AI (own venv), each with
@@ -125,7 +127,10 @@ def _parser() -> argparse.ArgumentParser:
     home = sub.add_parser("home", help="App Home publish time and Slack calls, many pending")
     for command in (every, home):
         command.add_argument("--pending", type=int, default=10_000, help="pending approvals")
-        command.add_argument("--viewers", type=int, default=3, help="people with Home open")
+        command.add_argument("--viewers", type=int, default=3, help="approvers with Home open")
+        command.add_argument(
+            "--onlookers", type=int, default=10, help="people with Home open who decide nothing"
+        )
     memory = sub.add_parser("memory", help="process memory as pending runs pile up")
     memory.add_argument("--storage", default=MEMORY_STORAGE, help="storage URL")
     every.add_argument("--memory-storage", default=MEMORY_STORAGE, help="storage URL for memory")
@@ -197,7 +202,7 @@ def main(argv: list[str] | None = None) -> int:
         options = {"cards": args.cards, "per_card": args.per_card, "concurrency": args.concurrency}
         ok &= _report("clicks", partial(_once, run_clicks(url, **options)))
     if chosen in ("all", "home"):
-        figure = run_home(args.pending, viewers=args.viewers)
+        figure = run_home(args.pending, viewers=args.viewers, onlookers=args.onlookers)
         ok &= _report("home", partial(_once, figure))
     if chosen in ("all", "memory"):
         url = args.storage if chosen == "memory" else args.memory_storage

@@ -60,8 +60,11 @@ def _signed(body: str, content_type: str) -> dict[str, str]:
 
 
 @contextlib.asynccontextmanager
-async def _bot(slack: FakeSlack, storage_url: str) -> AsyncIterator[str]:
-    """``python -m bot`` on a free port; yields its base URL, stops it on exit."""
+async def _bot(
+    slack: FakeSlack, storage_url: str, extra: dict[str, str] | None = None
+) -> AsyncIterator[str]:
+    """``python -m bot`` on a free port (``extra``: more environment, e.g. ``APPROVERS``);
+    yields its base URL, stops it on exit."""
     port = _free_port()
     env = {
         **os.environ,
@@ -79,6 +82,7 @@ async def _bot(slack: FakeSlack, storage_url: str) -> AsyncIterator[str]:
     }
     for name in ("SLACK_APP_TOKEN", "REDIS_URL", "API_TOKEN", "APPROVERS"):
         env.pop(name, None)
+    env.update(extra or {})
     url = f"http://127.0.0.1:{port}"
     with tempfile.TemporaryFile() as log:
         process = await asyncio.create_subprocess_exec(

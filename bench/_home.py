@@ -6,11 +6,14 @@
    third are of runs in no Slack thread (started through the API): the Home tab lists them all.
    The newest has its card.
 2. ``python -m bot`` (HTTP mode, as in ``bench._clicks``) serves that file, talking to
-   ``FakeSlack``. ``viewers`` people open their Home tab (a signed ``app_home_opened``) in turn,
-   ``rounds`` times: each publish is timed from the POST to the ``views.publish`` reaching Slack,
-   and the Slack calls made in between are counted.
+   ``FakeSlack``, with ``APPROVERS`` the ``viewers``. They open their Home tab (a signed
+   ``app_home_opened``) in turn, ``rounds`` times: each publish is timed from the POST to the
+   ``views.publish`` reaching Slack, and the Slack calls made in between are counted. Then
+   ``onlookers`` (people who may decide nothing) open theirs once.
 3. One viewer approves the newest row from their Home tab: the Slack calls until every viewer's
-   Home tab was published again are counted (the card's update and the answer included).
+   Home tab was published again are counted (the card's update and the answer included), and
+   the ``views.publish`` among them: one per affected viewer (the approvers), none for an
+   onlooker.
 4. The requester opens theirs: nothing is theirs to decide, so that publish looks at as many
    runs as a view ever does (``SCAN_RUNS``).
 """
@@ -173,6 +176,7 @@ async def run_home(
     pending: int = 10_000,
     *,
     viewers: int = 3,
+    onlookers: int = 10,
     rounds: int = 3,
     data_dir: Path | None = None,
     settle_s: float = 120.0,
@@ -184,7 +188,12 @@ async def run_home(
         await _fill(url, pending)
         fill_s = time.perf_counter() - started
         people = [f"UVIEWER{k}" for k in range(viewers)]
-        async with FakeSlack() as slack, _bot(slack, url) as bot, aiohttp.ClientSession() as http:
+        approvers = {"APPROVERS": ",".join(people)}
+        async with (
+            FakeSlack() as slack,
+            _bot(slack, url, approvers) as bot,
+            aiohttp.ClientSession() as http,
+        ):
             timings: list[float] = []
             calls: list[int] = []
             for n in range(rounds * viewers):
@@ -196,6 +205,11 @@ async def run_home(
                     await slack.wait_until(partial(_published, slack, since, 1))
                 timings.append((time.perf_counter() - started) * 1000)
                 calls.append(len(slack.calls) - since)
+            for k in range(onlookers):  # nothing theirs to decide: their views never change
+                since = len(slack.calls)
+                await _post(http, bot, _opened(f"UONLOOKER{k}", k), "application/json")
+                async with asyncio.timeout(settle_s):
+                    await slack.wait_until(partial(_published, slack, since, 1))
             view = slack.homes[people[0]]
             rows = sum(1 for b in view["blocks"] if b["type"] == "actions")
             newest = _ts(pending - 1)
@@ -207,7 +221,7 @@ async def run_home(
             await _post(http, bot, click, "application/x-www-form-urlencoded")
             async with asyncio.timeout(settle_s):
                 await slack.wait_until(partial(_published, slack, since, viewers))
-            await asyncio.sleep(0.2)  # anything after the last publish is counted too
+            await asyncio.sleep(1.5)  # anything after (coalesced, paced) is counted too
             decision = slack.calls[since:]
             since = len(slack.calls)  # the requester may decide none: the scan's bound
             started = time.perf_counter()
@@ -221,6 +235,7 @@ async def run_home(
         "storage": "sqlite",
         "pending": pending,
         "viewers": viewers,
+        "onlookers": onlookers,
         "publishes": len(timings),
         "rows": rows,
         "publish_median_ms": round(statistics.median(timings), 3),
@@ -229,6 +244,7 @@ async def run_home(
         "slack_calls_first_publish": calls[0],
         "slack_calls_per_publish": calls[-1],
         "slack_calls_per_decision": len(decision),
+        "home_publishes_per_decision": decision.count("views.publish"),
         "permalink_calls": slack.calls.count("chat.getPermalink"),
         "fill_s": round(fill_s, 1),
     }

@@ -14,6 +14,7 @@ FIELDS = {
     "storage",
     "pending",
     "viewers",
+    "onlookers",
     "publishes",
     "rows",
     "publish_median_ms",
@@ -22,16 +23,17 @@ FIELDS = {
     "slack_calls_first_publish",
     "slack_calls_per_publish",
     "slack_calls_per_decision",
+    "home_publishes_per_decision",
     "permalink_calls",
     "fill_s",
 }
 
 
 @pytest.mark.processes
-def test_the_home_figure_is_one_json_line_and_a_publish_makes_no_slack_call_per_row(
+def test_the_home_figure_is_one_json_line_and_a_decision_publishes_only_for_approvers(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    assert main(["home", "--pending", "30", "--viewers", "2"]) == 0
+    assert main(["home", "--pending", "30", "--viewers", "2", "--onlookers", "5"]) == 0
     [line] = capsys.readouterr().out.splitlines()
     figure = json.loads(line)
     assert set(figure) == FIELDS and figure["figure"] == "home"
@@ -42,5 +44,7 @@ def test_the_home_figure_is_one_json_line_and_a_publish_makes_no_slack_call_per_
     assert figure["slack_calls_per_publish"] == 1  # views.publish, for 24 rows
     assert figure["slack_calls_first_publish"] <= 3  # + auth.test: bolt's, the workspace URL
     assert figure["permalink_calls"] == 0
-    # a decision: the card's update, the answer in its thread, one views.publish per viewer
+    # a decision: the card's update, the answer in its thread, one views.publish per approver
+    # with Home open (the decider, the other one), none for the 5 who may decide nothing
+    assert figure["onlookers"] == 5 and figure["home_publishes_per_decision"] == 2
     assert 2 + 2 <= figure["slack_calls_per_decision"] <= 2 + 2 + 4

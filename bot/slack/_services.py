@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from slack_sdk.web.async_client import AsyncWebClient
 
@@ -17,6 +18,7 @@ from bot.slack.blocks._home_view import HomeViewers
 from bot.slack.deciding._workspace import EdgePolicy, SettingsPolicy
 from bot.slack.delivery._card_index import CardStore
 from bot.slack.delivery._team_urls import TeamURLs
+from bot.slack.delivery.home._pacing import HomeQueue
 from bot.slack.surfaces._names import Names
 from bot.slack.surfaces._status_keeper import StatusKeeper
 from bot.slack.surfaces._support import StreamSupport
@@ -58,7 +60,9 @@ class Services:
     outages: Outages = field(default_factory=Outages)
     """Which dependencies are down now (each outage logged once, and its recovery)."""
     home_viewers: HomeViewers = field(default_factory=HomeViewers)
-    """Who opened the App Home tab here: republished after each decision."""
+    """Who opened the App Home tab here, and which calls each one's view lists."""
+    homes: HomeQueue[Any] = field(default_factory=HomeQueue)
+    """The Home tabs waiting to be published again (coalesced per viewer), at Slack's pace."""
     names: Names = field(default_factory=Names)
     """People's and user groups' names for plain text (the status line), looked up once."""
     statuses: StatusKeeper = field(default_factory=StatusKeeper)

@@ -62,23 +62,37 @@ class Waiting:
 
 
 class HomeViewers:
-    """Who opened the Home tab on this instance (most recent ``_VIEWERS``): their view is
-    published again after each decision, so decided approvals leave it."""
+    """Who opened the Home tab on this instance (most recent ``_VIEWERS``) and which calls
+    each one's last published view lists: a decision publishes again the views it changes,
+    so decided approvals leave them."""
 
     def __init__(self) -> None:
-        self._users: dict[str, None] = {}
+        self._users: dict[str, frozenset[tuple[str, str]]] = {}
         self._notes: dict[str, str] = {}
 
     def add(self, user: str) -> None:
         """Remember ``user`` (most recent last)."""
-        self._users.pop(user, None)
-        self._users[user] = None
+        shown = self._users.pop(user, frozenset())
+        self._users[user] = shown
         while len(self._users) > _VIEWERS:
             self._users.pop(next(iter(self._users)))
 
     def users(self) -> tuple[str, ...]:
         """Every remembered viewer."""
         return tuple(self._users)
+
+    def showed(self, user: str, calls: frozenset[tuple[str, str]]) -> None:
+        """``user``'s Home tab now lists ``calls`` (``(run_id, tool_call_id)``)."""
+        if user in self._users:
+            self._users[user] = calls
+
+    def showing(self, run_id: str, tool_call_id: str | None = None) -> set[str]:
+        """The viewers whose Home tab lists that call (``None``: any call of the run)."""
+        return {
+            user
+            for user, calls in self._users.items()
+            if any(r == run_id and tool_call_id in (None, c) for r, c in calls)
+        }
 
     def tell(self, user: str, text: str) -> None:
         """Show ``text`` on ``user``'s Home tab until they open it again: what a click there on

@@ -28,10 +28,10 @@ from bot.slack.blocks._card import tool_label
 from bot.slack.deciding._clicks import Attempt, record_refusal, tell
 from bot.slack.deciding._expiry import expire_call
 from bot.slack.deciding._told import told
-from bot.slack.delivery._home import refresh_homes
 from bot.slack.delivery._render import post_run, reporting_failures
 from bot.slack.delivery._thread import SlackThread
 from bot.slack.delivery.batch._cards import batch_rows, redraw_batch
+from bot.slack.delivery.home._publish import affected_viewers, republish
 from bot.slack.receiving._payloads import BlockActions
 from storage import utcnow
 
@@ -44,11 +44,27 @@ BATCH_SOURCE = "button"
 async def handle_all(
     services: Services, click: BlockActions, kind: Literal["approve", "decline"]
 ) -> None:
-    """Approve (or decline) every pending call of the clicked batch card as the clicking user."""
+    """Approve (or decline) every pending call of the clicked batch card as the clicking user;
+    afterwards the Home tabs its calls are on (or may be on) are published again."""
+    affected = await _affected(services, click)
     try:
         await _decide_all(services, click, kind)
     finally:
-        await refresh_homes(services)  # whatever happened, Home tabs show what still waits
+        republish(services, affected)  # whatever happened, Home tabs show what still waits
+
+
+async def _affected(services: Services, click: BlockActions) -> set[str]:
+    """The Home viewers a decision on the clicked batch card's calls may change."""
+    found = decode_batch_value(click.actions[0].value if click.actions else None)
+    if found is None:
+        return set()
+    run_id, tool_call_id = found
+    try:
+        card = await services.cards.find(run_id, tool_call_id)
+    except Exception:  # the calls are unknown: so is who they affect
+        return set(services.home_viewers.users())
+    calls = card.batch if card is not None and card.batch else (tool_call_id,)
+    return await affected_viewers(services, run_id, calls, by=click.user.id)
 
 
 async def _decide_all(

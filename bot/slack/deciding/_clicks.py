@@ -45,10 +45,11 @@ from bot.slack.deciding._told import told
 from bot.slack.deciding._unrecorded import Asker, recording_outage, tell_not_recorded
 from bot.slack.deciding._workspace import Choice, choice_of
 from bot.slack.delivery._card_index import PostedCard
-from bot.slack.delivery._home import UNTHREADED, publish_home, refresh_homes
 from bot.slack.delivery._render import post_run
 from bot.slack.delivery._shown import show_decided, show_replaced
 from bot.slack.delivery._thread import SlackThread
+from bot.slack.delivery.home._listing import UNTHREADED
+from bot.slack.delivery.home._publish import affected_viewers, publish_home, republish
 from bot.slack.receiving._payloads import BlockActions
 from storage import utcnow
 
@@ -137,14 +138,17 @@ async def decide(services: Services, attempt: Attempt) -> None:
 
     When storage or Redis cannot be reached before the decision is recorded, the user gets an
     ephemeral saying nothing was changed (``NOT_RECORDED``) and the outage is logged once.
+    Afterwards the Home tabs the call is on (or may be on) are published again.
     """
+    ref = attempt.ref
+    affected = await affected_viewers(services, ref.run_id, (ref.tool_call_id,), by=attempt.user)
     try:
         if attempt.channel == UNTHREADED:
             await _decide_unthreaded(services, attempt)
         else:
             await _decide_recorded(services, attempt)
     finally:
-        await refresh_homes(services)  # whatever happened, Home tabs show what still waits
+        republish(services, affected)  # whatever happened, Home tabs show what still waits
 
 
 async def _decide_recorded(services: Services, attempt: Attempt) -> None:

@@ -21,7 +21,7 @@ from bot.slack.blocks.standing._grant_modal import grant_modal, read_grant
 from bot.slack.deciding._clicks import attempt_from_click, check, record_refusal, tell
 from bot.slack.deciding._modals import Submission, modal_attempt, refusal_of, unrecordable
 from bot.slack.deciding._told import refusal_text
-from bot.slack.delivery._home import publish_home
+from bot.slack.delivery.home._publish import publish_home
 from bot.slack.receiving._payloads import BlockActions, ViewSubmission
 from storage import utcnow
 

@@ -23,7 +23,8 @@ from slack_sdk.errors import SlackApiError
 import bot.slack._messages as msg
 from bot.ops._outage import Service, unavailable
 from bot.slack._services import Services
-from bot.slack.delivery._home import UNTHREADED, publish_home
+from bot.slack.delivery.home._listing import UNTHREADED
+from bot.slack.delivery.home._publish import publish_home
 
 logger = logging.getLogger(__name__)
 

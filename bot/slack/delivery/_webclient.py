@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import copy
 import logging
 from typing import Any
 
@@ -30,6 +31,16 @@ def create_web_client(token: str | None, *, api_url: str | None = None) -> Async
             AsyncServerErrorRetryHandler(max_retry_count=1),
         ],
     )
+
+
+def without_rate_limit_retries(client: AsyncWebClient) -> AsyncWebClient:
+    """``client`` without the SDK's 429 retries (it sleeps ``Retry-After`` inside the call):
+    for callers that pace themselves and must see the 429 (the Home tab queue)."""
+    copied = copy.copy(client)
+    copied.retry_handlers = [
+        h for h in client.retry_handlers if not isinstance(h, AsyncRateLimitErrorRetryHandler)
+    ]
+    return copied
 
 
 async def redraw(

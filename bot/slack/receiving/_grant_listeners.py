@@ -14,7 +14,7 @@ from bot.slack._services import Services
 from bot.slack.deciding._grants import grant_submitted, open_grant_modal, revoke_clicked
 from bot.slack.deciding._modals import finish_submission
 from bot.slack.deciding._unrecorded import or_not_recorded
-from bot.slack.delivery._home import card_click
+from bot.slack.delivery.home._listing import card_click
 from bot.slack.receiving._listeners import asker
 from bot.slack.receiving._payloads import BlockActions, ViewSubmission
 

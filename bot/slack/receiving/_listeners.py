@@ -39,7 +39,8 @@ from bot.slack.deciding._modals import finish_submission, open_modal, show_all_a
 from bot.slack.deciding._rows import row_chosen
 from bot.slack.deciding._unrecorded import Asker, or_not_recorded
 from bot.slack.deciding._workspace import Choice
-from bot.slack.delivery._home import card_click, publish_home
+from bot.slack.delivery.home._listing import card_click
+from bot.slack.delivery.home._publish import publish_home
 from bot.slack.receiving._assistant import create_assistant, open_messages_tab
 from bot.slack.receiving._payloads import (
     AppContextEnvelope,

@@ -1,5 +1,5 @@
-"""The App Home tab at work: publish "Waiting for you" for a user, again for every viewer after
-a decision, and turn a click on its buttons into a click on the card in its thread.
+"""The App Home tab at work: build "Waiting for you" for a user (``home_for``; published by
+``_publish``), and turn a click on its buttons into a click on the card in its thread.
 
 What is listed: calls of the served agent waiting for approval (``list_suspended_runs``, newest
 first) that the gate lets the viewer approve now (``Agent.ask``: not expired, not approved by
@@ -13,8 +13,8 @@ What it costs is bounded by what the view can show, not by how much waits: runs 
 page at a time, newest first, until ``HOME_ITEMS`` approvals are found (at most ``SCAN_RUNS``
 runs are looked at); a card is read from storage only for a call the viewer may decide; links
 are built from the workspace's URL (read once, ``TeamURLs``), never asked of Slack per row.
-After a decision, every viewer's view is built from the same pages and cards (``Pending``):
-one ``views.publish`` per viewer is the only Slack call.
+After a decision, every affected viewer's view is built from the same pages and cards
+(``Pending``): one ``views.publish`` per affected viewer is the only Slack call.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import logging
 from dataclasses import dataclass
 from datetime import datetime
 
-from slack_sdk.errors import SlackApiError
+from slack_sdk.models.views import View
 
 from agents import Approve, PendingToolCall, SuspendedRun, SuspendedRunsPage
 from bot.ops._outage import unavailable
@@ -56,6 +56,8 @@ class Listing:
     """At most ``HOME_ITEMS`` approvals, newest first."""
     more: bool
     """Older ones may wait too (not looked at, or past ``HOME_ITEMS``)."""
+    shown: frozenset[tuple[str, str]] = frozenset()
+    """``(run_id, tool_call_id)`` of each call in ``waiting``."""
 
 
 class Pending:
@@ -82,10 +84,22 @@ class Pending:
         return self._cards[key]
 
 
-async def publish_home(services: Services, user: str, pending: Pending | None = None) -> None:
-    """``views.publish`` the "Waiting for you" view for ``user``; failures are logged. With
-    storage (or Redis) down, nothing can be listed: a note for the user (what their last
-    click came to) is published alone, and the outage is logged once."""
+@dataclass(frozen=True, kw_only=True)
+class HomeView:
+    """One viewer's Home tab, built, and what it lists."""
+
+    view: View
+    """The view to publish."""
+    shown: frozenset[tuple[str, str]]
+    """``(run_id, tool_call_id)`` of every call it lists."""
+
+
+async def home_for(
+    services: Services, user: str, pending: Pending | None = None
+) -> HomeView | None:
+    """The "Waiting for you" view for ``user`` (as of now). With storage (or Redis) down,
+    nothing can be listed: a note for the user (what their last click came to) alone, and the
+    outage is logged once; None when there is no note either (nothing to publish)."""
     services.home_viewers.add(user)
     note = services.home_viewers.note(user)
     try:
@@ -98,40 +112,32 @@ async def publish_home(services: Services, user: str, pending: Pending | None = 
             raise
         services.outages.down(service, exc)
         if note is None:
-            return
-        view = home_view([], note=note)  # the note, nothing listed: it could not be read
-    try:
-        await services.client.views_publish(user_id=user, view=view)
-    except SlackApiError as exc:
-        logger.warning("could not publish the Home tab: %s", exc.response.get("error"))
-
-
-async def refresh_homes(services: Services) -> None:
-    """Publish the Home tab again for everyone who opened it here (after a decision)."""
-    pending = Pending(services)
-    for user in services.home_viewers.users():
-        await publish_home(services, user, pending)
+            return None
+        return HomeView(view=home_view([], note=note), shown=frozenset())
+    return HomeView(view=view, shown=listing.shown)
 
 
 async def waiting_for(services: Services, user: str, pending: Pending | None = None) -> Listing:
     """The pending approvals ``user`` may decide, newest first, each with its card."""
     pending = pending or Pending(services)
     found: list[Waiting] = []
+    shown: set[tuple[str, str]] = set()
     for number in range(SCAN_RUNS // SCAN_PAGE):
         listed = await pending.page(number)
         for run in listed.runs:
             for call in sorted(run.tool_calls, key=_newest, reverse=True):
-                if not await _may_approve(services, run.run_id, call, user):
+                if not await may_approve(services, run.run_id, call, user):
                     continue
                 card = await pending.card(run.run_id, call.tool_call_id)
                 if card is not None and card.question is not None:
                     continue
                 if len(found) == HOME_ITEMS:
-                    return Listing(waiting=found, more=True)
+                    return Listing(waiting=found, more=True, shown=frozenset(shown))
                 found.append(await _waiting(services, run, card, call))
+                shown.add((run.run_id, call.tool_call_id))
         if (number + 1) * SCAN_PAGE >= listed.total:
-            return Listing(waiting=found, more=False)
-    return Listing(waiting=found, more=True)
+            return Listing(waiting=found, more=False, shown=frozenset(shown))
+    return Listing(waiting=found, more=True, shown=frozenset(shown))
 
 
 UNTHREADED = "-"
@@ -202,7 +208,7 @@ async def _waiting(
     return Waiting(card=view, link=message_link(base, thread.channel, thread.thread_ts))
 
 
-async def _may_approve(services: Services, run_id: str, call: PendingToolCall, user: str) -> bool:
+async def may_approve(services: Services, run_id: str, call: PendingToolCall, user: str) -> bool:
     """Whether the gate lets ``user`` approve ``call`` now (expiry, who may decide, a quorum
     they approved already: the same answer a click would get)."""
     if not call.requires_approval:
