@@ -36,7 +36,7 @@ async def test_an_escalated_card_names_who_else_may_approve_and_the_thread_menti
     local, page = approvers_only
     thread = await ask(page, "refund order 7 for 2500")
     card = thread.get_by_test_id("card")
-    context = card.locator(".block.context")
+    context = card.locator(".block.context").last  # after the line saying why it waits
     await expect(card.locator(".block.header")).to_contain_text("Approve")
     await expect(context).to_contain_text("May approve: @approvers")
     await expect(context).not_to_contain_text("Escalated")
