@@ -31,6 +31,7 @@ SAMPLES: list[AgentError] = [
     errors.InvalidResumeData("c1", []),
     errors.InvalidToolArgs("c1", []),
     errors.AgentConfigError("pass decided_by="),
+    errors.CannotExtend("r", "c1", reason="the rule allows no more time"),
 ]
 
 
