@@ -299,8 +299,8 @@ GRANT_FREE_HINT = "Unticked arguments are pinned: a later call must have the sam
 GRANT_UNAVAILABLE = "Standing grants are not allowed for this call; approve it on its own."
 GRANT_REFUSED = "No grant was made: {why}. The call is still pending."
 GRANTED_LINE = (
-    ":white_check_mark: `{tool}` auto-approved under {who}'s grant ({left} of {max_uses} uses "
-    "left, until {until})"
+    ":white_check_mark: `{tool}` {args}auto-approved under {who}'s grant ({left} of {max_uses} "
+    "uses left, until {until})"
 )
 GRANTED_FALLBACK = "{tool} auto-approved under a standing grant"
 GRANT_MADE = ":repeat: and allowed up to {uses} later calls like it in {where} for {duration}"

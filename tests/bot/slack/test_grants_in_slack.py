@@ -148,6 +148,7 @@ async def test_an_auto_approved_call_is_a_compact_line_whose_revoke_works(
         [line] = [m for m in slack.thread("C1", ts) if "auto-approved" in (m.text + str(m.blocks))]
         text = line.blocks[0]["text"]["text"]
         assert "auto-approved under <@U2>'s grant (1 of 2 uses left, until <!date^" in text
+        assert text.startswith(":white_check_mark: `delete_record` (`id=a`) auto-approved")
         assert line.blocks[0]["accessory"]["action_id"] == REVOKE_GRANT_ACTION
         assert len(bot.cards(ts)) == 1  # no new card
         assert executions.of("delete_record") == [{"id": "a"}, {"id": "a"}]

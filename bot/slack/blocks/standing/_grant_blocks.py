@@ -70,9 +70,13 @@ def revoke_button(grant_id: str) -> ButtonElement:
 
 
 def granted_text(chunk: ToolCallGrantedChunk) -> str:
-    """ "auto-approved under @sam's grant (3 of 20 uses left, until 14:05)"."""
+    """ "`delete-record` (id=43) auto-approved under @sam's grant (3 of 20 uses left, until
+    14:05)": which call it was (its arguments, cut short), under whose grant."""
+    args = ", ".join(f"{k}={_value(v)}" for k, v in chunk.args.items())
+    shown = escape_truncated(args, 200).replace("`", "'")
     return msg.GRANTED_LINE.format(
         tool=_code(chunk.tool_name),
+        args=f"(`{shown}`) " if args else "",
         who=mention(chunk.granted_by),
         left=max(0, chunk.max_uses - chunk.uses),
         max_uses=chunk.max_uses,
