@@ -22,9 +22,8 @@ from agents._runtime import Runtime
 from agents.decisions import Approve, DecisionRequest
 from agents.errors import CannotExtend
 from agents.gate import Case, Found, find, in_force, may_decide, not_expired
-from agents.stored._due import next_due
-from agents.stored._state import PendingCallState
-from storage import SnapshotRecord, SnapshotVersionConflict, StateChange, utcnow
+from agents.stored._state import PendingCallState, still_waiting
+from storage import SnapshotVersionConflict, StateChange, utcnow
 
 _ATTEMPTS = 5
 """How often an extend reads its run again when the run changed while it was writing."""
@@ -90,17 +89,7 @@ def _change(
     changed = state.model_copy(
         update={"pending": [moved if p.claim_key == shown.claim_key else p for p in state.pending]}
     )
-    snapshot = SnapshotRecord(
-        run_id=state.run_id,
-        agent_id=state.agent_id,
-        thread_id=state.thread_id,
-        resource_id=state.resource_id,
-        suspended_at=record.suspended_at,
-        version=record.version + 1,
-        data=changed.to_document(),
-        decidable=True,
-        due_at=next_due(changed.pending),
-    )
+    snapshot = still_waiting(record, changed)
     assert shown.expires_at is not None and moved.expires_at is not None
     audit = rt.audit_event(
         "extended",

@@ -16,10 +16,9 @@ from typing import Any
 from agents._runtime import Runtime
 from agents.gate._claims import decided_claim, decided_event
 from agents.gate._found import Found, already_decided
-from agents.stored._due import next_due
-from agents.stored._state import PendingCallState, RunState
+from agents.stored._state import PendingCallState, RunState, still_waiting
 from agents.stored._writes import requested_data
-from storage import SnapshotRecord, StateChange, utcnow
+from storage import StateChange, utcnow
 
 REPLACED = {"status": "replaced"}
 """The outcome stored with the claim of a round that was presented again (nothing ran)."""
@@ -72,17 +71,7 @@ async def present_again(
         outcome=dict(REPLACED),
         completed_at=now,
     )
-    snapshot = SnapshotRecord(
-        run_id=state.run_id,
-        agent_id=state.agent_id,
-        thread_id=state.thread_id,
-        resource_id=state.resource_id,
-        suspended_at=now,
-        version=found.record.version + 1,
-        data=replaced.to_document(),
-        decidable=True,
-        due_at=next_due(replaced.pending),
-    )
+    snapshot = still_waiting(found.record, replaced, since=now)
     audit = [
         decided_event(rt, state, shown, claim),
         rt.audit_event(

@@ -20,12 +20,10 @@ from agents.gate._found import already_decided
 from agents.gate._judgement import Case
 from agents.gate._present import present_again
 from agents.gate.gates._quorum import count
-from agents.stored._due import next_due
-from agents.stored._state import PendingCallState, RunState
+from agents.stored._state import PendingCallState, RunState, still_waiting
 from storage import (
     ApprovalRecord,
     ClaimRecord,
-    SnapshotRecord,
     SnapshotVersionConflict,
     StateChange,
     utcnow,
@@ -150,17 +148,7 @@ async def discount(case: Case, refused: dict[str, str]) -> PendingCallState:
                 "reason": "no longer allowed to approve under the policy in force",
             },
         )
-        snapshot = SnapshotRecord(
-            run_id=state.run_id,
-            agent_id=state.agent_id,
-            thread_id=state.thread_id,
-            resource_id=state.resource_id,
-            suspended_at=record.suspended_at,
-            version=record.version + 1,
-            data=changed.to_document(),
-            decidable=True,
-            due_at=next_due(changed.pending),
-        )
+        snapshot = still_waiting(record, changed)
         try:
             await rt.storage.commit(StateChange(snapshot=snapshot, audit=[audit]))
             return updated

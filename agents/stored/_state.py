@@ -10,7 +10,8 @@ from pydantic import BaseModel, Field, model_validator
 
 from agents._messages import Message
 from agents._results import PendingToolCall
-from storage import EscalationRecord
+from agents.stored._due import next_due
+from storage import EscalationRecord, SnapshotRecord
 
 SCHEMA_VERSION = 1
 
@@ -162,3 +163,22 @@ class RunState(BaseModel):
         if self.pending:
             document["pending"] = [p.to_document() for p in self.pending]
         return document
+
+
+def still_waiting(
+    record: SnapshotRecord, state: RunState, *, since: datetime | None = None
+) -> SnapshotRecord:
+    """The snapshot after ``record`` holding ``state``, still waiting for a person: the next
+    version, decidable, due when its calls next need the sweep (``since``: when it was
+    presented again; else when ``record`` was)."""
+    return SnapshotRecord(
+        run_id=state.run_id,
+        agent_id=state.agent_id,
+        thread_id=state.thread_id,
+        resource_id=state.resource_id,
+        suspended_at=since or record.suspended_at,
+        version=record.version + 1,
+        data=state.to_document(),
+        decidable=True,
+        due_at=next_due(state.pending),
+    )
