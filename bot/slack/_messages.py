@@ -304,6 +304,8 @@ GRANTED_LINE = (
 )
 GRANTED_FALLBACK = "{tool} auto-approved under a standing grant"
 GRANT_MADE = ":repeat: and allowed up to {uses} later calls like it in {where} for {duration}"
+GRANT_ALL_PINNED = ", with the same arguments"
+GRANT_SOME_FREE = ", whatever their {free}"
 GRANT_REVOKE_BUTTON = "Revoke"
 GRANT_REVOKED_LINE = ":no_entry_sign: Grant revoked by {who} {when}"
 GRANT_REVOKED = "The grant is revoked: it approves nothing more."

@@ -141,7 +141,7 @@ async def test_approve_with_a_confirm_dialog_sends_nothing_until_confirmed(
 
     await confirm.locator('[data-role="deny"]').click()
     await expect(confirm).to_have_count(0)
-    await expect(card.locator(BUTTONS)).to_have_count(4)
+    await expect(card.locator(BUTTONS)).to_have_count(5)  # Approve, Edit, Decline, Withdraw, Extend
     await expect(card).not_to_contain_text("1 of 2 approvals: @sam")
 
     await click(page, card, APPROVE_ACTION)

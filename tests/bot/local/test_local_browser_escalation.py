@@ -16,6 +16,7 @@ from playwright.async_api import Browser, Page, expect
 
 from bot import APPROVE_ACTION
 from bot.background._periodic import sweep
+from bot.slack._ids import EXTEND_ACTION
 from tests.bot.local.browser import act_as, ask, browser, click, open_page
 from tests.bot.local.fixtures import Local
 
@@ -66,3 +67,31 @@ async def test_an_escalated_card_names_who_else_may_approve_and_the_thread_menti
     await act_as(page, "robin")
     await click(page, card, APPROVE_ACTION)
     await expect(card.locator(".block.header")).to_contain_text("✅ Approved")
+
+
+async def test_an_approver_extends_a_refund_and_its_card_shows_the_later_expiry(
+    approvers_only: tuple[Local, Page], tmp_path: Path
+) -> None:
+    """The demo's refund rule allows Extend (max_ttl_seconds): alex, who asked, is told only
+    approvers may; sam extends it and the card's expiry moves."""
+    local, page = approvers_only
+    thread = await ask(page, "refund order 8 for 2600")
+    card = thread.get_by_test_id("card")
+    await expect(card.locator(f'button[data-action-id="{EXTEND_ACTION}"]')).to_have_count(1)
+    [run] = (await local.services.agent.list_suspended_runs()).runs
+    [pending] = run.tool_calls
+    assert pending.expires_at is not None
+
+    await click(page, card, EXTEND_ACTION)  # as alex, who asked: not an approver
+    await local.settle()
+    [unchanged] = (await local.services.agent.list_suspended_runs()).runs
+    assert unchanged.tool_calls[0].expires_at == pending.expires_at
+
+    await act_as(page, "sam")
+    await click(page, card, EXTEND_ACTION)
+    await local.settle()
+    [extended] = (await local.services.agent.list_suspended_runs()).runs
+    later = extended.tool_calls[0].expires_at
+    assert later is not None and later > pending.expires_at
+    await expect(card).to_contain_text(f"{later.day}, {later.year}")  # "Expires Dec 3, 2026 …"
+    await card.screenshot(path=tmp_path / "extended.png")

@@ -119,7 +119,9 @@ async def test_the_grant_modal_is_bounded_by_the_rule_and_approves_with_a_grant(
         [grant] = await bot.agent.list_grants()
         [card] = bot.cards(ts)
         [update] = bot.updates_of(card.ts)
-        assert "allowed up to 2 later calls like it in this thread for 1 h" in str(update["blocks"])
+        said = str(update["blocks"])
+        assert "allowed up to 2 later calls like it in this thread for 1 h" in said
+        assert "for 1 h, with the same arguments" in said  # every argument pinned
 
     blocks = {b.get("block_id"): b for b in view["blocks"]}
     durations = [o["value"] for o in blocks[DURATION_BLOCK]["element"]["options"]]
@@ -250,6 +252,8 @@ async def test_the_rules_free_args_come_ticked_so_the_default_grant_covers_other
         await bot.settle()
         [grant] = await bot.agent.list_grants()
         assert (grant.pins, grant.free_args) == ({}, ["id"])
+        [card] = bot.cards(ts)
+        assert "whatever their `id`" in str(bot.updates_of(card.ts)[-1]["blocks"])
 
         await bot.mention("delete b", user="U1", thread_ts=ts)
         await bot.settle()

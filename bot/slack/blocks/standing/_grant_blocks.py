@@ -51,12 +51,17 @@ def grant_button(value: str) -> ButtonElement:
 
 
 def granted_too(grant: GrantRequest) -> str:
-    """What a card approved with a grant adds: "and allowed up to 10 later calls like it in
-    this thread for 1 h"."""
+    """What a card approved with a grant adds, saying what it covers: "and allowed up to 10
+    later calls like it in this thread for 1 h, whatever their `id`" (or "with the same
+    arguments" when every argument is pinned)."""
     hours, rest = divmod(int(grant.seconds), 3600)
     duration = f"{hours} h" if hours and not rest else f"{max(1, int(grant.seconds) // 60)} min"
     where = msg.GRANT_SCOPE_THREAD if grant.within == "thread" else msg.GRANT_SCOPE_RESOURCE
-    return msg.GRANT_MADE.format(uses=grant.max_uses, where=where.lower(), duration=duration)
+    made = msg.GRANT_MADE.format(uses=grant.max_uses, where=where.lower(), duration=duration)
+    if not grant.free_args:
+        return made + msg.GRANT_ALL_PINNED
+    free = ", ".join(f"`{_code(name)}`" for name in grant.free_args)
+    return made + msg.GRANT_SOME_FREE.format(free=free)
 
 
 def revoke_button(grant_id: str) -> ButtonElement:
