@@ -1,6 +1,6 @@
 """Extend (SPEC 12, round 4): a pending approval kept decidable for longer by someone who may
-approve it. Its ``expires_at`` moves to ``now + ttl_seconds`` (the rule's TTL once more), never
-past ``suspended_at + max_ttl_seconds`` (the rule's maximum), and the move is audited
+approve it. Its ``expires_at`` moves by the rule's TTL once more (``expires_at + ttl_seconds``),
+never past ``suspended_at + max_ttl_seconds`` (the rule's maximum), and the move is audited
 (``extended``).
 
 Who may extend is who may approve: the gate's own expiry and authority gates are asked about an
@@ -23,7 +23,7 @@ from agents.decisions import Approve, DecisionRequest
 from agents.errors import CannotExtend
 from agents.gate import Case, Found, find, in_force, may_decide, not_expired
 from agents.stored._state import PendingCallState, still_waiting
-from storage import SnapshotVersionConflict, StateChange, utcnow
+from storage import SnapshotVersionConflict, StateChange
 
 _ATTEMPTS = 5
 """How often an extend reads its run again when the run changed while it was writing."""
@@ -35,7 +35,8 @@ NOT_EXTENDABLE = "its rule allows no extension (no max_ttl_seconds above its ttl
 async def extend(
     rt: Runtime, *, run_id: str, tool_call_id: str | None, by: str | None, source: str
 ) -> PendingToolCall:
-    """Move the call's ``expires_at`` as far as its rule allows now; the call as it now stands.
+    """Move the call's ``expires_at`` by its rule's TTL, as far as the rule allows; the call as
+    it now stands.
 
     Raises what a decision would (``SnapshotNotFound``, ``ToolCallNotSuspended``,
     ``AlreadyDecided``, ``ApprovalExpired``, ``NotAllowedToDecide``) and ``CannotExtend``.
@@ -48,8 +49,7 @@ async def extend(
         )
         case = Case(rt=rt, found=found, decision=Approve(), request=request, tool=None)
         case = await may_decide(await not_expired(case))
-        now = utcnow()
-        moved = found.pending.model_copy(update={"expires_at": extended_until(found, now)})
+        moved = found.pending.model_copy(update={"expires_at": extended_until(found)})
         try:
             await rt.storage.commit(_change(rt, found, moved, by, source))
         except SnapshotVersionConflict as exc:
@@ -60,9 +60,9 @@ async def extend(
     raise conflict
 
 
-def extended_until(found: Found, now: datetime) -> datetime:
-    """Where an extend at ``now`` moves the found call's ``expires_at`` (``CannotExtend``
-    when its rule allows no move from where it is)."""
+def extended_until(found: Found) -> datetime:
+    """Where an extend moves the found call's ``expires_at`` (``CannotExtend`` when its rule
+    allows no move from where it is)."""
     pending = found.pending
     rule = pending.requirement
     ttl, most = rule.ttl_seconds, rule.max_ttl_seconds
@@ -71,7 +71,7 @@ def extended_until(found: Found, now: datetime) -> datetime:
     if most is None or most <= ttl:
         raise _refused(found, NOT_EXTENDABLE)
     cap = pending.suspended_at + timedelta(seconds=most)
-    until = min(now + timedelta(seconds=ttl), cap)
+    until = min(pending.expires_at + timedelta(seconds=ttl), cap)
     if until <= pending.expires_at:
         raise _refused(
             found,

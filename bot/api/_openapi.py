@@ -210,7 +210,7 @@ def openapi_document() -> dict[str, Any]:
             "Extend tool call",
             ExtendRequest,
             'Keep a pending approval decidable for longer (SPEC 12 "Extend"): its expiresAt '
-            "moves to now + its rule's TTL, never past the rule's max_ttl_seconds after it was "
+            "moves by its rule's TTL once more, never past the rule's max_ttl_seconds after it was "
             "asked; audited (extended). Whoever may approve the call may extend it. Answers "
             "the call as it now stands; nothing is decided.",
             ref(PendingToolCallOut, "serialization"),

@@ -130,7 +130,7 @@ class Rule(BaseModel):
     """Seconds until the call's approval expires (stored as its ``expires_at``; 60 s–30 days)."""
     max_ttl_seconds: TtlSeconds | None = None
     """How long "Extend" may keep a call decidable in all, from when it was presented (each
-    Extend moves ``expires_at`` to now + the TTL, never past this); at least the TTL of the
+    Extend moves ``expires_at`` by the TTL once more, never past this); at least the TTL of the
     rule's calls. Left out: calls of the rule cannot be extended."""
     confirm: StrictBool = False
     """Approve asks "are you sure?" first."""
