@@ -48,7 +48,7 @@ run: $(RUN_STAMP)
 # The whole suite (CI runs it), in three phases: the tests that run in the test process alone,
 # in parallel; the ones that start processes, two at a time (more workers of bots on two cores
 # starved each other's start); then the chaos seeds, the browser and what shares the databases,
-# one at a time. About 2 + 4 + 2 minutes on two quiet cores.
+# one at a time. About 2 + 4 + 3 minutes on two cores.
 test: $(DEV_STAMP) $(NODE_STAMP)
 	$(PYTEST) -n $(JOBS) -m "$(PARALLEL)" $(PYTEST_ARGS) $(OK_IF_NONE)
 	$(PYTEST) -n $(PROCESS_JOBS) -m "$(PROCESSES)" $(PYTEST_ARGS) $(OK_IF_NONE)

@@ -188,6 +188,8 @@ class Gateway:
             await storage.delete_value(key)  # its run was pruned: asked anew
             ref = None
         if ref is None:
+            if ask.origin.kind == "hook":
+                self.tools.hook_tool(ask.tool)  # the tool standing for the client's, made once
             at_once = await self._at_once(ask)
             if at_once is not None:
                 return at_once
@@ -201,8 +203,6 @@ class Gateway:
     async def _at_once(self, ask: Ask) -> Answer | None:
         """The answer of a call the gate holds nothing of, run with no run stored (the
         common case, kept cheap); None when it waits (or a grant may approve it)."""
-        if ask.origin.kind == "hook":
-            self.tools.hook_tool(ask.tool)
         ran = await self.agent.run_if_ungated(
             ask.tool,
             ask.args,
@@ -213,8 +213,6 @@ class Gateway:
         return None if ran is None else _executed("allowed", ran.result, None, None)
 
     async def _propose(self, ask: Ask) -> _Proposed:
-        if ask.origin.kind == "hook":
-            self.tools.hook_tool(ask.tool)
         stream = await self.agent.stream(
             call_message(ask.origin.kind, ask.tool, ask.args),
             requested_by=ask.person,

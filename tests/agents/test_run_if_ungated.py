@@ -11,6 +11,7 @@ from agents.models import ScriptedModel
 from storage import Storage
 from tests.agents.conftest import Executions, RecordInput
 from tests.backends import storage, storage_url  # noqa: F401
+from tests.counting import CountingStorage
 from tools import ApprovalContext, Tool, ToolContext, ToolError, create_tool
 
 
@@ -44,18 +45,19 @@ async def test_an_ungated_call_runs_at_once_and_stores_no_run(
     async def before(info: ToolCallInfo) -> None:
         seen.append(info.tool_name)
 
+    counted = CountingStorage(storage)
     agent = Agent(
         id="gw",
         model=ScriptedModel([]),
         tools=[_tool(executions, "read")],
-        storage=storage,
+        storage=counted,
         hooks=Hooks(before_tool_call=before),
     )
     ran = await agent.run_if_ungated("read", {"id": "a"}, requested_by="U1")
 
     assert ran is not None and (ran.result, ran.failed) == ({"done": "a"}, False)
     assert executions.of("read") == [{"id": "a"}] and seen == ["read"]  # the same executor
-    assert (await agent.list_suspended_runs()).runs == []
+    assert counted.calls == {}  # no run stored: not a read, not a write
     failed = await agent.run_if_ungated("read", {"id": "boom"})
     assert failed is not None and failed.failed
     assert failed.result == {"error": "the record is locked"}

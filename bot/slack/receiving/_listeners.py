@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Awaitable, Callable
 from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ValidationError
@@ -126,43 +127,30 @@ def register_listeners(app: AsyncApp, services: Services) -> None:
         else:
             await open_modal(services, click, choice)
 
-    def on_click(choice: Choice) -> Any:
+    def acted(
+        name: str, work_of: Callable[[BlockActions], Awaitable[None]], what: str = "a click"
+    ) -> Any:
+        """A listener acknowledging a click at once, then doing ``work_of(click)`` on the
+        runner; a decision it cannot record is told to the person (``or_not_recorded``)."""
+
         async def listener(ack: AsyncAck, body: dict[str, Any]) -> None:
             await ack()
-            click = _parsed(BlockActions, body, "a click")
+            click = _parsed(BlockActions, body, what)
             if click is not None:
-                work = or_not_recorded(services, asker(click), on_card(click, choice))
-                services.runner.submit(work, name=f"{choice}-{click.user.id}")
+                work = or_not_recorded(services, asker(click), work_of(click))
+                services.runner.submit(work, name=f"{name}-{click.user.id}")
 
-        listener.__name__ = f"on_{choice}"
+        listener.__name__ = f"on_{name.replace('-', '_')}"
         return listener
+
+    def on_click(choice: Choice) -> Any:
+        return acted(choice, lambda click: on_card(click, choice))
 
     async def on_show_all(ack: AsyncAck, body: dict[str, Any]) -> None:
         await ack()
         click = _parsed(BlockActions, body, "a click")
         if click is not None:
             services.runner.submit(show_all_arguments(services, click), name="show-all")
-
-    async def on_ask_again(ack: AsyncAck, body: dict[str, Any]) -> None:
-        await ack()
-        click = _parsed(BlockActions, body, "a click")
-        if click is not None:
-            work = or_not_recorded(services, asker(click), ask_again(services, click))
-            services.runner.submit(work, name=f"ask-again-{click.user.id}")
-
-    async def on_extend(ack: AsyncAck, body: dict[str, Any]) -> None:
-        await ack()
-        click = _parsed(BlockActions, body, "a click")
-        if click is not None:
-            work = or_not_recorded(services, asker(click), extend_card(services, click))
-            services.runner.submit(work, name=f"extend-{click.user.id}")
-
-    async def on_row(ack: AsyncAck, body: dict[str, Any]) -> None:
-        await ack()
-        click = _parsed(BlockActions, body, "a row menu choice")
-        if click is not None:
-            work = or_not_recorded(services, asker(click), row(click))
-            services.runner.submit(work, name=f"row-{click.user.id}")
 
     async def row(click: BlockActions) -> None:
         """A batch card row's ⋯ choice: the call's own button, as if clicked."""
@@ -178,15 +166,7 @@ def register_listeners(app: AsyncApp, services: Services) -> None:
             await on_card(as_button, kind)
 
     def on_all(kind: Literal["approve", "decline"]) -> Any:
-        async def listener(ack: AsyncAck, body: dict[str, Any]) -> None:
-            await ack()
-            click = _parsed(BlockActions, body, "a click")
-            if click is not None:
-                work = or_not_recorded(services, asker(click), handle_all(services, click, kind))
-                services.runner.submit(work, name=f"{kind}-all")
-
-        listener.__name__ = f"on_{kind}_all"
-        return listener
+        return acted(f"{kind}-all", lambda click: handle_all(services, click, kind))
 
     def on_submit(choice: Choice) -> Any:
         async def listener(ack: AsyncAck, body: dict[str, Any]) -> None:
@@ -219,9 +199,9 @@ def register_listeners(app: AsyncApp, services: Services) -> None:
     app.action(WITHDRAW_ACTION)(on_click("withdraw"))
     app.action(PROVIDE_ACTION)(on_click("provide"))
     app.action(SHOW_ALL_ACTION)(on_show_all)
-    app.action(ASK_AGAIN_ACTION)(on_ask_again)
-    app.action(EXTEND_ACTION)(on_extend)
-    app.action(ROW_ACTION)(on_row)
+    app.action(ASK_AGAIN_ACTION)(acted("ask-again", lambda click: ask_again(services, click)))
+    app.action(EXTEND_ACTION)(acted("extend", lambda click: extend_card(services, click)))
+    app.action(ROW_ACTION)(acted("row", row, "a row menu choice"))
     app.action(APPROVE_ALL_ACTION)(on_all("approve"))
     app.action(DECLINE_ALL_ACTION)(on_all("decline"))
     app.view(DECLINE_VIEW)(on_submit("decline"))
