@@ -130,6 +130,10 @@ class ToolCallGrantedChunk(ChunkBase):
     """The most calls the grant approves."""
     expires_at: datetime
     """When the grant stops approving calls."""
+    within: Literal["thread", "resource"] = "thread"
+    """Where the grant applies: the call's thread, or its whole resource (channel)."""
+    free_args: tuple[str, ...] = ()
+    """The arguments the grant lets vary (the others are pinned to the approved call's)."""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -47,4 +47,6 @@ def granted_chunk(granted: Granted, run_id: str) -> ToolCallGrantedChunk:
         uses=grant.uses,
         max_uses=grant.max_uses,
         expires_at=grant.expires_at,
+        within="thread" if grant.thread_id is not None else "resource",
+        free_args=tuple(grant.free_args),
     )

@@ -302,6 +302,7 @@ GRANTED_LINE = (
     ":white_check_mark: `{tool}` {args}auto-approved under {who}'s grant ({left} of {max_uses} "
     "uses left, until {until})"
 )
+GRANTED_COVERS = " · it covers {tool} in {where}, {args}"
 GRANTED_FALLBACK = "{tool} auto-approved under a standing grant"
 GRANT_MADE = ":repeat: and allowed up to {uses} later calls like it in {where} for {duration}"
 GRANT_ALL_PINNED = ", with the same arguments"

@@ -86,7 +86,20 @@ def granted_text(chunk: ToolCallGrantedChunk) -> str:
         left=max(0, chunk.max_uses - chunk.uses),
         max_uses=chunk.max_uses,
         until=time_of_day(chunk.expires_at),
-    )
+    ) + _covers(chunk)
+
+
+def _covers(chunk: ToolCallGrantedChunk) -> str:
+    """What the grant covers: " · it covers `delete-record` in this thread, whatever their
+    `id`" (or "with the same arguments" when every argument is pinned)."""
+    where = msg.GRANT_SCOPE_THREAD if chunk.within == "thread" else msg.GRANT_SCOPE_RESOURCE
+    if chunk.free_args:
+        free = ", ".join(f"`{_code(name)}`" for name in chunk.free_args)
+        args = msg.GRANT_SOME_FREE.format(free=free).removeprefix(", ")
+    else:
+        args = msg.GRANT_ALL_PINNED.removeprefix(", ")
+    tool = f"`{_code(chunk.tool_name)}`"
+    return msg.GRANTED_COVERS.format(tool=tool, where=where.lower(), args=args)
 
 
 def granted_line(chunk: ToolCallGrantedChunk) -> list[Block]:
