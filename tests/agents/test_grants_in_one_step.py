@@ -6,38 +6,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel
-
 from agents import Agent, Approve, GrantRequest, ToolCallGrantedChunk
 from agents.models import ScriptedModel, call, calls, reply
+from agents.running._chunks import Chunk
 from storage import StateChange, Storage, utcnow
+from tests.agents.test_grants import Deploys
 from tests.backends import storage, storage_url  # noqa: F401
-from tools import Tool, ToolContext, create_tool
-
-
-class DeployInput(BaseModel):
-    service: str
-    version: str
-
-
-def _deploy(done: list[dict[str, Any]]) -> Tool:
-    async def deploy(input: DeployInput, ctx: ToolContext) -> dict[str, Any]:
-        done.append(input.model_dump())
-        return {"deployed": input.model_dump()}
-
-    return create_tool(
-        id="deploy",
-        description="Deploy a service",
-        input_schema=DeployInput,
-        execute=deploy,
-        require_approval=True,
-        grants=True,
-    )
 
 
 class Watched:
     """``inner`` storage that, after each commit storing a snapshot, asks the agent which of
-    the step's calls ``a`` and ``b`` storage shows pending (the public read a card uses)."""
+    the step's calls (``a``, ``b``, ``c``) storage shows pending (the public read a card
+    uses)."""
 
     def __init__(self, inner: Storage) -> None:
         self.inner = inner
@@ -75,25 +55,39 @@ def _step(calls_in_step: int) -> ScriptedModel:
     )
 
 
-async def _agent_with_grant(store: Storage, model: ScriptedModel, max_uses: int) -> Agent:
-    done: list[dict[str, Any]] = []
-    agent = Agent(id="ops", model=model, tools=[_deploy(done)], storage=store)
-    first = await agent.generate("deploy", thread_id="T1", resource_id="C1", requested_by="U9")
-    request = GrantRequest(seconds=3600, max_uses=max_uses, free_args=("version",))
-    stream = await agent.decide(Approve(grant=request), run_id=first.run_id, decided_by="U1")
-    assert (await stream.result()).finish_reason == "stop"
+async def _agent_with_grant(
+    store: Storage,
+    model: ScriptedModel,
+    max_uses: int,
+    *,
+    grants: int = 1,
+    deploys: Deploys | None = None,
+) -> Agent:
+    """An agent whose first ``grants`` runs' calls are approved by U1 with a grant each."""
+    tool = (deploys or Deploys()).tool()
+    agent = Agent(id="ops", model=model, tools=[tool], storage=store)
+    for _ in range(grants):
+        first = await agent.generate("deploy", thread_id="T1", resource_id="C1", requested_by="U9")
+        request = GrantRequest(seconds=3600, max_uses=max_uses, free_args=("version",))
+        stream = await agent.decide(Approve(grant=request), run_id=first.run_id, decided_by="U1")
+        assert (await stream.result()).finish_reason == "stop"
     return agent
+
+
+async def _the_step(watched: Watched, agent: Agent) -> list[Chunk]:
+    """Watch ``agent``'s writes from now on and run the step; its chunks."""
+    watched.agent = agent
+    stream = await agent.stream("deploy them", thread_id="T1", resource_id="C1", requested_by="U9")
+    return [c async for c in stream.full_stream]
 
 
 async def test_two_calls_one_grant_approves_are_never_stored_pending(
     storage: Storage,  # noqa: F811
 ) -> None:
     watched = Watched(storage)
-    agent = await _agent_with_grant(watched, _step(2), max_uses=5)  # type: ignore[arg-type]
-    watched.agent = agent
+    agent = await _agent_with_grant(watched, _step(2), max_uses=5)
 
-    stream = await agent.stream("deploy both", thread_id="T1", resource_id="C1", requested_by="U9")
-    chunks = [c async for c in stream.full_stream]
+    chunks = await _the_step(watched, agent)
 
     assert watched.seen_pending == []
     granted = [c for c in chunks if isinstance(c, ToolCallGrantedChunk)]
@@ -108,11 +102,9 @@ async def test_a_grant_with_two_uses_left_approves_two_of_three_calls_and_the_th
     storage: Storage,  # noqa: F811
 ) -> None:
     watched = Watched(storage)
-    agent = await _agent_with_grant(watched, _step(3), max_uses=2)  # type: ignore[arg-type]
-    watched.agent = agent
+    agent = await _agent_with_grant(watched, _step(3), max_uses=2)
 
-    stream = await agent.stream("deploy both", thread_id="T1", resource_id="C1", requested_by="U9")
-    chunks = [c async for c in stream.full_stream]
+    chunks = await _the_step(watched, agent)
 
     granted = [c for c in chunks if isinstance(c, ToolCallGrantedChunk)]
     assert [(c.tool_call_id, c.uses, c.max_uses) for c in granted] == [("a", 1, 2), ("b", 2, 2)]
@@ -139,26 +131,18 @@ class RevokedMeanwhile(Watched):
 async def test_a_grant_revoked_meanwhile_approves_none_of_its_calls_and_the_others_still_run(
     storage: Storage,  # noqa: F811
 ) -> None:
-    watched = RevokedMeanwhile(storage)
-    done: list[dict[str, Any]] = []
-    agent = Agent(id="ops", model=_two_services(), tools=[_deploy(done)], storage=watched)  # type: ignore[arg-type]
-    for _ in ("api", "web"):  # one grant per service
-        first = await agent.generate("deploy", thread_id="T1", resource_id="C1", requested_by="U9")
-        request = GrantRequest(seconds=3600, max_uses=5, free_args=("version",))
-        await (
-            await agent.decide(Approve(grant=request), run_id=first.run_id, decided_by="U1")
-        ).result()
+    watched, deploys = RevokedMeanwhile(storage), Deploys()
+    agent = await _agent_with_grant(watched, _two_services(), 5, grants=2, deploys=deploys)
     api_grant = next(g for g in await agent.list_grants() if g.pins == {"service": "api"})
-    watched.agent, watched.doomed = agent, api_grant.grant_id
+    watched.doomed = api_grant.grant_id
 
-    stream = await agent.stream("deploy both", thread_id="T1", resource_id="C1", requested_by="U9")
-    chunks = [c async for c in stream.full_stream]
+    chunks = await _the_step(watched, agent)
 
     granted = [(c.tool_call_id, c.uses) for c in chunks if isinstance(c, ToolCallGrantedChunk)]
     assert granted == [("b", 1)]
     assert [c.payload["tool_call_id"] for c in chunks if c.type == "tool-call-approval"] == ["a"]
     assert {call_id for _, call_id in watched.seen_pending} == {"a"}
-    assert [d["service"] for d in done] == ["api", "web", "web"]
+    assert [d["service"] for d in deploys.done] == ["api", "web", "web"]
 
 
 def _two_services() -> ScriptedModel:
