@@ -47,13 +47,13 @@ class Completion:
 class StateChange:
     """Everything one state change of a run writes, applied by ``Storage.commit`` atomically.
 
-    Applied in field order. ``claim`` (with ``claims``) is taken first with the single-use semantics
-    of ``Storage.claim``: when any of their keys is already claimed nothing at all is written and
-    ``commit`` returns that stored claim. A snapshot whose version does not follow the stored one
-    raises ``SnapshotVersionConflict``, a completion of a missing claim ``KeyError``, a fenced
-    completion whose owner or epoch is no longer the claim's ``StaleLease`` (checked before the
-    snapshot: a stale owner learns it lost the lease, not that the run moved on); each writes
-    nothing: no outcome, no snapshot, no messages, no audit.
+    Applied in field order. ``claim`` (with ``claims``) is taken first with the single-use
+    semantics of ``Storage.claim``: when any of their keys is already claimed nothing at all is
+    written and ``commit`` returns that stored claim. A snapshot whose version does not follow
+    the stored one raises ``SnapshotVersionConflict``, a completion of a missing claim
+    ``KeyError``, a fenced completion whose owner or epoch is no longer the claim's
+    ``StaleLease`` (checked before the snapshot: a stale owner learns it lost the lease, not
+    that the run moved on); each writes nothing: no outcome, no snapshot, no messages, no audit.
 
     Example:
         >>> change = StateChange(claim=claim, audit=[decided_event])  # doctest: +SKIP
