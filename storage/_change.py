@@ -47,13 +47,13 @@ class Completion:
 class StateChange:
     """Everything one state change of a run writes, applied by ``Storage.commit`` atomically.
 
-    Applied in field order. ``claim`` is taken first with the single-use semantics of
-    ``Storage.claim``: when the key is already claimed nothing at all is written and
-    ``commit`` returns the stored claim. A snapshot whose version does not follow the stored
-    one raises ``SnapshotVersionConflict``, a completion of a missing claim ``KeyError``, a
-    fenced completion whose owner or epoch is no longer the claim's ``StaleLease`` (checked
-    before the snapshot: a stale owner learns it lost the lease, not that the run moved on);
-    each writes nothing: no outcome, no snapshot, no messages, no audit.
+    Applied in field order. ``claim`` (with ``claims``) is taken first with the single-use
+    semantics of ``Storage.claim``: when any of their keys is already claimed nothing at all is
+    written and ``commit`` returns that stored claim. A snapshot whose version does not follow
+    the stored one raises ``SnapshotVersionConflict``, a completion of a missing claim
+    ``KeyError``, a fenced completion whose owner or epoch is no longer the claim's
+    ``StaleLease`` (checked before the snapshot: a stale owner learns it lost the lease, not
+    that the run moved on); each writes nothing: no outcome, no snapshot, no messages, no audit.
 
     Example:
         >>> change = StateChange(claim=claim, audit=[decided_event])  # doctest: +SKIP
@@ -62,6 +62,10 @@ class StateChange:
 
     claim: ClaimRecord | None = None
     """A decision to take first (single-use, as ``Storage.claim``)."""
+    claims: Sequence[ClaimRecord] = ()
+    """More decisions taken with ``claim`` (which must be given), all or none: the other calls
+    of one model step that standing grants approve. Keys distinct from each other and from
+    ``claim``'s (else ``ValueError`` here)."""
     completions: Sequence[Completion] = ()
     """Claims to mark completed with their outcomes (claims that existed before the change)."""
     snapshot: SnapshotRecord | None = None
@@ -76,10 +80,26 @@ class StateChange:
     """Audit events appended in order."""
     grant: GrantRecord | None = None
     """A standing grant to store (the approval that creates it is this change's claim)."""
-    grant_use: GrantUse | None = None
-    """A use of a standing grant, counted with this change (the claim it approves): when the
-    grant may not be used now (``storage._grants.refusal``) the whole change is refused with
-    ``GrantUnavailable`` and writes nothing. Checked after the claim's single use."""
+    grant_uses: Sequence[GrantUse] = ()
+    """Uses of standing grants, counted with this change (the claims they approve), in order:
+    when a grant may not be used now (``storage._grants.refusal``, counting the uses of the
+    same grant before it in this change, so a grant with one use left refuses a change that
+    uses it twice) the whole change is refused with ``GrantUnavailable`` naming that grant and
+    writes nothing. Checked after the claims' single use."""
+
+    def __post_init__(self) -> None:
+        if not self.claims:
+            return
+        if self.claim is None:
+            raise ValueError("StateChange.claims needs a first claim (StateChange.claim)")
+        keys = [(c.run_id, c.key) for c in self.every_claim]
+        if len(set(keys)) != len(keys):
+            raise ValueError(f"a StateChange claims each key once: {[k for _, k in keys]}")
+
+    @property
+    def every_claim(self) -> tuple[ClaimRecord, ...]:
+        """``claim`` and ``claims``, in that order (empty without ``claim``)."""
+        return () if self.claim is None else (self.claim, *self.claims)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -3,7 +3,7 @@ every backend applies the same way (when a use may happen, which grants a listin
 
 A grant is written in the same transaction as the approval that created it
 (``StateChange.grant``) and used in the same transaction as the claim it approves
-(``StateChange.grant_use``): the use that would exceed ``max_uses``, or comes at or after
+(``StateChange.grant_uses``): the use that would exceed ``max_uses``, or comes at or after
 ``expires_at`` or after ``revoked_at``, is refused with ``GrantUnavailable`` and the whole
 change writes nothing.
 """

@@ -51,9 +51,8 @@ class InMemoryStorage(MemoryEdgeRecords, MemoryEscalations, MemoryGrants, Memory
     # -- state changes ---------------------------------------------------------------------
     async def commit(self, change: StateChange) -> ClaimRecord | None:
         async with self._lock:  # every check before the first write: all or nothing
-            if change.claim is not None:
-                existing = self._claims.get((change.claim.run_id, change.claim.key))
-                if existing is not None:
+            for claim in change.every_claim:
+                if (existing := self._claims.get((claim.run_id, claim.key))) is not None:
                     return existing
             for done in change.completions:
                 held = self._claims.get((done.run_id, done.key))
@@ -65,8 +64,8 @@ class InMemoryStorage(MemoryEdgeRecords, MemoryEscalations, MemoryGrants, Memory
                 self._check_version(change.snapshot)
             if (unusable := self._grant_refusal(change)) is not None:
                 raise unusable
-            if change.claim is not None:
-                self._claims[(change.claim.run_id, change.claim.key)] = change.claim
+            for claim in change.every_claim:
+                self._claims[(claim.run_id, claim.key)] = claim
             for done in change.completions:
                 self._complete(done.run_id, done.key, done.outcome)
             if change.snapshot is not None:

@@ -24,17 +24,22 @@ class MemoryGrants:
         self._grants: dict[str, GrantRecord] = {}
 
     def _grant_refusal(self, change: StateChange) -> GrantUnavailable | None:
-        """Why ``change``'s grant use may not happen (checked under the lock, before writing)."""
-        use = change.grant_use
-        return None if use is None else refusal(self._grants.get(use.grant_id), use)
+        """Why one of ``change``'s grant uses may not happen, each counting the ones before it
+        (checked under the lock, before writing)."""
+        counted: dict[str, GrantRecord] = {}
+        for use in change.grant_uses:
+            record = counted.get(use.grant_id) or self._grants.get(use.grant_id)
+            if (why := refusal(record, use)) is not None or record is None:
+                return why
+            counted[use.grant_id] = used(record)
+        return None
 
     def _write_grants(self, change: StateChange) -> None:
-        """Store ``change``'s new grant and count its use (after ``_grant_refusal``)."""
+        """Store ``change``'s new grant and count its uses (after ``_grant_refusal``)."""
         if change.grant is not None:
             self._grants[change.grant.grant_id] = change.grant
-        if change.grant_use is not None:
-            grant_id = change.grant_use.grant_id
-            self._grants[grant_id] = used(self._grants[grant_id])
+        for use in change.grant_uses:
+            self._grants[use.grant_id] = used(self._grants[use.grant_id])
 
     async def get_grant(self, grant_id: str) -> GrantRecord | None:
         return self._grants.get(grant_id)

@@ -37,11 +37,12 @@ class Storage(Protocol):
     async def commit(self, change: StateChange) -> ClaimRecord | None:
         """Apply every part of ``change`` in one transaction, or none of it.
 
-        Returns None when applied, or the stored claim (and writes nothing) when
-        ``change.claim``'s key was already claimed. Raises ``SnapshotVersionConflict`` when
-        ``change.snapshot`` does not follow the stored version, ``KeyError`` when a completion
-        names no claim, ``StaleLease`` when a fenced completion's owner or epoch is no longer
-        the claim's; each writes nothing.
+        Returns None when applied, or the stored claim (and writes nothing) when the key of
+        ``change.claim`` or of one of ``change.claims`` was already claimed. Raises
+        ``SnapshotVersionConflict`` when ``change.snapshot`` does not follow the stored
+        version, ``KeyError`` when a completion names no claim, ``StaleLease`` when a fenced
+        completion's owner or epoch is no longer the claim's, ``GrantUnavailable`` when one of
+        ``change.grant_uses`` may not happen; each writes nothing.
         """
         ...
 

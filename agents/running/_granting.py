@@ -1,7 +1,10 @@
-"""Calls a standing grant approves as they are proposed (SPEC 15): written decided with the
-snapshot that stores them, and announced with a ``tool-call-granted`` chunk before they run."""
+"""Calls standing grants approve as they are proposed (SPEC 15): written decided with the
+snapshot that stores them, all in one transaction, and announced with a ``tool-call-granted``
+chunk before they run."""
 
 from __future__ import annotations
+
+from collections import Counter
 
 from agents._runtime import Runtime
 from agents.gate import Granted, told_granted, usable_grant
@@ -14,24 +17,32 @@ from storage import GrantUnavailable
 async def save_granting(
     rt: Runtime, writer: RunWriter, state: RunState, fresh: list[PendingCallState]
 ) -> list[Granted]:
-    """Save the snapshot of ``fresh``, with the first call a grant approves decided in the same
-    transaction (a second one in the same step is claimed just after); the calls grants
-    approved. A use the grant no longer allows (used up meanwhile) is left out: that call waits
-    like the others."""
-    offered = [g for p in fresh if (g := await usable_grant(rt, state, p))]
-    first = offered[0] if offered else None
-    try:
-        await writer.save(state, granted=first)
-    except GrantUnavailable:
-        first = None
-        await writer.save(state)
-    taken = [first] if first is not None else []
-    for more in offered[1:]:
-        if await writer.take_granted(more):
-            taken.append(more)
-    for granted in taken:
+    """Save the snapshot of ``fresh`` with every call a standing grant approves decided in the
+    same transaction (each grantor's claim and each use with the snapshot: a granted call is
+    written once, as decided, never pending then claimed); the calls grants approved.
+
+    A grant approves at most the uses it has left, the step's earlier calls counted. A grant
+    the write refuses (used up, expired or revoked meanwhile, by another instance) approves
+    none of them: the snapshot is saved without its calls, which wait like the others.
+    """
+    offered: list[Granted] = []
+    used: Counter[str] = Counter()
+    for pending in fresh:
+        if (granted := await usable_grant(rt, state, pending, used=used)) is not None:
+            offered.append(granted)
+            used[granted.grant.grant_id] += 1
+    while True:
+        try:
+            await writer.save(state, granted=offered)
+            break
+        except GrantUnavailable as refused:
+            kept = [g for g in offered if g.grant.grant_id != refused.grant_id]
+            if len(kept) == len(offered):
+                raise
+            offered = kept
+    for granted in offered:
         told_granted(rt, state, granted)
-    return taken
+    return offered
 
 
 def granted_chunk(granted: Granted, run_id: str) -> ToolCallGrantedChunk:

@@ -351,11 +351,10 @@ class Run:
     async def _suspend(self, fresh: list[PendingCallState]) -> None:
         """Store the snapshot FIRST (with the requests' audit), then announce the new calls.
 
-        A call a standing grant approves (``agents.gate.usable_grant``) is written decided in
-        that same transaction (the grantor's claim and the grant's use with the snapshot that
-        stores it) and runs instead of waiting; a second one in the same step is claimed just
-        after. A use the grant no longer allows (used up meanwhile) is left out and the call
-        waits like the others.
+        Every call a standing grant approves (``agents.gate.usable_grant``) is written decided
+        in that same transaction (the grantors' claims and the grants' uses with the snapshot
+        that stores them) and runs instead of waiting. A grant that no longer allows those uses
+        (used up meanwhile) approves none of them: its calls wait like the others.
         """
         granted: list[Granted] = []
         if fresh:

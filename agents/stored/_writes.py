@@ -14,7 +14,7 @@ change writes nothing and ``LeaseLost`` abandons the run.
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any, Protocol, TypeVar
@@ -32,7 +32,6 @@ from storage import (
     AuditKind,
     ClaimRecord,
     Completion,
-    GrantUnavailable,
     GrantUse,
     MessageRecord,
     SnapshotRecord,
@@ -211,12 +210,12 @@ class RunWriter:
         state: RunState,
         *,
         claim: ClaimRecord | None = None,
-        granted: GrantedClaim | None = None,
+        granted: Sequence[GrantedClaim] = (),
     ) -> None:
         """Store the snapshot (version-checked) and the outbox in one transaction (with
-        ``claim`` taken first, when given, or the claim a standing grant takes, with its use
-        counted: ``GrantUnavailable`` when the grant may no longer be used, and nothing is
-        written)."""
+        ``claim`` taken first, when given, or the claims standing grants take for calls of
+        this snapshot, every use counted: ``GrantUnavailable`` naming the grant when one may no
+        longer be used, and nothing is written)."""
         record = SnapshotRecord(
             run_id=state.run_id,
             agent_id=state.agent_id,
@@ -228,19 +227,8 @@ class RunWriter:
             decidable=bool(state.pending) and state.error is None,
             due_at=next_due(state.pending),  # the sweep reads the run then (issue 35)
         )
-        if granted is not None:
-            claim = granted.claim
         await self._commit(snapshot=record, claim=claim, granted=granted)
         self.version = record.version
-
-    async def take_granted(self, granted: GrantedClaim) -> bool:
-        """Claim a stored call as a standing grant's decision, the use counted (one
-        transaction); False when the grant may not be used now or the call was decided."""
-        change = StateChange(claim=granted.claim, audit=[granted.event], grant_use=granted.use)
-        try:
-            return await self.rt.storage.commit(change) is None
-        except GrantUnavailable:
-            return False
 
     async def save_continuing(self, state: RunState, pending: PendingCallState) -> Lease:
         """Store a decided call's outcome (the outbox) with the snapshot of a run that goes on
@@ -303,19 +291,21 @@ class RunWriter:
         snapshot: SnapshotRecord | None = None,
         delete_snapshot: str | None = None,
         claim: ClaimRecord | None = None,
-        granted: GrantedClaim | None = None,
+        granted: Sequence[GrantedClaim] = (),
     ) -> None:
         box = self.outbox
         owed = [self.owed] if self.owed is not None else []
+        taken = [*([claim] if claim is not None else []), *(g.claim for g in granted)]
         change = StateChange(
-            claim=claim,
+            claim=taken[0] if taken else None,
+            claims=taken[1:],
             snapshot=snapshot,
             delete_snapshot=delete_snapshot,
             completions=[*box.completions, *owed],
             thread=box.thread,
             messages=list(box.messages),
-            audit=[*box.audit, *([granted.event] if granted is not None else [])],
-            grant_use=granted.use if granted is not None else None,
+            audit=[*box.audit, *(g.event for g in granted)],
+            grant_uses=[g.use for g in granted],
         )
         try:
             if change.completions or self.patient:  # a call was decided: its outcome and the

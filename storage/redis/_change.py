@@ -110,6 +110,7 @@ def payload(prefix: str, change: StateChange, befores: list[str | None] | None =
             for done, before in zip(change.completions, befores, strict=True)
         ]
     doc: dict[str, Any] = {
+        "claims": [_claim_args(prefix, claim) for claim in change.every_claim],
         "completions": completions,
         "messages": [
             {"key": f"{prefix}msgs:{m.thread_id}", "doc": codec.dumps(m)} for m in change.messages
@@ -123,8 +124,6 @@ def payload(prefix: str, change: StateChange, befores: list[str | None] | None =
             for e in change.audit
         ],
     }
-    if (claim := change.claim) is not None:
-        doc["claim"] = _claim_args(prefix, claim)
     if change.snapshot is not None:
         doc["snapshot"] = snapshot_args(prefix, change.snapshot)
     if change.delete_snapshot is not None:
@@ -207,8 +206,7 @@ def _fence(done: Completion) -> dict[str, Any]:
 def refusal(change: StateChange, kind: str, reply: list[Any]) -> Exception:
     """The error for ``COMMIT``'s answer ``kind`` (``conflict``, ``missing`` or ``fenced``)."""
     if kind == "grant":
-        assert change.grant_use is not None
-        return GrantUnavailable(change.grant_use.grant_id, _text(reply[1]))
+        return GrantUnavailable(change.grant_uses[int(reply[2]) - 1].grant_id, _text(reply[1]))
     if kind == "conflict":
         assert change.snapshot is not None
         return SnapshotVersionConflict(change.snapshot.run_id, change.snapshot.version - 1)

@@ -24,11 +24,12 @@ Layout under the key prefix::
                                 up) created_at
     layout:grants               "1" once the grants written before these indexes are indexed
 
-A grant is created, and each use counted, by the ``COMMIT`` script that takes the approval's
-claim (``storage.redis._scripts``): the use is checked (not revoked, before ``expires``, fewer
-than ``max_uses``) before anything is written, so the use past ``max_uses`` writes nothing; the
-use that takes the last one moves the grant from its ``live`` zsets to ``grants:ended`` in the
-same script. Revoking is one script that sets ``revoked`` unless it is set, and moves it too.
+A grant is created, and each use counted, by the ``COMMIT`` script that takes the approval's claim
+(``storage.redis._scripts``, its Lua in ``storage.redis._grant_script``): each use is checked (not
+revoked, before ``expires``, fewer than ``max_uses``) before anything is written, so the use past
+``max_uses`` writes nothing; the use that takes the last one moves the grant from its ``live`` zsets
+to ``grants:ended`` in the same script. Revoking is one script that sets ``revoked`` unless it is
+set, and moves it too.
 """
 
 from __future__ import annotations
@@ -181,7 +182,7 @@ def ended_score(g: GrantRecord) -> int | None:
 
 
 def grant_args(prefix: str, change: StateChange) -> dict[str, Any]:
-    """What ``COMMIT`` needs of ``change``'s grant and grant use (nothing when it has none)."""
+    """What ``COMMIT`` needs of ``change``'s grant and grant uses (nothing when it has none)."""
     doc: dict[str, Any] = {}
     if (g := change.grant) is not None:
         listing, live = indexes(prefix, g)
@@ -199,12 +200,15 @@ def grant_args(prefix: str, change: StateChange) -> dict[str, Any]:
             "live": live,
             "ended": "" if end is None else str(end),
         }
-    if (use := change.grant_use) is not None:
-        doc["grant_use"] = {
-            "key": f"{prefix}grant:{use.grant_id}",
-            "id": use.grant_id,
-            "at": str(codec.score(use.at)),
-        }
+    if change.grant_uses:
+        doc["grant_uses"] = [
+            {
+                "key": f"{prefix}grant:{use.grant_id}",
+                "id": use.grant_id,
+                "at": str(codec.score(use.at)),
+            }
+            for use in change.grant_uses
+        ]
     return doc
 
 

@@ -7,7 +7,7 @@ needs a single Redis (not Redis Cluster). Optional ids travel as ``""`` for None
 
 from __future__ import annotations
 
-from storage.redis._grants import ENDED
+from storage.redis._grant_script import GRANT_WRITES
 
 _SNAPSHOTS = """
 local function unindex(p, run, cur)
@@ -214,14 +214,14 @@ return seq
 COMMIT = (
     _SNAPSHOTS
     + AUDIT_EVENTS
-    + ENDED
+    + GRANT_WRITES
     + """
 -- ARGV: prefix, change JSON (built by storage.redis._change.payload; scores as strings).
 -- Every check runs before the first write, so a refused change writes nothing.
 -- Returns {'ok'}, {'claimed', claim JSON}, {'changed'} (a completed claim is not as this
 -- change expects it: read it and send it again), {'missing', index}, {'fenced', index, claim
 -- JSON} (a completion's owner or epoch is no longer the claim's), {'conflict'} or {'grant',
--- why} (the standing grant it uses may not be used now).
+-- why, index} (the standing grant of that use may not be used now).
 local CLAIMED_TAIL = ',"status":"claimed","outcome":null,"completed_at":null,"owner":'
 
 -- The claim JSON ``cur`` completed with ``outcome`` and ``at`` (JSON texts), as
@@ -244,8 +244,8 @@ end
 
 local p = ARGV[1]
 local c = cjson.decode(ARGV[2])
-if c.claim then
-  local held = redis.call('HGET', c.claim.hash, c.claim.key)
+for _, claim in ipairs(c.claims) do
+  local held = redis.call('HGET', claim.hash, claim.key)
   if held then
     return {'claimed', held}
   end
@@ -280,26 +280,15 @@ end
 if c.snapshot and not snapshot_fits(c.snapshot.key, c.snapshot.expected) then
   return {'conflict'}
 end
-if c.grant_use then  -- a standing grant's use: not revoked, not expired, not used up
-  local g = redis.call('HMGET', c.grant_use.key, 'uses', 'max_uses', 'expires', 'revoked')
-  if not g[1] then
-    return {'grant', 'there is no such grant'}
-  end
-  if g[4] and g[4] ~= '' then
-    return {'grant', 'it was revoked'}
-  end
-  if tonumber(c.grant_use.at) >= tonumber(g[3]) then
-    return {'grant', 'it expired'}
-  end
-  if tonumber(g[1]) >= tonumber(g[2]) then
-    return {'grant', 'every use of it was taken'}
-  end
+local unusable = grant_refusal(c.grant_uses)
+if unusable then
+  return unusable
 end
-if c.claim then
-  redis.call('HSET', c.claim.hash, c.claim.key, c.claim.doc)
-  if c.claim.unfinished then
-    redis.call('ZADD', p .. 'claims:unfinished', c.claim.score, c.claim.member)
-    redis.call('ZADD', p .. 'claims:leases', c.claim.lease, c.claim.member)
+for _, claim in ipairs(c.claims) do
+  redis.call('HSET', claim.hash, claim.key, claim.doc)
+  if claim.unfinished then
+    redis.call('ZADD', p .. 'claims:unfinished', claim.score, claim.member)
+    redis.call('ZADD', p .. 'claims:leases', claim.lease, claim.member)
   end
 end
 for i, done in ipairs(c.completions) do
@@ -320,31 +309,7 @@ for _, m in ipairs(c.messages) do
   redis.call('RPUSH', m.key, m.doc)
 end
 append_audit(p, c.audit)
-if c.grant then  -- indexed as storage.redis._grants describes
-  local g = c.grant
-  redis.call('HSET', g.key, 'doc', g.doc, 'uses', g.uses, 'max_uses', g.max_uses,
-    'expires', g.expires, 'revoked', g.revoked, 'created', g.score,
-    'indexes', cjson.encode(g.indexes), 'live', cjson.encode(g.live))
-  redis.call('ZADD', p .. 'grants', g.score, g.id)
-  for _, index in ipairs(g.indexes) do
-    redis.call('ZADD', index, g.score, g.id)
-  end
-  if g.ended == '' then
-    for _, index in ipairs(g.live) do
-      redis.call('ZADD', index, g.expires, g.id)
-    end
-  else
-    redis.call('ZADD', p .. 'grants:ended', g.ended, g.id)
-  end
-end
-if c.grant_use then  -- the use that takes the last one ends the grant (score: created_at)
-  local u = c.grant_use
-  local uses = redis.call('HINCRBY', u.key, 'uses', 1)
-  local g = redis.call('HMGET', u.key, 'max_uses', 'created')
-  if uses >= tonumber(g[1]) and g[2] then
-    ended(p, u.id, u.key, tonumber(g[2]))
-  end
-end
+write_grants(p, c)
 return {'ok'}
 """
 )

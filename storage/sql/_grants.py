@@ -1,15 +1,19 @@
 """``SQLStorage``'s standing grants: the ``grants`` table (created by ``0009``).
 
 Reads and revocation go through SQLAlchemy. A state change carrying a grant (``StateChange.grant``
-or ``.grant_use``) is written in one transaction with the rest of the change: on SQLite inside
+or ``.grant_uses``) is written in one transaction with the rest of the change: on SQLite inside
 the decision path's own transaction (``storage.sql.sqlite._grants``); on PostgreSQL the change's
-``countersign_commit`` runs inside a transaction that then inserts the grant or counts its use
-with ``UPDATE ... WHERE uses < max_uses AND expires_at > now AND revoked_at IS NULL`` (the row
-lock orders concurrent uses; the one past ``max_uses`` changes no row and rolls everything back).
+``countersign_commit`` runs inside a transaction that then takes the change's further claims
+(``StateChange.claims``, one ``countersign_commit`` each: a key taken meanwhile rolls
+everything back and is returned) and inserts the grant or counts each use with ``UPDATE ...
+WHERE uses < max_uses AND expires_at > now AND revoked_at IS NULL`` (the row lock orders
+concurrent uses, a change's second use of a grant sees its first; the one past ``max_uses``
+changes no row and rolls everything back).
 """
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import datetime
 from typing import Any
 
@@ -117,49 +121,68 @@ class SQLGrants:
         return await self._db.write(work)
 
     async def _commit_with_grant_on_postgres(self, change: StateChange) -> ClaimRecord | None:
-        """``change`` (which carries a grant or a grant use) in one PostgreSQL transaction."""
+        """``change`` (which carries a grant, grant uses or further claims) in one PostgreSQL
+        transaction."""
 
         async def work(conn: AsyncConnection) -> ClaimRecord | None:
-            try:
-                found = await conn.exec_driver_sql(
-                    _pg_hot.COMMIT, tuple(_pg_hot.change_arguments(change))
-                )
-            except sa.exc.DBAPIError as exc:
-                ours = _ours(exc)
-                if ours is None:
-                    raise
-                raise ours from None
-            existing = _pg_hot.claim_found(found.scalar())
+            first = dataclasses.replace(change, claims=())  # the further ones: one by one
+            existing = await _commit(conn, first)
             if existing is not None:
                 return existing
+            for record in change.claims:
+                if (taken := await _commit(conn, StateChange(claim=record))) is not None:
+                    raise _Taken(taken)  # rolls back what this change wrote so far
             await write_grants(conn, change)
             return None
 
-        return await self._db.write(work)
+        try:
+            return await self._db.write(work)
+        except _Taken as taken:
+            return taken.claim
+
+
+class _Taken(Exception):
+    """A further claim of a change was taken first: raised to roll the change back."""
+
+    def __init__(self, claim: ClaimRecord) -> None:
+        super().__init__(claim.key)
+        self.claim = claim
+
+
+async def _commit(conn: AsyncConnection, change: StateChange) -> ClaimRecord | None:
+    """One ``countersign_commit`` of ``change`` on ``conn``, its refusals as our errors."""
+    try:
+        found = await conn.exec_driver_sql(_pg_hot.COMMIT, tuple(_pg_hot.change_arguments(change)))
+    except sa.exc.DBAPIError as exc:
+        ours = _ours(exc)
+        if ours is None:
+            raise
+        raise ours from None
+    return _pg_hot.claim_found(found.scalar())
 
 
 async def write_grants(conn: AsyncConnection, change: StateChange) -> None:
-    """Insert ``change.grant`` and count ``change.grant_use`` on ``conn`` (SQLAlchemy);
-    ``GrantUnavailable`` when the use may not happen (the caller's transaction rolls back)."""
+    """Insert ``change.grant`` and count ``change.grant_uses`` in order on ``conn``
+    (SQLAlchemy); ``GrantUnavailable`` when one may not happen (the caller's transaction rolls
+    back)."""
     if change.grant is not None:
         await conn.execute(grants.insert().values(**record_values(change.grant)))
-    use = change.grant_use
-    if use is None:
-        return
-    counted = await conn.execute(
-        sa.update(grants)
-        .where(
-            grants.c.grant_id == use.grant_id,
-            grants.c.revoked_at.is_(None),
-            grants.c.expires_at > use.at,
-            grants.c.uses < grants.c.max_uses,
+    for use in change.grant_uses:
+        counted = await conn.execute(
+            sa.update(grants)
+            .where(
+                grants.c.grant_id == use.grant_id,
+                grants.c.revoked_at.is_(None),
+                grants.c.expires_at > use.at,
+                grants.c.uses < grants.c.max_uses,
+            )
+            .values(uses=grants.c.uses + 1)
         )
-        .values(uses=grants.c.uses + 1)
-    )
-    if counted.rowcount != 1:
-        row = (await conn.execute(grants.select().where(grants.c.grant_id == use.grant_id))).first()
-        why = refusal(None if row is None else record_from_row(GrantRecord, row), use)
-        raise why or GrantUnavailable(use.grant_id, "it may not be used now")
+        if counted.rowcount != 1:
+            stmt = grants.select().where(grants.c.grant_id == use.grant_id)
+            row = (await conn.execute(stmt)).first()
+            why = refusal(None if row is None else record_from_row(GrantRecord, row), use)
+            raise why or GrantUnavailable(use.grant_id, "it may not be used now")
 
 
 def _ours(exc: BaseException) -> Exception | None:

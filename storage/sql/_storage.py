@@ -114,7 +114,7 @@ class SQLStorage(SQLEdgeRecords, SQLEscalations, SQLGrants, SQLDue):
                 sqlite, lambda conn: _sqlite_grants.apply(conn, change), durable=durable
             )
         postgres = await self._db.postgres()
-        if postgres is not None and (change.grant or change.grant_use):
+        if postgres is not None and (change.grant or change.grant_uses or change.claims):
             return await self._commit_with_grant_on_postgres(change)
         if postgres is not None:
             return await _pg_hot.apply(postgres, change)

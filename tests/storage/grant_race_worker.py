@@ -46,7 +46,7 @@ async def main(url: str, worker: str, calls: int) -> None:
                     owner=worker,
                     lease_until=now + timedelta(seconds=60),
                 ),
-                grant_use=GrantUse(grant_id="g1", at=now),
+                grant_uses=[GrantUse(grant_id="g1", at=now)],
             )
             async with semaphore:
                 try:

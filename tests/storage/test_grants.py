@@ -12,7 +12,7 @@ import pytest
 
 from storage import GrantRecord, GrantUnavailable, GrantUse, StateChange, Storage
 from tests.backends import SHARED_BACKENDS, open_storage, unique_url
-from tests.storage.records import at, claim, event
+from tests.storage.records import at, claim, event, snapshot
 
 
 def grant(grant_id: str = "g1", **fields: Any) -> GrantRecord:
@@ -41,7 +41,7 @@ def use(key: str, second: float = 10, grant_id: str = "g1") -> StateChange:
     return StateChange(
         claim=claim("run-1", key, second=second, detail={"source": "grant", "grant_id": grant_id}),
         audit=[event(int(second), run_id="run-1", tool_call_id=key.split("#")[0])],
-        grant_use=GrantUse(grant_id=grant_id, at=at(second)),
+        grant_uses=[GrantUse(grant_id=grant_id, at=at(second))],
     )
 
 
@@ -207,3 +207,86 @@ async def _share_uses(url: str) -> None:
         assert revoked is not None and dataclasses.replace(revoked, revoked_at=None) == (
             dataclasses.replace(stored, revoked_by="U1")
         )
+
+
+def granted_step(*uses: str, taken: tuple[str, ...] = ("c1#0", "c2#0")) -> StateChange:
+    """One model step of ``run-1`` stored with its calls ``taken`` decided by the grants
+    ``uses`` (one per call), the snapshot and the audit in the same change."""
+    first, *more = (
+        claim("run-1", key, second=10, detail={"source": "grant", "grant_id": g})
+        for key, g in zip(taken, uses, strict=True)
+    )
+    return StateChange(
+        claim=first,
+        claims=more,
+        snapshot=snapshot("run-1"),
+        audit=[event(10 + n, run_id="run-1") for n in range(len(uses))],
+        grant_uses=[GrantUse(grant_id=g, at=at(10)) for g in uses],
+    )
+
+
+async def _nothing_of_run_1(storage: Storage, *, uses: int = 0) -> None:
+    assert await storage.list_claims("run-1") == []
+    assert await storage.load_snapshot("run-1") is None
+    assert await storage.query_audit(run_id="run-1") == []
+    for g in await storage.list_grants():
+        assert g.uses == uses
+
+
+async def test_one_change_takes_several_claims_and_counts_each_grant_use(storage: Storage) -> None:
+    await storage.commit(StateChange(grant=grant("g1")))
+    await storage.commit(StateChange(grant=grant("g2", created_at=at(1))))
+
+    assert await storage.commit(granted_step("g1", "g2", "g1", taken=("a#0", "b#0", "c#0"))) is None
+
+    assert sorted(c.key for c in await storage.list_claims("run-1")) == ["a#0", "b#0", "c#0"]
+    assert await storage.load_snapshot("run-1") == snapshot("run-1")
+    assert len(await storage.query_audit(run_id="run-1")) == 3
+    uses = {g.grant_id: g.uses for g in await storage.list_grants()}
+    assert uses == {"g1": 2, "g2": 1}
+
+
+async def test_a_further_claim_taken_first_writes_nothing_and_returns_it(storage: Storage) -> None:
+    await storage.commit(StateChange(grant=grant("g1")))
+    await storage.claim(claim("run-1", "c2#0", decided_by="U2"))
+
+    existing = await storage.commit(granted_step("g1", "g1"))
+
+    assert existing is not None and (existing.key, existing.decided_by) == ("c2#0", "U2")
+    assert [c.key for c in await storage.list_claims("run-1")] == ["c2#0"]
+    assert await storage.load_snapshot("run-1") is None
+    assert await storage.query_audit(run_id="run-1") == []
+    stored = await storage.get_grant("g1")
+    assert stored is not None and stored.uses == 0
+
+
+@pytest.mark.parametrize("used", [0, 2], ids=["one-use", "one-use-left"])
+async def test_a_grant_with_one_use_left_refuses_a_change_that_uses_it_twice(
+    storage: Storage, used: int
+) -> None:
+    await storage.commit(StateChange(grant=grant("g1", uses=used, max_uses=used + 1)))
+
+    with pytest.raises(GrantUnavailable) as refused:
+        await storage.commit(granted_step("g1", "g1"))
+
+    assert refused.value.grant_id == "g1"
+    await _nothing_of_run_1(storage, uses=used)
+
+
+async def test_a_refused_second_grant_refuses_the_whole_change(storage: Storage) -> None:
+    await storage.commit(StateChange(grant=grant("g1")))
+    await storage.commit(StateChange(grant=grant("g2", created_at=at(1))))
+    await storage.revoke_grant("g2", revoked_by="U1", at=at(5))
+
+    with pytest.raises(GrantUnavailable) as refused:
+        await storage.commit(granted_step("g1", "g2"))
+
+    assert refused.value.grant_id == "g2"
+    await _nothing_of_run_1(storage)
+
+
+def test_further_claims_need_a_first_one_and_distinct_keys() -> None:
+    with pytest.raises(ValueError, match="claim"):
+        StateChange(claims=[claim("run-1", "c1#0")])
+    with pytest.raises(ValueError, match="c1#0"):
+        StateChange(claim=claim("run-1", "c1#0"), claims=[claim("run-1", "c1#0")])

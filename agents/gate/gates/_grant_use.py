@@ -13,6 +13,7 @@ revoked meanwhile) writes nothing, and the call pends as usual.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from agents._runtime import Runtime
@@ -41,8 +42,19 @@ class Granted:
     """The use counted with the claim."""
 
 
-async def usable_grant(rt: Runtime, state: RunState, pending: PendingCallState) -> Granted | None:
-    """The grant that approves ``pending`` now, with the claim to write (nothing is written)."""
+async def usable_grant(
+    rt: Runtime,
+    state: RunState,
+    pending: PendingCallState,
+    *,
+    used: Mapping[str, int] | None = None,
+) -> Granted | None:
+    """The grant that approves ``pending`` now, with the claim to write (nothing is written).
+
+    ``used``: uses of grants (by id) that earlier calls of the same model step take in the
+    same write; a grant with no use left after them approves nothing more.
+    """
+    used = used or {}
     if not _may_be_granted(pending) or (state.thread_id is None and state.resource_id is None):
         return None
     now = utcnow()
@@ -54,8 +66,11 @@ async def usable_grant(rt: Runtime, state: RunState, pending: PendingCallState) 
         active_at=now,
     )
     for grant in reversed(candidates):  # the oldest first: it ends first
-        if await _applies(rt, grant, pending):
-            return _granted(rt, state, pending, grant)
+        earlier = used.get(grant.grant_id, 0)
+        if grant.uses + earlier < grant.max_uses and await _applies(rt, grant, pending):
+            return _granted(
+                rt, state, pending, dataclasses.replace(grant, uses=grant.uses + earlier)
+            )
     return None
 
 

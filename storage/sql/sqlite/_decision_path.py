@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from datetime import UTC, datetime
 from typing import Any, Protocol
 
 import sqlalchemy as sa
@@ -29,7 +28,6 @@ from storage._change import (
     StateChange,
     fenced,
 )
-from storage._codec import stamp
 from storage._errors import SnapshotVersionConflict
 from storage._records import (
     ApprovalRecord,
@@ -40,6 +38,7 @@ from storage._records import (
     ThreadRecord,
     utcnow,
 )
+from storage.sql.sqlite._values import json_text, optional_timestamp, parse_time, timestamp
 
 
 class Cursor(Protocol):
@@ -143,16 +142,21 @@ _APPROVALS_OF_RUN = (
 def apply(conn: Connection, change: StateChange) -> ClaimRecord | None:
     """Write ``change`` inside the caller's transaction (``StateChange`` semantics).
 
-    Returns the stored claim, having written nothing, when ``change.claim``'s key is taken.
-    Raises ``SnapshotVersionConflict`` / ``KeyError`` after some statements ran: the caller
-    rolls back (``SQLDatabase.sqlite_write`` does).
+    Returns the stored claim, having written nothing, when the key of ``change.claim`` or of
+    one of ``change.claims`` is taken: those are looked up before the first write, and none is
+    taken in between (``BEGIN IMMEDIATE``: one writer at a time). Raises
+    ``SnapshotVersionConflict`` / ``KeyError`` after some statements ran: the caller rolls
+    back (``SQLDatabase.sqlite_write`` does).
     """
-    if change.claim is not None:
-        existing = _claim(conn, change.claim)
-        if existing is not None:
+    for record in change.claims:
+        if row := conn.execute(_CLAIM_OF_KEY, (record.run_id, record.key)).fetchone():
+            return _claim_record(row)
+    for record in change.every_claim:
+        if (existing := _claim(conn, record)) is not None:
             return existing
     for done in change.completions:
-        values: tuple[Any, ...] = (_json(done.outcome), _timestamp(utcnow()), done.run_id, done.key)
+        at = timestamp(utcnow())
+        values: tuple[Any, ...] = (json_text(done.outcome), at, done.run_id, done.key)
         if done.owner is None:
             cursor = conn.execute(_COMPLETE, values)
         else:
@@ -198,7 +202,7 @@ def add_approval(conn: Connection, record: ApprovalRecord) -> ApprovalTally:
     held = None if row is None else _claim_record(row)
     added = False
     if held is None:
-        values = (record.run_id, record.key, record.approver, _timestamp(record.approved_at))
+        values = (record.run_id, record.key, record.approver, timestamp(record.approved_at))
         added = conn.execute(_INSERT_APPROVAL, values).rowcount == 1
     rows = conn.execute(_APPROVALS_OF_KEY, (record.run_id, record.key)).fetchall()
     return ApprovalTally(added=added, approvals=[_approval(r) for r in rows], claim=held)
@@ -236,13 +240,13 @@ def _claim(conn: Connection, record: ClaimRecord) -> ClaimRecord | None:
         "tool_call_id": record.tool_call_id,
         "decision": record.decision,
         "decided_by": record.decided_by,
-        "decided_at": _timestamp(record.decided_at),
-        "detail": _json(record.detail),
+        "decided_at": timestamp(record.decided_at),
+        "detail": json_text(record.detail),
         "status": record.status,
-        "outcome": _json(record.outcome),
-        "completed_at": _optional_timestamp(record.completed_at),
+        "outcome": json_text(record.outcome),
+        "completed_at": optional_timestamp(record.completed_at),
         "owner": record.owner,
-        "lease_until": _optional_timestamp(record.lease_until),
+        "lease_until": optional_timestamp(record.lease_until),
         "epoch": record.epoch,
     }
     if conn.execute(_INSERT_CLAIM, values).rowcount == 1:
@@ -257,11 +261,11 @@ def _save_snapshot(conn: Connection, record: SnapshotRecord) -> None:
         "agent_id": record.agent_id,
         "thread_id": record.thread_id,
         "resource_id": record.resource_id,
-        "suspended_at": _timestamp(record.suspended_at),
+        "suspended_at": timestamp(record.suspended_at),
         "version": record.version,
-        "data": _json(record.data),
+        "data": json_text(record.data),
         "decidable": int(record.decidable),
-        "due_at": None if record.due_at is None else _timestamp(record.due_at),
+        "due_at": None if record.due_at is None else timestamp(record.due_at),
     }
     if record.version == 1:
         saved = conn.execute(_INSERT_SNAPSHOT, values).rowcount == 1
@@ -278,9 +282,9 @@ def _thread_row(record: ThreadRecord) -> tuple[Any, ...]:
     return (
         record.thread_id,
         record.resource_id,
-        _timestamp(record.created_at),
-        _timestamp(record.updated_at),
-        _json(record.metadata),
+        timestamp(record.created_at),
+        timestamp(record.updated_at),
+        json_text(record.metadata),
     )
 
 
@@ -296,8 +300,8 @@ def _append_messages(conn: Connection, records: Sequence[MessageRecord]) -> None
                     m.resource_id,
                     m.run_id,
                     m.role,
-                    _json(m.content),
-                    _timestamp(m.created_at),
+                    json_text(m.content),
+                    timestamp(m.created_at),
                 )
                 for m in records
             ],
@@ -312,7 +316,7 @@ def _append_audit(conn: Connection, events: Sequence[AuditEvent]) -> None:
             [
                 (
                     e.id,
-                    _timestamp(e.at),
+                    timestamp(e.at),
                     e.kind,
                     e.run_id,
                     e.tool_call_id,
@@ -320,7 +324,7 @@ def _append_audit(conn: Connection, events: Sequence[AuditEvent]) -> None:
                     e.agent_id,
                     e.actor,
                     e.source,
-                    _json(e.data),
+                    json_text(e.data),
                 )
                 for e in events
             ],
@@ -333,17 +337,17 @@ def _snapshot(row: tuple[Any, ...]) -> SnapshotRecord:
         agent_id=row[1],
         thread_id=row[2],
         resource_id=row[3],
-        suspended_at=_parse_time(row[4]),
+        suspended_at=parse_time(row[4]),
         version=row[5],
         data=json.loads(row[6]),
         decidable=bool(row[7]),
-        due_at=None if row[8] is None else _parse_time(row[8]),
+        due_at=None if row[8] is None else parse_time(row[8]),
     )
 
 
 def _approval(row: Sequence[Any]) -> ApprovalRecord:
     return ApprovalRecord(
-        run_id=row[0], key=row[1], approver=row[2], approved_at=_parse_time(row[3])
+        run_id=row[0], key=row[1], approver=row[2], approved_at=parse_time(row[3])
     )
 
 
@@ -354,44 +358,12 @@ def _claim_record(row: tuple[Any, ...]) -> ClaimRecord:
         tool_call_id=row[2],
         decision=row[3],
         decided_by=row[4],
-        decided_at=_parse_time(row[5]),
+        decided_at=parse_time(row[5]),
         detail=json.loads(row[6]),
         status=row[7],
         outcome=None if row[8] is None else json.loads(row[8]),
-        completed_at=None if row[9] is None else _parse_time(row[9]),
+        completed_at=None if row[9] is None else parse_time(row[9]),
         owner=row[10],
-        lease_until=None if row[11] is None else _parse_time(row[11]),
+        lease_until=None if row[11] is None else parse_time(row[11]),
         epoch=row[12],
     )
-
-
-# -- values, as the column types of storage.sql._schema store them on SQLite ----------------
-_ENCODER = json.JSONEncoder(separators=(",", ":"))
-"""Built once: ``json.dumps`` with any option builds a new encoder on every call."""
-
-
-def _json(value: object) -> str:
-    """A JSON column's text (``sa.JSON`` stores Python ``None`` as JSON ``null`` too)."""
-    return _ENCODER.encode(value)
-
-
-def _timestamp(value: datetime) -> str:
-    """``UTCDateTime`` on SQLite: naive UTC text with microseconds, so text order is time order."""
-    if value.tzinfo is not UTC:  # storage.utcnow() gives UTC already; a naive one is refused
-        value = stamp(value)
-    return value.replace(tzinfo=None).isoformat(" ", "microseconds")
-
-
-def _optional_timestamp(value: datetime | None) -> str | None:
-    return None if value is None else _timestamp(value)
-
-
-def _parse_time(text: str) -> datetime:
-    return datetime.fromisoformat(text).replace(tzinfo=UTC)
-
-
-# what storage.sql.sqlite._grants writes and reads the same way
-json_text = _json
-timestamp = _timestamp
-optional_timestamp = _optional_timestamp
-parse_time = _parse_time

@@ -1,9 +1,9 @@
-"""A state change's standing grant on SQLite's decision path: the new grant inserted, the used
-one counted, inside the transaction of ``storage.sql.sqlite._decision_path.apply`` (plain SQL on
+"""A state change's standing grants on SQLite's decision path: the new grant inserted, the used
+ones counted, inside the transaction of ``storage.sql.sqlite._decision_path.apply`` (plain SQL on
 the driver, values converted as ``storage.sql._schema`` converts them).
 
-The use is one ``UPDATE ... WHERE`` on the grant's row: SQLite has one writer at a time, so
-each use counts the ones before it and the use past ``max_uses`` changes no row. Then
+The use is one ``UPDATE ... WHERE`` on the grant's row: SQLite has one writer at a time, so each use
+counts the ones before it (this change's own too) and the use past ``max_uses`` changes no row. Then
 ``GrantUnavailable`` rolls the whole transaction back (the claim with it).
 """
 
@@ -13,14 +13,9 @@ from storage._change import StateChange
 from storage._errors import GrantUnavailable
 from storage._grants import refusal
 from storage._records import ClaimRecord, GrantRecord
-from storage.sql.sqlite._decision_path import (
-    Connection,
-    json_text,
-    optional_timestamp,
-    parse_time,
-    timestamp,
-)
+from storage.sql.sqlite._decision_path import Connection
 from storage.sql.sqlite._decision_path import apply as apply_without_grants
+from storage.sql.sqlite._values import json_text, optional_timestamp, parse_time, timestamp
 
 _GRANT_COLUMNS = (
     "grant_id, agent_id, tool_name, agent_path, thread_id, resource_id, pins, granted_by,"
@@ -39,24 +34,21 @@ def apply(conn: Connection, change: StateChange) -> ClaimRecord | None:
     """``storage.sql.sqlite._decision_path.apply``, then the change's grant, in the caller's
     transaction (nothing of the grant when the claim was taken first)."""
     existing = apply_without_grants(conn, change)
-    if existing is None and (change.grant is not None or change.grant_use is not None):
+    if existing is None and (change.grant is not None or change.grant_uses):
         write_grants(conn, change)
     return existing
 
 
 def write_grants(conn: Connection, change: StateChange) -> None:
-    """Insert ``change.grant`` and count ``change.grant_use`` (``GrantUnavailable`` when the
-    use may not happen: the caller rolls back)."""
+    """Insert ``change.grant`` and count ``change.grant_uses`` in order, each seeing the ones
+    before it (``GrantUnavailable`` when one may not happen: the caller rolls back)."""
     if change.grant is not None:
         conn.execute(_INSERT_GRANT, _row(change.grant))
-    use = change.grant_use
-    if (
-        use is not None
-        and conn.execute(_USE_GRANT, (use.grant_id, timestamp(use.at))).rowcount != 1
-    ):
-        row = conn.execute(_GRANT_OF_ID, (use.grant_id,)).fetchone()
-        why = refusal(None if row is None else _record(row), use)
-        raise why or GrantUnavailable(use.grant_id, "it may not be used now")
+    for use in change.grant_uses:
+        if conn.execute(_USE_GRANT, (use.grant_id, timestamp(use.at))).rowcount != 1:
+            row = conn.execute(_GRANT_OF_ID, (use.grant_id,)).fetchone()
+            why = refusal(None if row is None else _record(row), use)
+            raise why or GrantUnavailable(use.grant_id, "it may not be used now")
 
 
 def _row(g: GrantRecord) -> tuple[object, ...]:
