@@ -15,6 +15,9 @@
   started at once (``asyncio.gather``), each its own run and thread, after one untimed batch
   of as many (the warm-up of the connections they need); a cycle that raises or does not end
   with ``"stop"`` is a failure, and the first failure's message is in ``error``.
+- ``nondurable_median_ms``, ``fsync_median_ms``, ``claim_cost_ratio``, ``claim_cost_goal``
+  (a SQLite file, durable claims): the same cycle without durable claims and one sync of a
+  log, timed right after each timed cycle (``bench._claim_cost``).
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from pydantic import BaseModel
 
 from agents import Agent
 from agents.models import ScriptedModel, call, reply
+from bench._claim_cost import ClaimCost, sqlite_file
 from bench._counting import Counts, open_counted
 from bench._floor import open_floor
 from bench.peers._peer_timing import floor_once, percentile_99, with_floor
@@ -99,10 +103,14 @@ async def run_cycles(
     prefix = f"{time.time_ns():x}"  # a rerun on a kept database starts fresh threads
     store, counts = open_counted(url, durable_claims=durable_claims)
     floor = await open_floor(url)
+    path = sqlite_file(url) if durable_claims else None
+    cost = ClaimCost(path, one_cycle) if path is not None else None
     try:
         for n in range(warmup):
             await one_cycle(store, f"{prefix}-w{n}")
             await floor_once(floor, -1 - n)
+            if cost is not None:
+                await cost.warm_up(f"{prefix}-nw{n}")
         timings: list[float] = []
         floor_ms: list[float] = []
         per_cycle: list[dict[str, int]] = []
@@ -114,11 +122,15 @@ async def run_cycles(
                 per_cycle.append({k: v - before[k] for k, v in counts.snapshot().items()})
             timings.append(elapsed * 1000)
             floor_ms.append(await floor_once(floor, n) * 1000)
+            if cost is not None:
+                await cost.once(f"{prefix}-n{n}")
         sizes.append((await one_cycle(store, f"{prefix}-probe", probe=True))[1])
         concurrent = await run_concurrent(store, in_flight, prefix) if in_flight else {}
     finally:
         await floor.close()
         await store.close()
+        if cost is not None:
+            await cost.close()
     timings.sort()
     figure = {
         "figure": "cycle",
@@ -130,7 +142,13 @@ async def run_cycles(
         "snapshot_bytes": max(sizes),
         "durable_claims": durable_claims,
     }
-    return {**with_floor(figure, floor_ms), **_per_cycle(counts, per_cycle), **concurrent}
+    claim = cost.figure(statistics.median(timings)) if cost is not None else {}
+    return {
+        **with_floor(figure, floor_ms),
+        **_per_cycle(counts, per_cycle),
+        **claim,
+        **concurrent,
+    }
 
 
 def _per_cycle(counts: Counts | None, per_cycle: list[dict[str, int]]) -> dict[str, int]:

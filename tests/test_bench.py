@@ -26,6 +26,7 @@ async def test_cycle_benchmark_reports_one_json_figure() -> None:
     assert set(figure) >= {"median_ms", "p99_ms", "cycles_per_s", "snapshot_bytes"}
     assert 0 < figure["snapshot_bytes"] < 4096
     assert not set(figure) & (SQL_FIELDS | REDIS_FIELDS)  # nothing to count in a dict
+    assert "claim_cost_ratio" not in figure  # no log to sync
     json.dumps(figure)
 
 
@@ -37,6 +38,20 @@ async def test_cycle_on_sqlite_counts_statements_transactions_and_commits(tmp_pa
     # every commit ends a transaction; every transaction sends at least one statement
     assert figure["commits_per_cycle"] <= figure["transactions_per_cycle"]
     assert figure["transactions_per_cycle"] <= figure["statements_per_cycle"]
+
+
+async def test_cycle_on_a_sqlite_file_prices_the_durable_claim_in_log_syncs(
+    tmp_path: Path,
+) -> None:
+    url = f"sqlite+aiosqlite:///{tmp_path / 'bench.db'}"
+    figure = await run_cycles(url, cycles=3, warmup=1, in_flight=0)
+    assert figure["durable_claims"] is True
+    assert figure["nondurable_median_ms"] > 0 and figure["fsync_median_ms"] > 0
+    cost = (figure["median_ms"] - figure["nondurable_median_ms"]) / figure["fsync_median_ms"]
+    assert figure["claim_cost_ratio"] == pytest.approx(cost, rel=0.05, abs=0.2)
+    assert figure["claim_cost_goal"] == 1.5
+    plain = await run_cycles(url, cycles=2, warmup=0, in_flight=0, durable_claims=False)
+    assert "claim_cost_ratio" not in plain  # nothing to price without durable claims
 
 
 @pytest.mark.parametrize("backend", SHARED_BACKENDS)

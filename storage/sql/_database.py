@@ -28,6 +28,7 @@ from storage._errors import StorageConfigError, StorageUnavailable
 from storage.sql import _migrate
 from storage.sql._engine import DURABLE_OPTION, WRITE_OPTION, create_engine, is_locked
 from storage.sql.postgres._calls import PostgresCalls, never_sent
+from storage.sql.sqlite._checkpoints import Checkpoints
 from storage.sql.sqlite._inline import InlineConnection
 
 logger = logging.getLogger(__name__)
@@ -68,6 +69,7 @@ class SQLDatabase:
         self._migrate_lock = asyncio.Lock()
         self._driver: AsyncConnection | None = None
         self._sqlite3: sqlite3.Connection | None = None
+        self._checkpoints: Checkpoints | None = None
         self._driver_checked = False
         self._driver_lock = asyncio.Lock()
         self._postgres = (
@@ -122,8 +124,11 @@ class SQLDatabase:
         if self._postgres is not None:
             await self._postgres.close()
         if self._driver is not None:
+            if self._sqlite3 is not None:
+                Checkpoints.release(self._sqlite3)
             await self._driver.close()  # back to the pool, which dispose() then closes
             self._driver = self._sqlite3 = None
+            self._checkpoints = None
             self._driver_checked = False
         if self._owns_engine:
             await self.engine.dispose()
@@ -133,8 +138,10 @@ class SQLDatabase:
         None unless this is a SQLite file opened by URL (``storage.sql.sqlite._inline``).
 
         One connection of the engine's pool, checked out once and kept (it carries the engine's
-        pragmas). Sharing it between coroutines is safe because every transaction on it runs
-        from ``BEGIN`` to ``COMMIT`` without awaiting (``sqlite_write`` / ``sqlite_read``).
+        pragmas; it checkpoints before ordinary writes, never in a durable commit:
+        ``storage.sql.sqlite._checkpoints``). Sharing it between coroutines is safe because
+        every transaction on it runs from ``BEGIN`` to ``COMMIT`` without awaiting
+        (``sqlite_write`` / ``sqlite_read``).
         """
         if not self._driver_checked:
             async with self._driver_lock:  # once, however many callers arrive together
@@ -153,7 +160,9 @@ class SQLDatabase:
             await conn.close()
             return None
         self._driver = conn
-        return raw.driver_connection.sqlite3_connection
+        sqlite3_connection = raw.driver_connection.sqlite3_connection
+        self._checkpoints = Checkpoints(sqlite3_connection)
+        return sqlite3_connection
 
     async def postgres(self) -> PostgresCalls | None:
         """Single statements on the driver connections of the pool
@@ -172,10 +181,13 @@ class SQLDatabase:
     ) -> T:
         """``work(conn)`` in one ``BEGIN IMMEDIATE`` transaction, queued behind this process's
         other writers and retried while another process holds the lock. ``durable``: synced to
-        disk before this returns (``synchronous = FULL`` for this transaction only)."""
+        disk before this returns (``synchronous = FULL`` for this transaction only: one sync of
+        the log, never a checkpoint: ordinary writes run those)."""
 
         async def once() -> T:
             async with self._sqlite_writer or nullcontext():
+                if self._checkpoints is not None:
+                    self._checkpoints.before_write(conn, durable=durable)
                 if not durable:
                     return _in_transaction(conn, "BEGIN IMMEDIATE", work)
                 conn.execute("PRAGMA synchronous = FULL")  # not allowed inside a transaction

@@ -114,3 +114,40 @@ async def test_the_approval_is_on_disk_before_the_tools_first_line(tmp_path: Pat
     claim_tx = before_tool[start : before_tool.index(NORMAL, start) + 1]
     assert claim_tx[1] == "BEGIN IMMEDIATE" and claim_tx[-2:] == ["COMMIT", NORMAL]
     assert any(s.startswith("INSERT INTO claims") for s in claim_tx), claim_tx
+
+
+async def test_a_claims_commit_never_checkpoints_the_log_into_the_database_file(
+    tmp_path: Path,
+) -> None:
+    """The claim costs one sync of the write-ahead log: even with the log past SQLite's
+    checkpoint threshold, its commit leaves the database file as it was (a checkpoint would
+    copy pages into it and sync it); ordinary writes checkpoint afterwards."""
+    import hashlib
+    import sqlite3
+
+    from storage import SQLStorage
+
+    path = tmp_path / "checkpoint.db"
+    store = SQLStorage(f"sqlite+aiosqlite:///{path}")
+    other = sqlite3.connect(path, isolation_level=None)  # another writer on the same file
+    try:
+        await store.save_snapshot(snapshot("run-1"))
+        other.execute("PRAGMA wal_autocheckpoint = 0")
+        other.execute("CREATE TABLE filler (blob BLOB)")
+        other.execute("BEGIN IMMEDIATE")
+        other.executemany("INSERT INTO filler VALUES (?)", ([b"x" * 4000] for _ in range(1200)))
+        other.execute("COMMIT")  # the log now holds over 1,000 frames, none checkpointed
+
+        def database_file() -> str:
+            return hashlib.sha256(path.read_bytes()).hexdigest()
+
+        before = database_file()
+        await store.claim(claim("run-1", "call_1#0"))
+        assert database_file() == before
+
+        for n in range(2, 40):  # ordinary writes: one of them checkpoints the log
+            await store.save_snapshot(snapshot(f"run-{n}"))
+        assert database_file() != before
+    finally:
+        other.close()
+        await store.close()
