@@ -50,6 +50,11 @@ async def test_cycle_on_a_sqlite_file_prices_the_durable_claim_in_log_syncs(
     cost = (figure["median_ms"] - figure["nondurable_median_ms"]) / figure["fsync_median_ms"]
     assert figure["claim_cost_ratio"] == pytest.approx(cost, rel=0.05, abs=0.2)
     assert figure["claim_cost_goal"] == 1.5
+    # the log the claim's sync flushes: one cycle's frames, counted by SQLite itself
+    assert 5 <= figure["log_frames_per_cycle"] <= 200
+    assert figure["fsync_log_median_ms"] > 0
+    to_log = (figure["median_ms"] - figure["nondurable_median_ms"]) / figure["fsync_log_median_ms"]
+    assert figure["claim_cost_ratio_to_log_sync"] == pytest.approx(to_log, rel=0.05, abs=0.2)
     plain = await run_cycles(url, cycles=2, warmup=0, in_flight=0, durable_claims=False)
     assert "claim_cost_ratio" not in plain  # nothing to price without durable claims
 
