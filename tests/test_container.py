@@ -86,3 +86,19 @@ def test_compose_sets_only_variables_the_bot_reads() -> None:
     known = {name for name, _, _ in describe_variables()}
     env = _compose()["services"]["bot"]["environment"]
     assert set(env) <= known, set(env) - known
+
+
+def test_the_image_compiles_its_sources_before_it_drops_root() -> None:
+    """The non-root user cannot write ``__pycache__``: compiled at build time, or every start
+    compiles every module of ours again (most of the start-up's CPU)."""
+    steps = _instructions()
+    kinds = [kind for kind, _ in steps]
+    compiling = [
+        i for i, (kind, args) in enumerate(steps) if kind == "RUN" and "compileall" in args
+    ]
+    assert compiling, "RUN python3 -m compileall over the copied packages"
+    [_, args] = steps[compiling[0]]
+    copied = [a.split()[-1] for k, a in steps if k == "COPY" and "/app/" in a.split()[-1]]
+    for package in (c for c in copied if not c.startswith("/app/requirements")):
+        assert package in args, f"{package} is copied but not compiled"
+    assert compiling[0] < kinds.index("USER")
