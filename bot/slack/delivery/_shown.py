@@ -82,9 +82,10 @@ async def show_decided(
     (``interrupted``: its outcome is unknown, said even before storage has it).
     ``lock_held``: the caller already holds the thread's lock (a click claims under it).
     Every write is fenced by the run's leases (``fenced``): once another instance took the
-    call over, this one shows nothing more (the new owner shows its one outcome).
+    call over, this one shows nothing more (the new owner shows its one outcome), but for
+    putting back the takeover's own card its late "approved" may have covered.
     """
-    services = fenced(services, stream)
+    unfenced, services = services, fenced(services, stream)
     if card is None:
         card = await _patiently(services, lambda: services.cards.find(run_id, tool_call_id))
     if card is None:
@@ -127,9 +128,9 @@ async def show_decided(
                     services.storage, run_id, tool_call_id
                 ):  # a takeover's outcome ("interrupted") is final: a late "approved" keeps off
                     await _update(services, shown, decided)
+                    if decision.kind == "approve":  # before any other write the fence may stop
+                        await _keep_takeover_shown(unfenced, shown, run_id, tool_call_id)
                     await _update_reminder(services, shown, decided)
-                    if decision.kind == "approve":
-                        await _keep_takeover_shown(services, shown, run_id, tool_call_id)
 
             await _patiently(services, show_outcome)  # the card must reach its outcome
         else:  # recovered after a crash or taken over: the card as storage has the outcome
@@ -224,7 +225,9 @@ async def _keep_takeover_shown(
 ) -> None:
     """Paused between the check and the update, this process may have just overwritten a
     takeover's "interrupted" card with "approved": show the takeover's outcome again (the same
-    card the new owner shows; nothing new is said)."""
+    card the new owner shows; nothing new is said). ``services`` unfenced: the fence refuses
+    every write of a process whose run was taken over, this one included, and the late
+    "approved" it covers has already passed the fence."""
     if await takeover_status(services.storage, run_id, tool_call_id) == "interrupted":
         stored = await stored_outcome(services.storage, run_id, tool_call_id)
         await _update(services, card, stored or Decided(decision=None, by=None, at=utcnow()))

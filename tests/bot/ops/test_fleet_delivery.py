@@ -175,3 +175,48 @@ async def test_kill_or_freeze_at_the_idempotent_tools_start_the_card_shows_the_o
         assert "Approved by <@U2>" in str(card.blocks)
         assert _answers(slack, thread) == ["Deleted r1."]
         assert len((await asyncio.to_thread(executions.read_text)).split("\n")) >= 2  # B ran it
+
+
+async def test_a_late_approved_update_that_lands_after_a_takeover_is_covered_again(
+    slack: FakeSlackAPI, tmp_path: Path
+) -> None:
+    """A's "approved" card update passed its fence, then A froze before Slack had it; B took
+    the call over (interrupted: not idempotent) and showed it; A's update lands last. A, woken,
+    puts the takeover's card back (its fence refuses its own writes, not that one)."""
+    async with (
+        _two_bots(slack, tmp_path, "postgres") as (fleet, gate, _),
+        aiohttp.ClientSession() as http,
+    ):
+        (a, proc_a), _ = fleet
+        thread = f"{int(time.time())}.000003"
+        (gate / "hold-r1").touch()
+        assert await _post(http, a, _mention(thread, "r1")) == 200
+        await _eventually(lambda: len(_cards(slack, thread)) == 1, "the card")
+        held: list[str] = []
+
+        def header() -> str:
+            return str(_cards(slack, thread)[0].blocks[0]["text"]["text"])
+
+        async def late(args: dict[str, Any]) -> None:
+            """A's "approved" reaches Slack only once B has shown the interrupted call."""
+            if held or "✅ Approved" not in str(args.get("blocks")):
+                return
+            held.append("approved")
+            proc_a.send_signal(signal.SIGSTOP)  # past its lease: B takes the call over
+            await _eventually(lambda: _answers(slack, thread) == ["Not done: interrupted."], "B")
+            await _eventually(lambda: header().startswith("⚠️ Interrupted"), "B's card")
+
+        slack.on("chat.update", late)
+        click = click_payload(_cards(slack, thread)[0], "approval:approve", user="U2")
+        assert await _post(http, a, interaction_request(click, SECRET)) == 200
+        try:
+            await _eventually(lambda: bool(held), "A's approved update")
+            await _eventually(lambda: header().startswith("✅ Approved"), "A's late update")
+        finally:
+            (gate / "release-r1").touch()
+            proc_a.send_signal(signal.SIGCONT)
+        await _eventually(lambda: header().startswith("⚠️ Interrupted"), "the takeover's card")
+        proc_a.send_signal(signal.SIGTERM)
+        assert await asyncio.wait_for(proc_a.wait(), 40) == 0
+        assert header().startswith("⚠️ Interrupted")
+        assert _answers(slack, thread) == ["Not done: interrupted."]

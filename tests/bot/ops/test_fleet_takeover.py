@@ -103,6 +103,11 @@ async def test_a_paused_instance_that_wakes_up_adds_nothing_to_the_thread(
                 assert await asyncio.wait_for(proc_a.wait(), 40) == 0
 
                 assert answers() == [outcome]  # one outcome in the thread, B's
+                await _eventually(  # the card's own update may land after the answer
+                    lambda: ("Interrupted" in str(cards()[0].blocks)) == (idempotent == "0"),
+                    "the card's outcome",
+                    30,
+                )
                 [card] = cards()
                 assert not any(b["type"] == "actions" for b in card.blocks)
                 interrupted = "Interrupted" in str(card.blocks)
