@@ -45,13 +45,18 @@ from storage import ClaimRecord, Completion, StaleLease, StateChange, utcnow
 _BATCH = 100
 _GIVEN_BACK = datetime(1970, 1, 1, tzinfo=UTC)
 """The lease of a claim given back to the agent whose run it is: lapsed for every recovery."""
+_CHECKED = "agents:recovery:finished-claims-checked:{agent_id}"
+"""Kept once ``_apply_finished_claims`` went through an agent's stored runs: that scan reads
+every one of them, and only data written before one transaction covered a claim's completion
+and its snapshot can need it, so each store is scanned once, not at every start."""
+_CHECKED_TTL = 100 * 365 * 24 * 3600.0
 
 
 async def recover_interrupted_runs(rt: Runtime, *, first: bool) -> list[AgentStream]:
     """Take over every claim whose lease lapsed (its owner died) and finish its call.
 
-    ``first``: also look, once, for runs whose claim completed but whose snapshot was never
-    updated (possible only with data written before one transaction covered both).
+    ``first``: also look, once per store, for runs whose claim completed but whose snapshot was
+    never updated (possible only with data written before one transaction covered both).
     """
     now = utcnow()
     lease = timedelta(seconds=rt.claim_lease_seconds)
@@ -76,9 +81,11 @@ async def recover_interrupted_runs(rt: Runtime, *, first: bool) -> list[AgentStr
         await rt.storage.renew_lease(
             claim.run_id, claim.key, rt.owner, _GIVEN_BACK, epoch=claim.epoch
         )
-    if first:
+    checked = _CHECKED.format(agent_id=rt.id)
+    if first and await rt.storage.get_value(checked) is None:
         handled = {c.stream.run_id for c in found}
         found.extend(await _apply_finished_claims(rt, skip=handled))
+        await rt.storage.add_if_absent(checked, utcnow().isoformat(), _CHECKED_TTL)
     for c in found:
         rt.runner.submit(c.drive(), name=f"run-{c.stream.run_id}", bounded=False)
     return [c.stream for c in found]
