@@ -194,6 +194,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     scale.add_argument("--redis", default=None, help="Redis URL (default: TEST_REDIS_URL)")
     scale.add_argument("--clicks-in-flight", type=int, default=1_000, help="clicks at once")
+    scale.add_argument("--curves", default=None, help="comma separated (default: every one)")
     return parser
 
 
@@ -245,6 +246,7 @@ def main(argv: list[str] | None = None) -> int:
             budget_s=args.budget_s,
             redis_url=args.redis,
             in_flight=args.clicks_in_flight,
+            curves=set(args.curves.split(",")) if args.curves else None,
         )
         ok &= _report("scale", curves)
     return 0 if ok else 1
