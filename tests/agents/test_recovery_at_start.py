@@ -1,6 +1,6 @@
 """The start-up look for runs whose claim completed but whose snapshot was never updated (data
 written before one transaction covered both): it reads every stored run of the agent, so it
-runs once per store, not at every start of every instance."""
+runs once per store, a page at a time, not at every start of every instance."""
 
 from __future__ import annotations
 
@@ -82,6 +82,7 @@ async def test_the_first_start_finishes_such_a_run_and_later_starts_read_no_stor
     assert stream.run_id == run_id and ran == []  # its stored outcome, not a second run
     assert await storage.load_snapshot(run_id) is None  # finished
     assert counted.calls["list_snapshots"] == 1
+    assert all(kw.get("limit") for name, kw in counted.log if name == "list_snapshots")  # paged
 
     counted.reset()
     restarted = _agent(counted, ScriptedModel([]), ran)  # another start, on the same store
