@@ -136,7 +136,11 @@ def _pending(sizes: list[int], budget: Budget) -> Iterator[dict[str, Any]]:
 
         sweep = curve("sweep", "ms", lambda p: p.sweep_ms)
         yield {**sweep, "storage": "sqlite", "rss_mb": [p.sweep_rss_mb for p in got.values()]}
-        yield {**curve("rss_pending", "MB", lambda p: p.bot_rss_mb), "storage": "sqlite"}
+        yield {
+            **curve("rss_pending", "MB", lambda p: p.bot_rss_mb),
+            "storage": "sqlite",
+            "first_start_rss_mb": {str(n): p.first_start_rss_mb for n, p in got.items()},
+        }
         startup = curve("startup_cpu", "s", lambda p: p.startup_cpu_s)
         under = all(p.startup_cpu_s < STARTUP_CPU_GOAL_S for p in got.values())
         yield {
@@ -145,6 +149,8 @@ def _pending(sizes: list[int], budget: Budget) -> Iterator[dict[str, Any]]:
             "ok": startup["ok"] and under,
             "under_2s": under,
             "starts_s": {str(n): p.startup_cpu_all_s for n, p in got.items()},
+            "first_start_s": {str(n): p.first_start_cpu_s for n, p in got.items()},
+            "first_start_until_idle_s": {str(n): p.first_start_idle_s for n, p in got.items()},
         }
 
 
