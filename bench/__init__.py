@@ -30,6 +30,11 @@ Figures (``python -m bench <figure>``; no argument or ``all`` runs every one):
   calls matched one by one (``match_median_us``, ``match_p99_us``, ``match_max_us``; ``matched``
   counts the calls some rule matched), timed by ``python -m bot.policy FILE --time`` in its own
   process. See ``bench._policy``.
+- ``scale``: growth curves in one run, one line per curve with its ``exponent`` (log10 of the
+  growth per 10x) at ``--scale-sizes 1000,10000,100000`` within ``--budget-s 600``: Redis grant
+  matching, the sweep, the bot's RSS and start-up CPU with that many pending, Home publishes per
+  decision, policy start, click → ack with ``--clicks-in-flight 1000``. Not in ``all`` (about 10
+  minutes on 2 cores). See ``bench._scale``.
 
 With the defaults, ``python -m bench`` takes a few minutes on 2 cores (plus the one-time fill of
 100k runs and the one-time peers install). A figure that fails prints ``{"figure": ...,

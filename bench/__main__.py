@@ -1,5 +1,5 @@
-"""``python -m bench [all|cycle|list|clicks|home|memory|peers|policy|gateway|sweep]``: a JSON line
-per figure (SPEC 9).
+"""``python -m bench [all|cycle|list|clicks|home|memory|peers|policy|gateway|sweep|scale]``: a JSON
+line per figure (SPEC 9).
 
 Figures:
   cycle   per storage URL: suspend → persist → new Agent → approve → finish with a scripted
@@ -30,6 +30,14 @@ Figures:
           1,000 and 10,000; 10 due per pass): pass_median_ms per size, rss_mb, and each one's
           growth exponent (log10 of the ratio per 10x: 0 is flat); --storage (default: a fresh
           SQLite file per size)
+  scale   growth curves in one run (issue 35), one line per curve at --scale-sizes (default
+          1,000, 10,000 and 100,000 when it fits in --budget-s, default 600): points, growth
+          exponent, goal, ok. redis_grants (the gate's grant lookup among that many grants,
+          --redis or TEST_REDIS_URL), sweep, rss_pending and startup_cpu (python -m bot on a
+          store with that many pending), home_publishes (views.publish per decision, a tenth
+          of that many people with Home open), policy_start (that many rules), click_ack
+          (p50/p99 with --clicks-in-flight, default 1,000, on one instance). Not part of
+          ``all``: it takes 10 minutes or more on 2 cores
   gateway python -m bot gateway in front of an upstream MCP server (Streamable HTTP), the
           official Python client: a call it does not hold, direct vs through the gateway in
           the same run (direct_median_ms, gateway_median_ms, ratio, added_ms; goal: ratio
@@ -48,6 +56,7 @@ python -m bench peers --cycles 200
 python -m bench policy --rules 20000 --calls 2000
 python -m bench gateway --gateway-calls 200 --held 20
 python -m bench sweep --sweep-sizes 1000,10000,100000
+python -m bench scale --scale-sizes 1000,10000,100000 --budget-s 1800
 """
 
 from __future__ import annotations
@@ -70,6 +79,7 @@ from bench._listing import run_listing
 from bench._memory import run_memory
 from bench._peers import run_peers
 from bench._policy import run_policy
+from bench._scale import run_scale
 from bench._sweep import run_sweep
 
 SQLITE = "sqlite+aiosqlite:///./data/bench.db"
@@ -90,6 +100,7 @@ FIGURES = (
     "policy",
     "gateway",
     "sweep",
+    "scale",
 )
 
 
@@ -179,6 +190,14 @@ def _parser() -> argparse.ArgumentParser:
         command.add_argument(
             "--sweep-sizes", default="1000,10000", help="pending calls, comma separated"
         )
+    scale = sub.add_parser("scale", help="growth curves at 1k/10k/100k, one line per curve")
+    scale.add_argument("--scale-sizes", default="1000,10000,100000", help="comma separated")
+    scale.add_argument(
+        "--budget-s", type=float, default=600.0, help="seconds; decides the points past two"
+    )
+    scale.add_argument("--redis", default=None, help="Redis URL (default: TEST_REDIS_URL)")
+    scale.add_argument("--clicks-in-flight", type=int, default=1_000, help="clicks at once")
+    scale.add_argument("--curves", default=None, help="comma separated (default: every one)")
     return parser
 
 
@@ -222,6 +241,17 @@ def main(argv: list[str] | None = None) -> int:
         sizes = tuple(int(size) for size in args.sweep_sizes.split(","))
         url = args.storage if chosen == "sweep" else None
         ok &= _report("sweep", partial(_once, run_sweep(url, sizes)))
+    if chosen == "scale":  # not in ``all``: 10 minutes or more
+        sizes_list = [int(size) for size in args.scale_sizes.split(",")]
+        curves = partial(
+            run_scale,
+            sizes_list,
+            budget_s=args.budget_s,
+            redis_url=args.redis,
+            in_flight=args.clicks_in_flight,
+            curves=set(args.curves.split(",")) if args.curves else None,
+        )
+        ok &= _report("scale", curves)
     return 0 if ok else 1
 
 

@@ -26,6 +26,7 @@ import sys
 import tempfile
 import time
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -59,12 +60,48 @@ def _signed(body: str, content_type: str) -> dict[str, str]:
     }
 
 
+@dataclass(frozen=True, kw_only=True)
+class Served:
+    """A ``python -m bot`` process serving, as ``serve_bot`` yields it."""
+
+    url: str
+    """Its base URL."""
+    pid: int
+    """Its process id (``cpu_seconds``, ``rss_bytes``)."""
+    ready_cpu_s: float
+    """CPU seconds (user + system) it had used when ``/healthz`` first answered."""
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds process ``pid`` has used so far (Linux ``/proc``)."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def rss_bytes(pid: int) -> int:
+    """Resident set size of process ``pid``, in bytes (Linux ``/proc``)."""
+    with open(f"/proc/{pid}/statm") as f:
+        pages = int(f.read().split()[1])
+    return pages * os.sysconf("SC_PAGE_SIZE")
+
+
 @contextlib.asynccontextmanager
 async def _bot(
     slack: FakeSlack, storage_url: str, extra: dict[str, str] | None = None
 ) -> AsyncIterator[str]:
     """``python -m bot`` on a free port (``extra``: more environment, e.g. ``APPROVERS``);
     yields its base URL, stops it on exit."""
+    async with serve_bot(slack, storage_url, extra) as served:
+        yield served.url
+
+
+@contextlib.asynccontextmanager
+async def serve_bot(
+    slack: FakeSlack, storage_url: str, extra: dict[str, str] | None = None
+) -> AsyncIterator[Served]:
+    """``python -m bot`` on a free port, as ``_bot`` starts it; yields it once ``/healthz``
+    answers, with the CPU it took to get there; stops it on exit."""
     port = _free_port()
     env = {
         **os.environ,
@@ -90,7 +127,8 @@ async def _bot(
         )
         try:
             await _wait_healthy(process, url, log)
-            yield url
+            ready = cpu_seconds(process.pid)
+            yield Served(url=url, pid=process.pid, ready_cpu_s=ready)
         finally:
             if process.returncode is None:
                 process.terminate()

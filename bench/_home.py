@@ -178,10 +178,12 @@ async def run_home(
     viewers: int = 3,
     onlookers: int = 10,
     rounds: int = 3,
+    onlookers_first: bool = False,
     data_dir: Path | None = None,
     settle_s: float = 120.0,
 ) -> dict[str, Any]:
-    """Fill a store with ``pending`` approvals, then time Home tab publishes and count calls."""
+    """Fill a store with ``pending`` approvals, then time Home tab publishes and count calls
+    (``onlookers_first``: the onlookers open their Home tab before the approvers do)."""
     with tempfile.TemporaryDirectory(dir=data_dir) as tmp:
         url = f"sqlite+aiosqlite:///{Path(tmp) / 'bench-home.db'}"
         started = time.perf_counter()
@@ -194,6 +196,16 @@ async def run_home(
             _bot(slack, url, approvers) as bot,
             aiohttp.ClientSession() as http,
         ):
+
+            async def open_onlookers() -> None:  # nothing theirs to decide: views never change
+                for k in range(onlookers):
+                    since = len(slack.calls)
+                    await _post(http, bot, _opened(f"UONLOOKER{k}", k), "application/json")
+                    async with asyncio.timeout(settle_s):
+                        await slack.wait_until(partial(_published, slack, since, 1))
+
+            if onlookers_first:  # the approvers opened theirs last: among the viewers kept
+                await open_onlookers()
             timings: list[float] = []
             calls: list[int] = []
             for n in range(rounds * viewers):
@@ -205,11 +217,8 @@ async def run_home(
                     await slack.wait_until(partial(_published, slack, since, 1))
                 timings.append((time.perf_counter() - started) * 1000)
                 calls.append(len(slack.calls) - since)
-            for k in range(onlookers):  # nothing theirs to decide: their views never change
-                since = len(slack.calls)
-                await _post(http, bot, _opened(f"UONLOOKER{k}", k), "application/json")
-                async with asyncio.timeout(settle_s):
-                    await slack.wait_until(partial(_published, slack, since, 1))
+            if not onlookers_first:
+                await open_onlookers()
             view = slack.homes[people[0]]
             rows = sum(1 for b in view["blocks"] if b["type"] == "actions")
             newest = _ts(pending - 1)
@@ -219,8 +228,15 @@ async def run_home(
             since = len(slack.calls)
             click = _home_click(view, people[0])
             await _post(http, bot, click, "application/x-www-form-urlencoded")
-            async with asyncio.timeout(settle_s):
-                await slack.wait_until(partial(_published, slack, since, viewers))
+            try:
+                async with asyncio.timeout(settle_s):
+                    await slack.wait_until(partial(_published, slack, since, viewers))
+            except TimeoutError:
+                got = slack.calls[since:].count("views.publish")
+                raise RuntimeError(
+                    f"a decision republished {got} of the {viewers} approvers' Home tabs within "
+                    f"{settle_s:.0f} s (the bot keeps the most recent Home viewers only)"
+                ) from None
             await asyncio.sleep(1.5)  # anything after (coalesced, paced) is counted too
             decision = slack.calls[since:]
             since = len(slack.calls)  # the requester may decide none: the scan's bound

@@ -19,14 +19,14 @@ import math
 import statistics
 import tempfile
 import time
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from agents import next_due
-from agents.models import call
+from agents import Agent, next_due
+from agents.models import ScriptedModel, ScriptItem, call
 from agents.stored._state import RunState
-from bench._cycle import _agent
+from bench._click_agent import AGENT
 from bench._memory import resident_bytes
 from bot import create_services, load_settings
 from bot._assembly import serve_agent
@@ -41,8 +41,20 @@ _BATCH = 50
 """Snapshots saved at once while filling (within a Redis client's connection pool)."""
 
 
+def swept_agent(store: Storage, script: list[ScriptItem]) -> Agent:
+    """``bench._click_agent``'s agent on ``store``: the runs filled here are its runs, so
+    ``python -m bot`` serving ``BOT_AGENT=bench._click_agent:AGENT`` sweeps them too."""
+    return Agent(
+        id=AGENT.id,
+        instructions="You delete records.",
+        model=ScriptedModel(script),
+        tools=dict(AGENT.tools),
+        storage=store,
+    )
+
+
 async def _template(store: Storage) -> SnapshotRecord:
-    agent = _agent(store, [call("delete-record", {"id": "rec-0"})])
+    agent = swept_agent(store, [call("delete_record", {"id": "rec-0"})])
     done = await agent.generate("Delete record rec-0", thread_id="bench-sweep", resource_id="bench")
     record = await store.load_snapshot(done.run_id)
     if done.finish_reason != "suspended" or record is None:
@@ -87,23 +99,39 @@ async def _fill(store: Storage, template: SnapshotRecord, size: int) -> list[Sna
     return kept[:DUE]
 
 
-async def _passes(url: str, size: int) -> tuple[float, int]:
-    """(median pass in seconds, resident bytes after them) with ``size`` pending."""
+async def fill(url: str, size: int) -> list[str]:
+    """Store ``size`` pending runs at ``url`` (none due for an hour); the ids of ``DUE`` of
+    them, spread over the store, that ``make_due`` makes due."""
     store = create_storage(url)
     try:
         template = await _template(store)
-        due = await _fill(store, template, size)
+        return [record.run_id for record in await _fill(store, template, size)]
+    finally:
+        await store.close()
+
+
+async def make_due(store: Storage, run_ids: list[str], now: datetime) -> None:
+    """The runs ``run_ids`` (filled at version 1) due just before ``now``."""
+    for run_id in run_ids:
+        await store.reschedule(run_id, version=1, due_at=now - timedelta(seconds=1))
+
+
+async def time_passes(url: str, due: list[str]) -> tuple[float, int]:
+    """(median pass in seconds, resident bytes after them) on a store ``fill`` filled."""
+    store = create_storage(url)
+    try:
         settings = load_settings({"SLACK_BOT_TOKEN": "xoxb-bench", "SLACK_SIGNING_SECRET": "x"})
         client = create_web_client("xoxb-bench", api_url="http://127.0.0.1:9/")  # never called
-        served = serve_agent(_agent(store, []), settings=settings, storage=store, client=client)
+        served = serve_agent(
+            swept_agent(store, []), settings=settings, storage=store, client=client
+        )
         services = create_services(
             agent=served.agent, policy=served.policy, client=client, settings=settings
         )
         times = []
         for _ in range(PASSES + 1):  # the first warms up (imports, caches, connections)
             now = utcnow()
-            for record in due:  # due now again (the last pass moved them on), untimed
-                await store.reschedule(record.run_id, version=1, due_at=now - timedelta(seconds=1))
+            await make_due(store, due, now)  # due now again (the last pass moved them), untimed
             started = time.perf_counter()
             await sweep(services, now=now)
             times.append(time.perf_counter() - started)
@@ -115,7 +143,12 @@ async def _passes(url: str, size: int) -> tuple[float, int]:
         await store.close()
 
 
-def _exponent(small: float, large: float, ratio: float) -> float:
+async def _passes(url: str, size: int) -> tuple[float, int]:
+    """(median pass in seconds, resident bytes after them) with ``size`` pending."""
+    return await time_passes(url, await fill(url, size))
+
+
+def exponent(small: float, large: float, ratio: float) -> float:
     """log10 of the growth per 10x of what is stored."""
     return round(math.log10(large / small) / math.log10(ratio), 3)
 
@@ -138,7 +171,7 @@ async def run_sweep(
         "pending": list(sizes),
         "due_per_pass": DUE,
         "pass_median_ms": [round(t * 1000, 2) for t in times],
-        "exponent": _exponent(times[0], times[-1], ratio),
+        "exponent": exponent(times[0], times[-1], ratio),
         "rss_mb": [round(r / 2**20, 1) for r in rss],
-        "rss_exponent": _exponent(rss[0], rss[-1], ratio),
+        "rss_exponent": exponent(rss[0], rss[-1], ratio),
     }

@@ -26,6 +26,7 @@ agent's own recovery to take (never dropped, never left held by an agent that ca
 from __future__ import annotations
 
 import contextlib
+from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -40,18 +41,24 @@ from agents.stored._lease import Lease
 from agents.stored._outcome import Outcome
 from agents.stored._state import PendingCallState, RunState
 from agents.stored._writes import CONTINUE_PREFIX
-from storage import ClaimRecord, Completion, StaleLease, StateChange, utcnow
+from storage import ClaimRecord, Completion, SnapshotRecord, StaleLease, StateChange, utcnow
 
 _BATCH = 100
 _GIVEN_BACK = datetime(1970, 1, 1, tzinfo=UTC)
 """The lease of a claim given back to the agent whose run it is: lapsed for every recovery."""
+_CHECKED = "agents:recovery:finished-claims-checked:{agent_id}"
+"""Kept once ``_apply_finished_claims`` went through an agent's stored runs: that scan reads
+every one of them, and only data written before one transaction covered a claim's completion
+and its snapshot can need it, so each store is scanned once, not at every start."""
+_CHECKED_TTL = 100 * 365 * 24 * 3600.0
+_SCAN_PAGE = 200
 
 
 async def recover_interrupted_runs(rt: Runtime, *, first: bool) -> list[AgentStream]:
     """Take over every claim whose lease lapsed (its owner died) and finish its call.
 
-    ``first``: also look, once, for runs whose claim completed but whose snapshot was never
-    updated (possible only with data written before one transaction covered both).
+    ``first``: also look, once per store, for runs whose claim completed but whose snapshot was
+    never updated (possible only with data written before one transaction covered both).
     """
     now = utcnow()
     lease = timedelta(seconds=rt.claim_lease_seconds)
@@ -76,9 +83,11 @@ async def recover_interrupted_runs(rt: Runtime, *, first: bool) -> list[AgentStr
         await rt.storage.renew_lease(
             claim.run_id, claim.key, rt.owner, _GIVEN_BACK, epoch=claim.epoch
         )
-    if first:
+    checked = _CHECKED.format(agent_id=rt.id)
+    if first and await rt.storage.get_value(checked) is None:
         handled = {c.stream.run_id for c in found}
         found.extend(await _apply_finished_claims(rt, skip=handled))
+        await rt.storage.add_if_absent(checked, utcnow().isoformat(), _CHECKED_TTL)
     for c in found:
         rt.runner.submit(c.drive(), name=f"run-{c.stream.run_id}", bounded=False)
     return [c.stream for c in found]
@@ -205,11 +214,27 @@ async def _recovered_outcome(
     )
 
 
+async def _every_snapshot(rt: Runtime) -> AsyncIterator[SnapshotRecord]:
+    """The agent's stored runs, ``_SCAN_PAGE`` at a time, newest first by offset, so memory
+    stays flat however many are stored. A run stored meanwhile is read twice (harmless: it is
+    not stuck); a run that ends meanwhile moves the rest up, so the scan may pass over one of
+    them: the price of not holding every run at once, for a look at data written by old
+    versions.
+    """
+    offset = 0
+    while True:
+        page, _ = await rt.storage.list_snapshots(agent_id=rt.id, offset=offset, limit=_SCAN_PAGE)
+        for record in page:
+            yield record
+        if len(page) < _SCAN_PAGE:
+            return
+        offset += len(page)
+
+
 async def _apply_finished_claims(rt: Runtime, *, skip: set[str]) -> list[Continuation]:
     """Runs whose claim completed but whose snapshot was not updated before a crash."""
     found: list[Continuation] = []
-    records, _ = await rt.storage.list_snapshots(agent_id=rt.id)
-    for record in records:
+    async for record in _every_snapshot(rt):
         if record.run_id in skip:
             continue
         claims = {c.key: c for c in await rt.storage.list_claims(record.run_id)}

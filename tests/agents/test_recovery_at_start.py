@@ -1,0 +1,90 @@
+"""The start-up look for runs whose claim completed but whose snapshot was never updated (data
+written before one transaction covered both): it reads every stored run of the agent, so it
+runs once per store, a page at a time, not at every start of every instance."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel
+
+from agents import Agent
+from agents.memory import Memory
+from agents.models import ScriptedModel, call, reply
+from storage import ClaimRecord, Completion, StateChange, Storage, utcnow
+from tests.backends import storage, storage_url  # noqa: F401
+from tests.counting import CountingStorage
+from tools import ToolContext, create_tool
+
+
+class Target(BaseModel):
+    id: str
+
+
+def _agent(store: Any, model: ScriptedModel, runs: list[str]) -> Agent:
+    async def delete(input: Target, ctx: ToolContext) -> dict[str, Any]:
+        runs.append(input.id)
+        return {"deleted": input.id}
+
+    return Agent(
+        id="ops",
+        model=model,
+        tools=[
+            create_tool(
+                id="delete-record",
+                description="Delete a record",
+                input_schema=Target,
+                execute=delete,
+                require_approval=True,
+            )
+        ],
+        storage=store,
+        memory=Memory(storage=store),
+    )
+
+
+async def _completed_but_not_applied(store: Storage) -> str:
+    """A run waiting on ``delete-record`` whose claim was completed (the tool ran) by a process
+    that died before it stored the run's next snapshot."""
+    waiting = _agent(store, ScriptedModel([call("delete-record", {"id": "r1"})]), [])
+    result = await waiting.generate("delete r1", thread_id="t1")
+    assert result.finish_reason == "suspended"
+    [pending] = result.tool_calls
+    key = f"{pending.tool_call_id}#0"
+    now = utcnow()
+    claim = ClaimRecord(
+        run_id=result.run_id,
+        key=key,
+        tool_call_id=pending.tool_call_id,
+        decision="approved",
+        decided_by="U1",
+        decided_at=now,
+        owner="gone",
+        lease_until=now,
+    )
+    assert await store.claim(claim) is None
+    outcome = {"status": "ok", "result": {"deleted": "r1"}, "reason": None}
+    done = Completion(run_id=result.run_id, key=key, outcome=outcome, owner="gone")
+    await store.commit(StateChange(completions=[done]))
+    return result.run_id
+
+
+async def test_the_first_start_finishes_such_a_run_and_later_starts_read_no_stored_run(
+    storage: Storage,  # noqa: F811
+) -> None:
+    run_id = await _completed_but_not_applied(storage)
+    ran: list[str] = []
+    counted = CountingStorage(storage)
+
+    first = _agent(counted, ScriptedModel([reply("Deleted r1.")]), ran)
+    [stream] = await first.recover_interrupted_runs()
+    await first.drain()
+    assert stream.run_id == run_id and ran == []  # its stored outcome, not a second run
+    assert await storage.load_snapshot(run_id) is None  # finished
+    assert counted.calls["list_snapshots"] == 1
+    assert all(kw.get("limit") for name, kw in counted.log if name == "list_snapshots")  # paged
+
+    counted.reset()
+    restarted = _agent(counted, ScriptedModel([]), ran)  # another start, on the same store
+    assert await restarted.recover_interrupted_runs() == []
+    assert counted.calls["list_snapshots"] == 0
