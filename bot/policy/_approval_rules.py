@@ -80,6 +80,19 @@ class ApprovalRules:
             return Refusal(rule="not-approver", text=text)
         return None
 
+    async def approvers_among(self, call: PendingToolCall, people: set[str]) -> set[str] | None:
+        """Those of ``people`` the call's rule names as approvers, in person or through a user
+        group (with the steps' approvers): the only ones who may approve it. None: its rule
+        names none, so anyone may."""
+        rule = call.requirement
+        if not rule.approvers:
+            return None
+        approvers = (*rule.approvers, *call.escalated_approvers)
+        named = {a for a in approvers if a in people}
+        for group in (a for a in approvers if a.startswith("S")):
+            named |= people & await self._user_groups.members(group)
+        return named
+
     async def _is_approver(self, user: str, approvers: tuple[str, ...]) -> bool:
         if user in approvers:
             return True

@@ -15,10 +15,22 @@ Example:
 
 from __future__ import annotations
 
+from typing import Protocol, runtime_checkable
+
 from agents import DecisionPolicy, PendingToolCall
 from bot.policy._apply import ArgsThreshold, CallPolicy
 from bot.policy._card_rules import CardRules
 from bot.policy._usergroups import UserGroups
+
+
+@runtime_checkable
+class NamesApprovers(Protocol):
+    """A decision policy that lets only the approvers a call's rule names approve it (the
+    bot's own ``ApprovalRules``)."""
+
+    async def approvers_among(self, call: PendingToolCall, people: set[str]) -> set[str] | None:
+        """Those of ``people`` the call's rule names; None: it names none (anyone may)."""
+        ...
 
 
 class Policy:
@@ -37,6 +49,17 @@ class Policy:
         decision asks Slack again (None: every group)."""
         if self._groups is not None:
             self._groups.forget(group)
+
+    async def who_may_approve(self, call: PendingToolCall, people: set[str]) -> set[str]:
+        """Those of ``people`` the gate may let approve ``call``: its rule's named approvers
+        among them (a set lookup, whatever the number of people), or all of them when the rule
+        names none or the agent brought its own decision policy. The gate still answers for
+        each (``Agent.ask``): this only leaves out who cannot be an approver at all."""
+        if isinstance(self.decision, NamesApprovers):
+            named = await self.decision.approvers_among(call, people)
+            if named is not None:
+                return named
+        return people
 
     def stricter_by_args(self, call: PendingToolCall) -> tuple[ArgsThreshold, ...]:
         """What edited arguments of ``call`` above some limits would need beyond its rule now

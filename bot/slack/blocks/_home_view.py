@@ -45,7 +45,9 @@ HOME_ARGS_LIMIT = 600
 """Characters of an approval's arguments shown as a code block (the card shows them all)."""
 HOME_FIELDS_LIMIT = 10
 """Slack's limit on a section's fields: more arguments than this go in a code block."""
-_VIEWERS = 500
+_VIEWERS = 10_000
+"""Home viewers remembered per instance (most recent): every person of a 5,000-person workspace
+twice over; a forgotten viewer's tab refreshes when they open it again."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -64,10 +66,13 @@ class Waiting:
 class HomeViewers:
     """Who opened the Home tab on this instance (most recent ``_VIEWERS``) and which calls
     each one's last published view lists: a decision publishes again the views it changes,
-    so decided approvals leave them."""
+    so decided approvals leave them. Who lists a call is indexed by the call: finding them
+    costs what they are, not what every viewer shows."""
 
     def __init__(self) -> None:
         self._users: dict[str, frozenset[tuple[str, str]]] = {}
+        self._listing: dict[str, dict[str, set[str]]] = {}
+        """run id → tool call id → the viewers whose view lists that call."""
         self._notes: dict[str, str] = {}
 
     def add(self, user: str) -> None:
@@ -75,7 +80,8 @@ class HomeViewers:
         shown = self._users.pop(user, frozenset())
         self._users[user] = shown
         while len(self._users) > _VIEWERS:
-            self._users.pop(next(iter(self._users)))
+            oldest = next(iter(self._users))
+            self._index(oldest, self._users.pop(oldest), frozenset())
 
     def users(self) -> tuple[str, ...]:
         """Every remembered viewer."""
@@ -84,15 +90,29 @@ class HomeViewers:
     def showed(self, user: str, calls: frozenset[tuple[str, str]]) -> None:
         """``user``'s Home tab now lists ``calls`` (``(run_id, tool_call_id)``)."""
         if user in self._users:
+            self._index(user, self._users[user], calls)
             self._users[user] = calls
 
     def showing(self, run_id: str, tool_call_id: str | None = None) -> set[str]:
         """The viewers whose Home tab lists that call (``None``: any call of the run)."""
-        return {
-            user
-            for user, calls in self._users.items()
-            if any(r == run_id and tool_call_id in (None, c) for r, c in calls)
-        }
+        calls = self._listing.get(run_id, {})
+        if tool_call_id is not None:
+            return set(calls.get(tool_call_id, ()))
+        return set().union(*calls.values())
+
+    def _index(
+        self, user: str, before: frozenset[tuple[str, str]], after: frozenset[tuple[str, str]]
+    ) -> None:
+        for run_id, tool_call_id in before - after:
+            calls = self._listing.get(run_id, {})
+            viewers = calls.get(tool_call_id, set())
+            viewers.discard(user)
+            if not viewers:
+                calls.pop(tool_call_id, None)
+                if not calls:
+                    self._listing.pop(run_id, None)
+        for run_id, tool_call_id in after - before:
+            self._listing.setdefault(run_id, {}).setdefault(tool_call_id, set()).add(user)
 
     def tell(self, user: str, text: str) -> None:
         """Show ``text`` on ``user``'s Home tab until they open it again: what a click there on

@@ -88,3 +88,41 @@ async def test_a_rate_limited_publish_is_retried_after_retry_after_and_shows_the
         assert executions.of("delete_record") == [{"id": "abc-123"}]
         assert _published_to(slack, before) == ["U2"] * 5  # four 429s, each retried once
         assert not _buttons(_valid(slack.homes["U2"]))
+
+
+async def test_an_approver_who_opened_home_before_a_thousand_others_is_still_republished(
+    slack: FakeSlackAPI, store: Storage, executions: Executions
+) -> None:
+    """A 5,000-person workspace: an approver is not forgotten because a thousand people opened
+    their Home tab after them (each instance remembered the 500 most recent)."""
+    async with served(slack, store, executions, GATED, APPROVERS="U5,U6") as bot:
+        ts = await bot.mention("delete abc-123", user="U1")
+        await bot.settle()
+        await bot.open_home("U5")
+        for n in range(1_000):
+            await bot.open_home(f"W{n:04d}")
+        assert _buttons(slack.homes["U5"])
+        before = len(slack.calls)
+        [card] = bot.cards(ts)
+        await bot.click(card, APPROVE_ACTION, user="U6")
+        await bot.settle()
+        assert "U5" in _published_to(slack, before)
+        assert not _buttons(_valid(slack.homes["U5"]))
+
+
+async def test_a_user_groups_members_among_the_viewers_are_republished_and_no_one_else(
+    slack: FakeSlackAPI, store: Storage, executions: Executions
+) -> None:
+    slack.usergroups["S1"] = ["U7", "U8"]
+    async with served(slack, store, executions, GATED, APPROVERS="U5,S1") as bot:
+        ts = await bot.mention("delete abc-123", user="U1")
+        await bot.settle()
+        for viewer in ("U7", "U9", "U10", "U11"):  # U7 through S1; U8 never opened Home
+            await bot.open_home(viewer)
+        assert _buttons(slack.homes["U7"]) and not _buttons(slack.homes["U9"])
+        before = len(slack.calls)
+        [card] = bot.cards(ts)
+        await bot.click(card, APPROVE_ACTION, user="U5")
+        await bot.settle()
+        assert _published_to(slack, before) == ["U7"]
+        assert not _buttons(_valid(slack.homes["U7"]))

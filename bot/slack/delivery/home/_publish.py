@@ -68,8 +68,8 @@ async def affected_viewers(
             continue
         if call.requested_by in known:
             affected.add(call.requested_by)
-        for user in viewers:
-            if user not in affected and await _may_decide(services, run_id, call, user):
+        for user in await services.policy.who_may_approve(call, known - affected):
+            if await _may_decide(services, run_id, call, user):
                 affected.add(user)
     return affected
 
