@@ -52,7 +52,7 @@ run: $(RUN_STAMP)
 # The whole suite (CI runs it), in three phases: the tests that run in the test process alone,
 # in parallel; the ones that start processes, two at a time (more workers of bots on two cores
 # starved each other's start); then the chaos seeds, the browser and what shares the databases,
-# one at a time. About 2 + 4 + 3 minutes on two cores.
+# one at a time. About 2 + 3.5 + 2 minutes on two cores.
 test: $(DEV_STAMP) $(NODE_STAMP)
 	@$(COMPILE)
 	$(PYTEST) -n $(JOBS) -m "$(PARALLEL)" $(PYTEST_ARGS) $(OK_IF_NONE)
