@@ -15,13 +15,15 @@ linearly from the point before (its wall time times the size ratio), it fits in 
   opened their Home tab and may decide nothing, and ``APPROVERS`` viewers (``bench._home``):
   goal, at most one per affected viewer and flat.
 - ``policy_start``: ``start_ms`` (read + compile) of a policy of that many rules
-  (``bench._policy``), with the match time's own exponent beside it.
+  (``bench._policy``), with the match time's own exponent beside it: goal, SPEC 11's (under
+  2 s up to 10,000 rules, a match under 1 ms), not flat: a file is read whole.
 - ``click_ack``: click → ack p99 ms against one ``python -m bot`` on SQLite with ``in_flight``
   clicks in flight (1,000 by default) and a tenth of that (``bench._clicks``): goal, p99 under
   1 s at ``in_flight``.
 
 ``exponent`` is log10 of the growth per 10x from the first point to the last (0: flat; 1: grows
-with it); the goal of every curve is at most 1.15x per 10x (``GOAL_EXPONENT``).
+with it); the goal of every curve of what is stored is at most 1.15x per 10x
+(``GOAL_EXPONENT``).
 """
 
 from __future__ import annotations
@@ -179,12 +181,25 @@ def _home(sizes: list[int], budget: Budget) -> dict[str, Any]:
     }
 
 
+POLICY_RULES_GOAL = 10_000
+"""SPEC 11: a policy file of thousands of rules starts in under 2 s and matches a call in
+under 1 ms. A file is not what is stored: reading it grows with it (exponent near 1)."""
+
+
 def _policy(sizes: list[int], budget: Budget) -> dict[str, Any]:
     got, skipped = _points(sizes, budget, lambda n: run_policy(n, 2_000))
     line = _line("policy_start", "ms", {n: f["start_ms"] for n, f in got.items()}, skipped)
     match = {n: f["match_median_us"] for n, f in got.items()}
+    thousands = [f["start_ms"] for n, f in got.items() if n <= POLICY_RULES_GOAL]
     return {
         **line,
+        "goal": (
+            f"start under 2 s up to {POLICY_RULES_GOAL:,} rules and a match under 1 ms "
+            "(SPEC 11); the start grows with the file, as reading it must"
+        ),
+        "ok": bool(thousands)
+        and max(thousands) < 2_000
+        and all(us < 1_000 for us in match.values()),
         "match_median_us": {str(n): us for n, us in match.items()},
         "match_exponent": exponent(match),
     }

@@ -11,7 +11,7 @@ import os
 import pytest
 
 from bench.__main__ import main
-from bench._scale import Budget, _points, exponent, run_scale
+from bench._scale import Budget, _points, _policy, exponent, run_scale
 from tests.backends import REDIS_ENV
 
 CURVES = [
@@ -30,6 +30,16 @@ def test_the_exponent_is_the_growth_per_tenfold_from_the_first_point_to_the_last
     assert exponent({1_000: 3.0, 10_000: 3.0, 100_000: 3.0}) == 0.0
     assert exponent({1_000: 1.0, 100_000: 1.15**2}) == round(math.log10(1.15), 3)
     assert exponent({1_000: 5.0}) is None
+
+
+@pytest.mark.processes  # the policy is read in a process of its own, as at start-up
+def test_the_policy_curve_is_held_to_spec_11_not_to_flatness() -> None:
+    """A file is read whole: its start grows with it; the goal is under 2 s up to 10,000
+    rules and a match under 1 ms."""
+    line = _policy([100, 1_000], Budget(600))
+    assert line["curve"] == "policy_start" and line["ok"] is True
+    assert "SPEC 11" in line["goal"]
+    assert set(line["match_median_us"]) == {"100", "1000"}
 
 
 def test_a_point_past_the_second_runs_only_when_its_estimate_fits_the_budget() -> None:
