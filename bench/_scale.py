@@ -40,7 +40,7 @@ from typing import Any, TypeVar
 from bench._clicks import run_clicks
 from bench._home import run_home
 from bench._policy import run_policy
-from bench._scale_grants import match_ms
+from bench._scale_grants import match_curve
 from bench._scale_pending import PendingPoint, measure
 
 T = TypeVar("T")
@@ -124,7 +124,7 @@ def _redis_grants(sizes: list[int], budget: Budget, redis_url: str | None) -> di
     if not redis_url:
         line = _line("redis_grants", "ms", {}, sizes)
         return {**line, "error": "no Redis: pass --redis URL or set TEST_REDIS_URL"}
-    points, skipped = _points(sizes, budget, lambda n: _run(match_ms(redis_url, n)))
+    points, skipped = _run(match_curve(redis_url, sizes, budget.fits))
     return _line("redis_grants", "ms", {n: round(ms, 3) for n, ms in points.items()}, skipped)
 
 
