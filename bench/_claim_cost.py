@@ -14,13 +14,19 @@ cycles and so under the same load from the rest of the machine:
   SQLite's log (``log_frames_per_cycle``, counted once by SQLite itself: the log emptied, one
   cycle, ``PRAGMA wal_checkpoint`` reports its frames). That is what the claim's sync flushes:
   the cycle's other writes commit at ``NORMAL``, so the log is synced once per cycle, by the
-  claim. The probe file is removed at the end.
+  claim. The probe file is removed at the end;
+- one cycle on a third store, ``durable_claims=False`` too (``<file>-synced.db``), that calls
+  ``fdatasync`` on a file of its own right after each claim commits: what one plain sync costs
+  a cycle at that point, wake-up after the wait included (``synced_median_ms``).
 
 Fields added to the ``cycle`` line: ``nondurable_median_ms``, ``fsync_median_ms``,
 ``claim_cost_ratio`` = (``median_ms`` - ``nondurable_median_ms``) / ``fsync_median_ms`` (the
 durable claim's price in one-frame syncs), ``log_frames_per_cycle``, ``fsync_log_median_ms``
-and ``claim_cost_ratio_to_log_sync`` (its price in syncs of the log it makes durable); the goal
-for both: at most ``CLAIM_COST_GOAL``.
+``claim_cost_ratio_to_log_sync`` (its price in syncs of the log it makes durable), and
+``synced_median_ms`` with ``claim_cost_ratio_in_cycle`` = (``median_ms`` -
+``nondurable_median_ms``) / (``synced_median_ms`` - ``nondurable_median_ms``): the durable
+claim's price in plain syncs made at the same point of the same cycle. The goal for each: at
+most ``CLAIM_COST_GOAL``.
 """
 
 from __future__ import annotations
@@ -31,9 +37,9 @@ import statistics
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
-from storage import Storage, create_storage
+from storage import ClaimRecord, StateChange, Storage, create_storage
 
 CLAIM_COST_GOAL = 1.5
 """What a durable claim may cost, in syncs of a log (issue 35)."""
@@ -55,6 +61,32 @@ def sqlite_file(url: str) -> Path | None:
     return Path(database).expanduser()
 
 
+class _SyncedAfterClaims:
+    """A store whose claim commits are followed by one ``fdatasync`` of a file of its own (the
+    claims a tool runs on, as durable claims are: not a run's answer's ``continued``)."""
+
+    def __init__(self, inner: Storage, path: Path) -> None:
+        self._inner = inner
+        self._path = path
+        self._fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        self._frame = os.urandom(FRAME_BYTES)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+    async def commit(self, change: StateChange) -> ClaimRecord | None:
+        stored = await self._inner.commit(change)
+        if change.claim is not None and change.claim.decision != "continued":
+            os.write(self._fd, self._frame)
+            os.fdatasync(self._fd)
+        return stored
+
+    async def close(self) -> None:
+        os.close(self._fd)
+        self._path.unlink(missing_ok=True)
+        await self._inner.close()
+
+
 class ClaimCost:
     """The non-durable cycle and the log syncs, timed beside each durable cycle."""
 
@@ -63,6 +95,11 @@ class ClaimCost:
         self._store = create_storage(
             f"sqlite+aiosqlite:///{self._nondurable}", durable_claims=False
         )
+        synced = path.with_name(f"{path.stem}-synced{path.suffix}")
+        self._synced = _SyncedAfterClaims(
+            create_storage(f"sqlite+aiosqlite:///{synced}", durable_claims=False),
+            path.with_name(f"{path.stem}-synced.probe"),
+        )
         self._cycle = cycle
         self._probe_path = path.with_name(f"{path.stem}-fsync.probe")
         self._probe = os.open(self._probe_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
@@ -70,10 +107,16 @@ class ClaimCost:
         self.nondurable_ms: list[float] = []
         self.fsync_ms: list[float] = []
         self.log_fsync_ms: list[float] = []
+        self.synced_ms: list[float] = []
         self.log_frames = 0
+
+    @property
+    def _synced_store(self) -> Storage:
+        return cast(Storage, self._synced)
 
     async def warm_up(self, n: str) -> None:
         await self._cycle(self._store, n)
+        await self._cycle(self._synced_store, f"{n}-synced")
         self._sync()
         if not self.log_frames:
             self._frames_in_log(empty_first=True)
@@ -88,8 +131,9 @@ class ClaimCost:
         return max(int(frames), 0)
 
     async def once(self, n: str) -> None:
-        """One non-durable cycle and the two log syncs, timed."""
+        """One non-durable cycle, one with a plain sync after its claim, and the two log syncs."""
         self.nondurable_ms.append((await self._cycle(self._store, n))[0] * 1000)
+        self.synced_ms.append((await self._cycle(self._synced_store, f"{n}-synced"))[0] * 1000)
         self.fsync_ms.append(self._sync() * 1000)
         self.log_fsync_ms.append(self._sync(max(self.log_frames, 1)) * 1000)
 
@@ -103,6 +147,7 @@ class ClaimCost:
         os.close(self._probe)
         self._probe_path.unlink(missing_ok=True)
         await self._store.close()
+        await self._synced.close()
 
     def figure(self, durable_median_ms: float) -> dict[str, Any]:
         """The fields above, from the medians of the timed rounds."""
@@ -111,6 +156,7 @@ class ClaimCost:
         nondurable = statistics.median(self.nondurable_ms)
         fsync = statistics.median(self.fsync_ms)
         log_fsync = statistics.median(self.log_fsync_ms)
+        synced = statistics.median(self.synced_ms)
         cost = durable_median_ms - nondurable
         return {
             "nondurable_median_ms": round(nondurable, 3),
@@ -119,6 +165,8 @@ class ClaimCost:
             "log_frames_per_cycle": self.log_frames,
             "fsync_log_median_ms": round(log_fsync, 4),
             "claim_cost_ratio_to_log_sync": _ratio(cost, log_fsync),
+            "synced_median_ms": round(synced, 3),
+            "claim_cost_ratio_in_cycle": _ratio(cost, synced - nondurable),
             "claim_cost_goal": CLAIM_COST_GOAL,
         }
 

@@ -55,6 +55,10 @@ async def test_cycle_on_a_sqlite_file_prices_the_durable_claim_in_log_syncs(
     assert figure["fsync_log_median_ms"] > 0
     to_log = (figure["median_ms"] - figure["nondurable_median_ms"]) / figure["fsync_log_median_ms"]
     assert figure["claim_cost_ratio_to_log_sync"] == pytest.approx(to_log, rel=0.05, abs=0.2)
+    # and against a plain sync made at the same point of the same cycle (a third store)
+    assert figure["synced_median_ms"] > 0
+    assert "claim_cost_ratio_in_cycle" in figure
+    assert not list(tmp_path.glob("*.probe"))  # the probes' files are gone
     plain = await run_cycles(url, cycles=2, warmup=0, in_flight=0, durable_claims=False)
     assert "claim_cost_ratio" not in plain  # nothing to price without durable claims
 
