@@ -1,6 +1,8 @@
 """An Extend is shown wherever the call shows, on every path (the card's button, the Home tab,
 the HTTP API): the person who clicked is told until when (or why not) also for a call in no
-Slack thread, the Home tabs listing it show the new expiry, the stored card record carries it."""
+Slack thread, the Home tabs listing it show the new expiry, the stored card record carries it,
+and the reminder follows it (never early for the old expiry, once more for the new one).
+The sweep is called directly with an injected clock."""
 
 from __future__ import annotations
 
@@ -11,10 +13,11 @@ from pathlib import Path
 
 from agents import PendingToolCall
 from agents.models import call, reply
-from bot.slack._ids import EXTEND_ACTION
+from bot.background._periodic import sweep
+from bot.slack._ids import APPROVE_ACTION, EXTEND_ACTION
 from storage import Storage
 from tests.bot.api.fixtures import tokens_file
-from tests.bot.harness import Bot, Executions, make_agent, start_bot
+from tests.bot.harness import CHANNEL, Bot, Executions, make_agent, start_bot
 from tests.bot.slack.test_home import FIRST, _buttons, _valid
 from tests.fakes.slack_api import FakeSlackAPI
 
@@ -134,3 +137,69 @@ async def test_extend_over_http_rewrites_the_card_record_and_the_home_tabs_listi
         assert record is not None and record.shown["expires_at"] == moved.expires_at.isoformat()
         home = repr(slack.homes["U9"]["blocks"])
         assert _date(moved.expires_at) in home and _date(shown.expires_at) not in home
+
+
+async def test_a_reminder_sent_before_an_extend_says_so_and_the_next_comes_before_the_new_expiry(
+    slack: FakeSlackAPI, store: Storage, executions: Executions, tmp_path: Path
+) -> None:
+    async with _served(slack, store, executions, tmp_path) as bot:
+        ts = await bot.mention("delete x", user="U1")
+        await bot.settle()
+        [card] = bot.cards(ts)
+        run_id, shown = await _pending(bot)
+        assert shown.suspended_at is not None and shown.expires_at is not None
+        start, end = shown.suspended_at, shown.expires_at
+        await sweep(bot.services, now=start + timedelta(seconds=TTL * 0.85))
+        [first] = [m for m in slack.thread(CHANNEL, ts) if not m.blocks]
+        assert "still waiting" in first.text and _date(end) in first.text
+
+        await bot.click(card, EXTEND_ACTION, user="U9")
+        await bot.settle()
+        new_end = (await _now(bot, run_id, shown)).expires_at
+        assert new_end == end + timedelta(seconds=TTL)
+        updated = slack.messages[first.ts].text  # its time no longer holds
+        assert (
+            "extended" in updated and _date(new_end) in updated and "still waiting" not in updated
+        )
+
+        assert (await sweep(bot.services, now=end)).expired == 0  # the old expiry: nothing
+        await sweep(bot.services, now=new_end - timedelta(seconds=TTL * 0.25))
+        assert len([m for m in slack.thread(CHANNEL, ts) if not m.blocks]) == 1  # not yet
+        await sweep(bot.services, now=new_end - timedelta(seconds=TTL * 0.2))
+        first_again, second = [m for m in slack.thread(CHANNEL, ts) if not m.blocks]
+        assert first_again.ts == first.ts
+        assert "still waiting" in second.text and _date(new_end) in second.text
+        await sweep(bot.services, now=new_end - timedelta(seconds=TTL * 0.1))
+        assert len([m for m in slack.thread(CHANNEL, ts) if not m.blocks]) == 2  # once
+
+        await bot.click(card, APPROVE_ACTION, user="U9")
+        await bot.settle()
+        assert "approved by <@U9>" in slack.messages[second.ts].text
+
+
+async def test_an_extend_before_the_reminder_moves_it_to_before_the_new_expiry(
+    slack: FakeSlackAPI, store: Storage, executions: Executions, tmp_path: Path
+) -> None:
+    async with _served(slack, store, executions, tmp_path) as bot:
+        ts = await bot.mention("delete x", user="U1")
+        await bot.settle()
+        [card] = bot.cards(ts)
+        run_id, shown = await _pending(bot)
+        assert shown.suspended_at is not None and shown.expires_at is not None
+        start, end = shown.suspended_at, shown.expires_at
+        await sweep(bot.services, now=start + timedelta(seconds=TTL * 0.5))
+        await bot.click(card, EXTEND_ACTION, user="U9")
+        await bot.settle()
+        new_end = (await _now(bot, run_id, shown)).expires_at
+        assert new_end is not None
+        for at in (
+            start + timedelta(seconds=TTL * 0.85),
+            end,
+            new_end - timedelta(seconds=TTL * 0.3),
+        ):
+            assert (await sweep(bot.services, now=at)).expired == 0
+        assert [m for m in slack.thread(CHANNEL, ts) if not m.blocks] == []  # not early
+        reminded = await sweep(bot.services, now=new_end - timedelta(seconds=TTL * 0.2))
+        [reminder] = [m for m in slack.thread(CHANNEL, ts) if not m.blocks]
+        assert "still waiting" in reminder.text and _date(new_end) in reminder.text
+        assert reminded.next_due == new_end
