@@ -203,3 +203,25 @@ async def test_an_extend_before_the_reminder_moves_it_to_before_the_new_expiry(
         [reminder] = [m for m in slack.thread(CHANNEL, ts) if not m.blocks]
         assert "still waiting" in reminder.text and _date(new_end) in reminder.text
         assert reminded.next_due == new_end
+
+
+async def test_extend_on_a_card_whose_record_was_lost_is_told_and_redrawn_not_dropped(
+    slack: FakeSlackAPI, store: Storage, executions: Executions, tmp_path: Path
+) -> None:
+    async with _served(slack, store, executions, tmp_path) as bot:
+        ts = await bot.mention("delete x", user="U1")
+        await bot.settle()
+        [card] = bot.cards(ts)
+        run_id, shown = await _pending(bot)
+        assert await store.delete_card(run_id, shown.tool_call_id)  # storage failed after the post
+        await bot.click(card, EXTEND_ACTION, user="U9")
+        await bot.settle()
+        moved = await _now(bot, run_id, shown)
+        assert moved.expires_at != shown.expires_at
+        [note] = slack.calls_to("chat.postEphemeral")
+        assert note["user"] == "U9" and "Extended" in note["text"]
+        [update] = bot.updates_of(card.ts)
+        assert _date(moved.expires_at) in str(update["blocks"])
+        record = await store.get_card(run_id, shown.tool_call_id)
+        assert record is not None and record.ts == card.ts
+        assert record.shown["expires_at"] == moved.expires_at.isoformat()
