@@ -197,7 +197,7 @@ class Agent(Facade, DecisionMethods):
         source: str = "python",
     ) -> PendingToolCall:
         """Keep a pending approval decidable for longer ("Extend", SPEC 12): its
-        ``expires_at`` moves to now + its rule's ``ttl_seconds``, never past
+        ``expires_at`` moves by its rule's ``ttl_seconds`` once more, never past
         ``max_ttl_seconds`` after it was presented; audited (``extended``). Returns the call
         as it now stands.
 

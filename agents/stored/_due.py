@@ -3,7 +3,8 @@
 A pending approval is looked at on its own timeline, from when it was presented (``since``):
 once ``FIRST_LOOK_SECONDS`` after (an edge whose process stopped before posting its card posts
 it then), at each of its rule's escalation steps it has not been through, at ``REMINDER_AT`` of
-its window (the reminder), and at its ``expires_at``. A run is due at the earliest moment of any
+its window (the reminder; after an Extend, as long before the new ``expires_at``: ``remind_at``),
+and at its ``expires_at``. A run is due at the earliest moment of any
 of its approvals: storage indexes it (``SnapshotRecord.due_at``) and the sweep reads only the
 runs due (``Storage.list_due``), then moves each to its next moment (``Storage.reschedule``).
 
@@ -27,9 +28,15 @@ REMINDER_AT = 0.8
 """Fraction of a call's window (``suspended_at`` → ``expires_at``) after which it is reminded."""
 
 
-def remind_at(since: datetime, expires_at: datetime) -> datetime:
-    """When a call presented at ``since`` that expires at ``expires_at`` is reminded."""
-    return since + (expires_at - since) * REMINDER_AT
+def remind_at(since: datetime, expires_at: datetime, ttl_seconds: float | None = None) -> datetime:
+    """When a call presented at ``since`` that expires at ``expires_at`` is reminded: at
+    ``REMINDER_AT`` of its window. A call kept waiting longer than its TTL (``ttl_seconds``: an
+    Extend moved its ``expires_at``) is reminded as long before its new expiry as a call is
+    before its first: at ``REMINDER_AT`` of the TTL it was given once more."""
+    window = expires_at - since
+    if ttl_seconds is None or window <= timedelta(seconds=ttl_seconds):
+        return since + window * REMINDER_AT
+    return expires_at - timedelta(seconds=ttl_seconds) * (1 - REMINDER_AT)
 
 
 def _moments(call: PendingToolCall, since: datetime) -> list[datetime]:
@@ -37,7 +44,8 @@ def _moments(call: PendingToolCall, since: datetime) -> list[datetime]:
     moments = [since + timedelta(seconds=FIRST_LOOK_SECONDS)]
     moments += [since + timedelta(seconds=step.after_seconds) for step in steps]
     if call.expires_at is not None:
-        moments += [remind_at(since, call.expires_at), call.expires_at]
+        moments += [remind_at(since, call.expires_at, call.requirement.ttl_seconds)]
+        moments.append(call.expires_at)
     return moments
 
 

@@ -7,7 +7,8 @@ within 10 s of the event, whatever set the TTL: the environment or a policy rule
 its ``expires_at`` is expired (``Expire``: the model is told the action did not run), its card
 shows "⌛ Expired" and an ``expired`` audit event is written; at 80% of the call's own window
 (``suspended_at`` → ``expires_at``) a reminder is posted in the thread, once, and it is updated
-when the card is decided; at each of its rule's ``escalate`` steps the call is escalated, once
+when the card is decided (after an Extend, once more for the new expiry, as long before it:
+``agents.remind_at``); at each of its rule's ``escalate`` steps the call is escalated, once
 across instances (``bot.background._escalation``).
 
 ``sweep(services, now=...)`` is one pass (tests call it with an injected clock). It reads only
@@ -121,7 +122,8 @@ async def _handle(services: Services, run: SuspendedRun, now: datetime) -> Sweep
             continue
         taken, _ = await escalate_due(services, run, call, since=since, now=now)
         escalated += taken
-        if call.expires_at is not None and now >= remind_at(since, call.expires_at):
+        ttl = call.requirement.ttl_seconds
+        if call.expires_at is not None and now >= remind_at(since, call.expires_at, ttl):
             await _remind(services, run, call, call.expires_at)
     return Sweep(expired=expired, next_due=None, escalated=escalated)
 
@@ -129,10 +131,13 @@ async def _handle(services: Services, run: SuspendedRun, now: datetime) -> Sweep
 async def _remind(
     services: Services, run: SuspendedRun, call: PendingToolCall, expires_at: datetime
 ) -> None:
+    """The reminder of ``call`` for its ``expires_at``, once across instances: one for each
+    expiry it has (an Extend gives it a new one); the latest one's ``ts`` is kept for its
+    card's decision to update."""
     card = await services.cards.find(run.run_id, call.tool_call_id)
     if card is None:
         return
-    key = f"slack:reminded:{run.run_id}:{call.tool_call_id}"
+    key = f"slack:reminded:{run.run_id}:{call.tool_call_id}:{expires_at.timestamp():.6f}"
     ttl = max(60.0, (expires_at - utcnow()).total_seconds() * 2.0)
     if not await services.storage.add_if_absent(key, "1", ttl):
         return
@@ -143,6 +148,7 @@ async def _remind(
     )
     if posted.get("ts"):
         mark = reminder_key(run.run_id, call.tool_call_id)
+        await services.storage.delete_value(mark)  # a reminder of an earlier expiry
         await services.storage.add_if_absent(mark, str(posted["ts"]), ttl)
 
 

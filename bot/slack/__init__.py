@@ -18,7 +18,8 @@ from bot.slack._agents import ServedAgents
 from bot.slack._ids import APPROVE_ACTION, DECLINE_ACTION
 from bot.slack._services import Services, create_services
 from bot.slack.deciding._workspace import AnyoneMayDecide, EdgePolicy, SettingsPolicy
-from bot.slack.delivery._publish import publish, show_extension
+from bot.slack.delivery._extended import show_extension
+from bot.slack.delivery._publish import publish
 from bot.slack.delivery._webclient import create_web_client
 from bot.slack.delivery.gateway._cards import GatewayCards
 from bot.slack.delivery.sending._fence import Superseded

@@ -87,6 +87,10 @@ class HomeViewers:
         """Every remembered viewer."""
         return tuple(self._users)
 
+    def knows(self, user: str) -> bool:
+        """Whether ``user`` opened the Home tab here (and is remembered)."""
+        return user in self._users
+
     def showed(self, user: str, calls: frozenset[tuple[str, str]]) -> None:
         """``user``'s Home tab now lists ``calls`` (``(run_id, tool_call_id)``)."""
         if user in self._users:

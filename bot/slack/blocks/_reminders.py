@@ -21,6 +21,12 @@ def reminder_text(view: CardView, expires_at_text: str) -> str:
     return msg.REMINDER.format(tool=_tool(view), when=expires_at_text)
 
 
+def reminder_extended(view: CardView, expires_at_text: str) -> str:
+    """The reminder after its call was extended: no longer the time to act (the next reminder
+    comes before the new expiry)."""
+    return msg.REMINDER_EXTENDED.format(tool=_tool(view), when=expires_at_text)
+
+
 def reminder_done(view: CardView, decided: Decided) -> str:
     """The reminder after its card was decided: what happened, by whom, when."""
     kind = {"withdraw": "decline"}.get(decided.kind, decided.kind)

@@ -12,14 +12,17 @@ use it; it presents the same call (tool, arguments) anew as the first step of a 
 the thread, gated like any call the model makes (a new card, a new TTL), and the expired card
 says it was asked again below. Once per call across clicks and instances (a mark in storage).
 
-``extend_card``: a pending card's "Extend" (SPEC 12 round 4). Whoever may approve the call may
-(the runtime's authority check, ``Agent.extend_tool_call``; the clicking user's workspace as
-for Approve); the card is redrawn with its new expiry under the thread's lock (so a decision
-shown meanwhile is never drawn back as pending), anyone else gets a private note.
+``extend_card``: a pending card's "Extend" (SPEC 12 round 4), on the card or the Home tab.
+Whoever may approve the call may (the runtime's authority check, ``Agent.extend_tool_call``; the
+clicking user's workspace as for Approve); the call is shown with its new expiry under the
+thread's lock (so a decision shown meanwhile is never drawn back as pending: ``show_extension``)
+and the clicker told until when; anyone else gets a private note. A call in no Slack thread is
+told on the clicker's Home tab.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import uuid
 from datetime import datetime
@@ -44,13 +47,17 @@ from bot.slack.blocks._blocks import Decided, as_dicts, decided_fallback
 from bot.slack.blocks._card import slack_date
 from bot.slack.blocks._decided_card import decided_card
 from bot.slack.blocks._refs import ApprovalRef
+from bot.slack.deciding._clicked_card import Clicked, card_from_call
 from bot.slack.deciding._conversation import slack_context
 from bot.slack.deciding._told import told
+from bot.slack.deciding._unrecorded import Asker, tell_asker
 from bot.slack.delivery._card_index import PostedCard
 from bot.slack.delivery._claimed import stored_outcome
+from bot.slack.delivery._extended import show_extension
 from bot.slack.delivery._render import post_run, reporting_failures
-from bot.slack.delivery._shown import may_ask_again, show_decided, show_waiting
+from bot.slack.delivery._shown import may_ask_again, show_decided
 from bot.slack.delivery._thread import SlackThread
+from bot.slack.delivery.home._listing import UNTHREADED, card_click
 from bot.slack.receiving._payloads import BlockActions
 
 logger = logging.getLogger(__name__)
@@ -167,37 +174,80 @@ async def ask_again(services: Services, click: BlockActions) -> None:
 
 
 async def extend_card(services: Services, click: BlockActions) -> None:
-    """After the click's ack: the clicked card's call kept decidable for longer by the clicking
-    user, and the card redrawn with its new expiry; a refusal is a private note."""
+    """After the click's ack: the clicked call kept decidable for longer by the clicking user
+    and shown with its new expiry (``show_extension``); what it came to, or why not, is told
+    to them alone: an ephemeral by the card, or a note on their Home tab for a call in no
+    Slack thread. A click on the Home tab is one on the call's card (posted now when it has
+    none in its thread), as for Approve."""
+    if click.channel_id is None:  # from the Home tab
+        on_card = await card_click(services, click)
+        click = on_card if on_card is not None else click
     ref = ApprovalRef.decode(click.actions[0].value if click.actions else None)
-    card = None if ref is None else await services.cards.find(ref.run_id, ref.tool_call_id)
-    if ref is None or card is None:
-        logger.warning("ignoring an Extend click without a card of ours")
+    if ref is None or click.channel_id is None:
+        logger.warning("ignoring an Extend click without a valid approval reference")
         return
     user = click.user.id
+    card = await _extended_card(services, ref, click)
+    asker = Asker(
+        user=user,
+        channel=card.channel if card else click.channel_id,
+        thread_ts=card.thread_ts if card else click.thread_ts,
+    )
     refusal = await services.workspace.refusal(
         user=user, team=click.user.team_id, card=card, choice="approve"
     )
     if refusal is not None:
-        await _tell(services, card, user, refusal.text)
+        await tell_asker(services, asker, refusal.text)
         return
-    async with services.locks.hold(thread_id_of(card.team, card.channel, card.thread_ts)):
+    held = (
+        services.locks.hold(thread_id_of(card.team, card.channel, card.thread_ts))
+        if card is not None
+        else contextlib.nullcontext()
+    )
+    async with held:
         try:
             call = await services.agent.extend_tool_call(
                 run_id=ref.run_id, tool_call_id=ref.tool_call_id, by=user, source="button"
             )
         except CannotExtend as exc:
-            await _tell(services, card, user, msg.CANNOT_EXTEND.format(why=exc.reason))
+            await tell_asker(services, asker, msg.CANNOT_EXTEND.format(why=exc.reason))
             return
         except AgentError as exc:
             if answer_of(exc).kind in ("failed", "bad-request"):
                 raise
-            await _tell(services, card, user, told(exc))
+            await tell_asker(services, asker, told(exc))
             return
-        await show_waiting(services, card, call)
+        await show_extension(
+            services, ref.run_id, call, by=user, card=card, lock_held=card is not None
+        )
     logger.info("extended tool call %s of run %s", ref.tool_call_id, ref.run_id)
     if call.expires_at is not None:
-        await _tell(services, card, user, msg.EXTENDED.format(when=slack_date(call.expires_at)))
+        when = slack_date(call.expires_at)
+        text = (
+            msg.HOME_EXTENDED.format(tool=call.tool_name, when=when)
+            if asker.channel == UNTHREADED
+            else msg.EXTENDED.format(when=when)
+        )
+        await tell_asker(services, asker, text)
+
+
+async def _extended_card(
+    services: Services, ref: ApprovalRef, click: BlockActions
+) -> PostedCard | None:
+    """The card of the clicked call: its record, else the clicked message drawn from the call
+    and recorded (``card_from_call``); None for a click on the Home tab alone (no thread)."""
+    if click.channel_id in (None, UNTHREADED) or click.team_id is None:
+        return None
+    card = await services.cards.find(ref.run_id, ref.tool_call_id)
+    if card is not None:
+        return card
+    where = Clicked(
+        team=click.team_id,
+        channel=click.channel_id,
+        message_ts=click.message_ts,
+        thread_ts=click.thread_ts,
+    )
+    return await card_from_call(services, ref, where)
 
 
 async def _mark_asked_again(services: Services, card: PostedCard, decided: Decided) -> None:

@@ -67,7 +67,12 @@ async def tell_not_recorded(
     """Log the outage (once) and tell ``asker`` nothing was recorded: an ephemeral by the
     card, or a note on their Home tab."""
     services.outages.down(service, cause)
-    text = not_recorded_text(service)
+    await tell_asker(services, asker, not_recorded_text(service))
+
+
+async def tell_asker(services: Services, asker: Asker, text: str) -> None:
+    """Tell ``asker`` privately: an ephemeral by the card, or a note on their Home tab (a click
+    there on a call in no Slack thread); a failure to deliver it is logged."""
     if asker.channel is None or asker.channel == UNTHREADED:
         services.home_viewers.tell(asker.user, text)
         await publish_home(services, asker.user)

@@ -3,13 +3,14 @@
 A ``CardRecord`` is the durable mapping (run id + tool call id → team, channel, ts + what the
 card showed), so the card can be updated after a restart, by the expiry job or by the HTTP API.
 It is written with the ``presented`` audit event in one transaction (presentations are
-audited), but only the record is read back: pruning audit never loses a card.
+audited), but only the record is read back: pruning audit never loses a card. An Extend rewrites
+the record's expiry (``CardStore.extended``; the ``extended`` audit event says it moved).
 """
 
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any, Final, Literal
 
@@ -94,6 +95,22 @@ class CardStore:
             **where,
         )
         await self._storage.put_card(record, audit=[presented])
+
+    async def extended(self, card: PostedCard, expires_at: datetime | None) -> PostedCard:
+        """``card`` now showing ``expires_at`` (its call was extended), its record too: whatever
+        draws it from the record later (a restart, a reminder, a batch card's row) shows the
+        new expiry. A record replaced meanwhile by a newer card of the call is left alone.
+        Call it under the card's thread lock (cards are recorded under it)."""
+        moved = replace(card, view=replace(card.view, expires_at=expires_at))
+        ref = card.view.ref
+        record = await self._storage.get_card(ref.run_id, ref.tool_call_id)
+        if record is None or record.ts != card.ts:
+            return moved
+        when = expires_at.isoformat() if expires_at else None
+        if record.shown.get("expires_at") != when:
+            shown = {**record.shown, "expires_at": when}
+            await self._storage.put_card(replace(record, shown=shown))
+        return moved
 
     async def find(self, run_id: str, tool_call_id: str) -> PostedCard | None:
         """The most recent card posted for a call, or None."""

@@ -1,26 +1,18 @@
 """Decisions taken outside Slack shown where the request was, like a button click: a decision
-taken through the HTTP API (``publish``), a call it kept decidable for longer
-(``show_extension``) and a run recovered after a crash (``post_recovered``).
+taken through the HTTP API (``publish``) and a run recovered after a crash (``post_recovered``);
+a call it kept decidable for longer is ``bot.slack.delivery._extended.show_extension``.
 """
 
 from __future__ import annotations
 
 import logging
 
-from agents import AgentStream, PendingToolCall, TakenDecision
+from agents import AgentStream, TakenDecision
 from bot.slack._services import Services
-from bot.slack.delivery._shown import show_decided, show_many_decided, show_waiting
+from bot.slack.delivery._shown import show_decided, show_many_decided
 from storage import utcnow
 
 logger = logging.getLogger(__name__)
-
-
-async def show_extension(services: Services, run_id: str, call: PendingToolCall) -> None:
-    """The card of ``call``, extended outside Slack, redrawn with its new expiry (no card: the
-    call was never shown in Slack, and the Home tab reads the call afresh)."""
-    card = await services.cards.find(run_id, call.tool_call_id)
-    if card is not None:
-        await show_waiting(services, card, call)
 
 
 async def publish(services: Services, taken: TakenDecision) -> None:
