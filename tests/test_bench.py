@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 from typing import Any
@@ -58,7 +59,7 @@ async def test_cycle_on_a_sqlite_file_prices_the_durable_claim_in_log_syncs(
     # and against a plain sync made at the same point of the same cycle (a third store)
     assert figure["synced_median_ms"] > 0
     assert "claim_cost_ratio_in_cycle" in figure
-    assert not list(tmp_path.glob("*.probe"))  # the probes' files are gone
+    assert not await asyncio.to_thread(lambda: list(tmp_path.glob("*.probe")))  # probes gone
     plain = await run_cycles(url, cycles=2, warmup=0, in_flight=0, durable_claims=False)
     assert "claim_cost_ratio" not in plain  # nothing to price without durable claims
 
