@@ -41,7 +41,15 @@ from agents.stored._lease import Lease
 from agents.stored._outcome import Outcome
 from agents.stored._state import PendingCallState, RunState
 from agents.stored._writes import CONTINUE_PREFIX
-from storage import ClaimRecord, Completion, SnapshotRecord, StaleLease, StateChange, utcnow
+from storage import (
+    ClaimRecord,
+    Completion,
+    SnapshotKey,
+    SnapshotRecord,
+    StaleLease,
+    StateChange,
+    utcnow,
+)
 
 _BATCH = 100
 _GIVEN_BACK = datetime(1970, 1, 1, tzinfo=UTC)
@@ -215,20 +223,20 @@ async def _recovered_outcome(
 
 
 async def _every_snapshot(rt: Runtime) -> AsyncIterator[SnapshotRecord]:
-    """The agent's stored runs, ``_SCAN_PAGE`` at a time, newest first by offset, so memory
-    stays flat however many are stored. A run stored meanwhile is read twice (harmless: it is
-    not stuck); a run that ends meanwhile moves the rest up, so the scan may pass over one of
-    them: the price of not holding every run at once, for a look at data written by old
-    versions.
+    """The agent's stored runs, ``_SCAN_PAGE`` at a time, newest first, each page read by key
+    after the last one (never by offset, never counted), so memory stays flat and each page
+    costs the same however many runs are stored. A run that ends meanwhile shifts none of the
+    others, so every run stored throughout is read once; a run stored meanwhile lands ahead of
+    the key and is not read (it is not stuck: it was just written).
     """
-    offset = 0
+    after: SnapshotKey | None = None
     while True:
-        page, _ = await rt.storage.list_snapshots(agent_id=rt.id, offset=offset, limit=_SCAN_PAGE)
+        page = await rt.storage.page_snapshots(agent_id=rt.id, after=after, limit=_SCAN_PAGE)
         for record in page:
             yield record
         if len(page) < _SCAN_PAGE:
             return
-        offset += len(page)
+        after = (page[-1].suspended_at, page[-1].run_id)
 
 
 async def _apply_finished_claims(rt: Runtime, *, skip: set[str]) -> list[Continuation]:
