@@ -142,3 +142,5 @@ async def test_a_run_ending_during_the_scan_does_not_hide_the_one_to_finish(
     assert stream.run_id == run_id and ran == []
     assert await storage.load_snapshot(run_id) is None  # finished
     assert ending.calls["page_snapshots"] == 2 and ending.calls["list_snapshots"] == 0
+    assert ending.made("list_claims_of_runs") == 2  # the claims of a page's runs: one read
+    assert ending.calls["list_claims"] == 0
