@@ -12,7 +12,7 @@ from storage._change import ApprovalTally, BatchRefusal, DecisionBatch, StateCha
 from storage._errors import SnapshotVersionConflict
 from storage._memory_claims import ClaimIndex
 from storage._memory_edge import MemoryEdgeRecords
-from storage._memory_standing import MemoryDue, MemoryEscalations, MemoryGrants
+from storage._memory_standing import MemoryDue, MemoryEscalations, MemoryGrants, MemoryPages
 from storage._prune import PruneReport
 from storage._records import (
     ApprovalRecord,
@@ -26,7 +26,7 @@ from storage._records import (
 )
 
 
-class InMemoryStorage(MemoryEdgeRecords, MemoryEscalations, MemoryGrants, MemoryDue):
+class InMemoryStorage(MemoryEdgeRecords, MemoryEscalations, MemoryGrants, MemoryDue, MemoryPages):
     """Everything in dicts guarded by one lock; ``memory://`` selects it.
 
     Example:

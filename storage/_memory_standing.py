@@ -1,6 +1,6 @@
 """``InMemoryStorage``'s records of what happens while a call waits (SPEC 15): standing grants
 (a dict by id), escalation steps (a list per run) and when each run is next due (read off its
-snapshot), under the store's one lock."""
+snapshot), under the store's one lock; and an agent's runs page by page, by key."""
 
 from __future__ import annotations
 
@@ -12,7 +12,14 @@ from datetime import datetime
 from storage._change import StateChange
 from storage._errors import GrantUnavailable
 from storage._grants import ended_before, listed, newest_first, refusal, revoked, used
-from storage._records import ClaimRecord, DueKey, EscalationRecord, GrantRecord, SnapshotRecord
+from storage._records import (
+    ClaimRecord,
+    DueKey,
+    EscalationRecord,
+    GrantRecord,
+    SnapshotKey,
+    SnapshotRecord,
+)
 
 
 class MemoryGrants:
@@ -148,3 +155,24 @@ class MemoryDue:
                 return False
             self._snapshots[run_id] = dataclasses.replace(stored, due_at=due_at)
             return True
+
+
+class MemoryPages:
+    """``page_snapshots`` of ``InMemoryStorage`` (its snapshots): a scan of the dict, which holds
+    one process's runs (the server backends read an index)."""
+
+    _snapshots: dict[str, SnapshotRecord]
+
+    async def page_snapshots(
+        self, *, agent_id: str, after: SnapshotKey | None = None, limit: int = 100
+    ) -> list[SnapshotRecord]:
+        found = sorted(
+            (
+                ((s.suspended_at, s.run_id), s)
+                for s in self._snapshots.values()
+                if s.agent_id == agent_id
+            ),
+            key=lambda pair: pair[0],
+            reverse=True,
+        )
+        return [s for key, s in found if after is None or key < after][: max(limit, 0)]

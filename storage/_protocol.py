@@ -18,6 +18,7 @@ from storage._records import (
     GrantRecord,
     MessageRecord,
     OutboxEntry,
+    SnapshotKey,
     SnapshotRecord,
     ThreadRecord,
 )
@@ -100,6 +101,25 @@ class Storage(Protocol):
         """Snapshots matching every given filter, newest ``suspended_at`` first, and the total.
 
         With ``decidable_only`` only snapshots with ``decidable=True`` are counted and paged.
+        Every call counts the matches and pays for its ``offset``: to go through every stored
+        run, use ``page_snapshots``.
+        """
+        ...
+
+    async def page_snapshots(
+        self, *, agent_id: str, after: SnapshotKey | None = None, limit: int = 100
+    ) -> list[SnapshotRecord]:
+        """Snapshots of ``agent_id`` in ``list_snapshots``'s order (newest ``suspended_at``
+        first; on a tie, the greater ``run_id`` first, as the backend compares text): the first
+        ``limit`` after the key ``after`` (the last page's last ``(suspended_at, run_id)``;
+        None: from the newest).
+
+        Read by key from the agent's index, with no offset and no count: a page costs its own
+        rows however many are stored. Going page after page visits exactly once every run that
+        stays where it is meanwhile, however many share a ``suspended_at``: a run deleted
+        meanwhile shifts none of the others (under an offset, every later one moves up and one
+        is passed over); a run stored, or saved again with a newer ``suspended_at``, meanwhile
+        goes ahead of the key, where the next scan sees it.
         """
         ...
 

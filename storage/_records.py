@@ -82,6 +82,9 @@ class SnapshotRecord:
 DueKey = tuple[datetime, str]
 """Where a page of ``Storage.list_due`` ended: the last run's ``(due_at, run_id)``."""
 
+SnapshotKey = tuple[datetime, str]
+"""Where a page of ``Storage.page_snapshots`` ended: the last run's ``(suspended_at, run_id)``."""
+
 
 @dataclass(frozen=True, kw_only=True)
 class ClaimRecord:

@@ -41,7 +41,15 @@ from agents.stored._lease import Lease
 from agents.stored._outcome import Outcome
 from agents.stored._state import PendingCallState, RunState
 from agents.stored._writes import CONTINUE_PREFIX
-from storage import ClaimRecord, Completion, SnapshotRecord, StaleLease, StateChange, utcnow
+from storage import (
+    ClaimRecord,
+    Completion,
+    SnapshotKey,
+    SnapshotRecord,
+    StaleLease,
+    StateChange,
+    utcnow,
+)
 
 _BATCH = 100
 _GIVEN_BACK = datetime(1970, 1, 1, tzinfo=UTC)
@@ -214,40 +222,48 @@ async def _recovered_outcome(
     )
 
 
-async def _every_snapshot(rt: Runtime) -> AsyncIterator[SnapshotRecord]:
-    """The agent's stored runs, ``_SCAN_PAGE`` at a time, newest first by offset, so memory
-    stays flat however many are stored. A run stored meanwhile is read twice (harmless: it is
-    not stuck); a run that ends meanwhile moves the rest up, so the scan may pass over one of
-    them: the price of not holding every run at once, for a look at data written by old
-    versions.
+async def _every_page(rt: Runtime) -> AsyncIterator[list[SnapshotRecord]]:
+    """The agent's stored runs, ``_SCAN_PAGE`` at a time, newest first, each page read by key
+    after the last one (never by offset, never counted), so memory stays flat and each page
+    costs the same however many runs are stored. A run that ends meanwhile shifts none of the
+    others, so every run stored throughout is read once; a run stored meanwhile lands ahead of
+    the key and is not read (it is not stuck: it was just written).
     """
-    offset = 0
+    after: SnapshotKey | None = None
     while True:
-        page, _ = await rt.storage.list_snapshots(agent_id=rt.id, offset=offset, limit=_SCAN_PAGE)
-        for record in page:
-            yield record
+        page = await rt.storage.page_snapshots(agent_id=rt.id, after=after, limit=_SCAN_PAGE)
+        if page:
+            yield page
         if len(page) < _SCAN_PAGE:
             return
-        offset += len(page)
+        after = (page[-1].suspended_at, page[-1].run_id)
 
 
 async def _apply_finished_claims(rt: Runtime, *, skip: set[str]) -> list[Continuation]:
-    """Runs whose claim completed but whose snapshot was not updated before a crash."""
+    """Runs whose claim completed but whose snapshot was not updated before a crash: the claims
+    of a page's runs in one read, and only a run with a completed claim is parsed."""
     found: list[Continuation] = []
-    async for record in _every_snapshot(rt):
-        if record.run_id in skip:
-            continue
-        claims = {c.key: c for c in await rt.storage.list_claims(record.run_id)}
-        state = RunState.model_validate(record.data)
-        for pending in state.pending:
-            claim = claims.get(pending.claim_key)
-            if claim is not None and claim.status == "completed" and claim.outcome is not None:
-                done = Outcome.from_document(claim.outcome)
+    async for page in _every_page(rt):
+        runs = [record for record in page if record.run_id not in skip]
+        claims_of = await rt.storage.list_claims_of_runs([record.run_id for record in runs])
+        for record in runs:
+            completed = {
+                c.key: c
+                for c in claims_of.get(record.run_id, [])
+                if c.status == "completed" and c.outcome is not None
+            }
+            if not completed:
+                continue  # nothing ran for it: nothing to apply
+            state = RunState.model_validate(record.data)
+            for pending in state.pending:
+                claim = completed.get(pending.claim_key)
+                if claim is not None and claim.outcome is not None:
+                    done = Outcome.from_document(claim.outcome)
 
-                async def outcome(run: Run, done: Outcome = done) -> Outcome:
-                    return done
+                    async def outcome(run: Run, done: Outcome = done) -> Outcome:
+                        return done
 
-                held = Lease.of(claim, claim.owner)  # completed already: its own fence
-                found.append(continuation(rt, record.version, state, pending, outcome, held))
-                break
+                    held = Lease.of(claim, claim.owner)  # completed already: its own fence
+                    found.append(continuation(rt, record.version, state, pending, outcome, held))
+                    break
     return found

@@ -25,7 +25,8 @@ Layout under the key prefix (default ``countersign:``)::
 
 Multi-key writes are Lua scripts (``storage.redis._scripts``), hence atomic; ``commit`` is one
 script call for a whole state change, and ``load_run`` one script call too. Claims, leases and
-approvals live in ``storage.redis._claims``, ``prune`` in ``_prune``.
+approvals live in ``storage.redis._claims``, ``prune`` in ``_prune``, the listings of snapshots
+in ``_listing``.
 """
 
 from __future__ import annotations
@@ -33,7 +34,6 @@ from __future__ import annotations
 import functools
 import json
 import math
-import uuid
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
@@ -59,6 +59,7 @@ from storage.redis._due import DUE_METHODS, RedisDue
 from storage.redis._edge import EDGE_METHODS, RedisEdge
 from storage.redis._escalations import ESCALATION_METHODS, RedisEscalations
 from storage.redis._grants import GRANT_METHODS, RedisGrants
+from storage.redis._listing import LISTING_METHODS, RedisListing
 from storage.redis._prune import RedisPrune
 from storage.redis._scripts import (
     APPEND_AUDIT,
@@ -79,7 +80,6 @@ _PROTOCOL_METHODS = (
     "save_snapshot",
     "load_snapshot",
     "delete_snapshot",
-    "list_snapshots",
     "claim",
     "complete_claim",
     "list_claims",
@@ -102,15 +102,17 @@ _PROTOCOL_METHODS = (
     *EDGE_METHODS,
     *ESCALATION_METHODS,
     *DUE_METHODS,
+    *LISTING_METHODS,
     *GRANT_METHODS,
 )
 """Every protocol method: each reports an unreachable server as ``StorageUnavailable``."""
 
-_TEMP_KEY_SECONDS = 30
 _MESSAGE_CHUNK = 200
 
 
-class RedisStorage(RedisClaims, RedisPrune, RedisEdge, RedisEscalations, RedisGrants, RedisDue):
+class RedisStorage(
+    RedisClaims, RedisPrune, RedisEdge, RedisEscalations, RedisGrants, RedisDue, RedisListing
+):
     """Storage in Redis; ``redis://host:6379/0`` (``rediss://`` for TLS) URLs.
 
     Give it a ``redis.asyncio.Redis`` you own (never closed here unless ``owns_client``), or use
@@ -216,50 +218,6 @@ class RedisStorage(RedisClaims, RedisPrune, RedisEdge, RedisEscalations, RedisGr
     async def delete_snapshot(self, run_id: str) -> None:
         await self._delete_snapshot(args=[self._p, run_id])
 
-    async def list_snapshots(
-        self,
-        *,
-        agent_id: str | None = None,
-        thread_id: str | None = None,
-        resource_id: str | None = None,
-        offset: int = 0,
-        limit: int | None = None,
-        decidable_only: bool = False,
-    ) -> tuple[list[SnapshotRecord], int]:
-        everything = f"{self._p}snaps:all"
-        if decidable_only:
-            everything = f"{self._p}snaps:decidable"
-            if not self._decidable_indexed:
-                await self._backfill_decidable(args=[self._p])
-                self._decidable_indexed = True
-        indexes = [
-            f"{self._p}snaps:{kind}:{value}"
-            for kind, value in (
-                ("agent", agent_id),
-                ("thread", thread_id),
-                ("resource", resource_id),
-            )
-            if value is not None
-        ]
-        if indexes and decidable_only:
-            indexes.append(everything)
-        offset = max(offset, 0)
-        stop = -1 if limit is None else offset + limit - 1
-        async with self._r.pipeline(transaction=True) as pipe:
-            source, queued = self._intersect(pipe, indexes, everything)
-            pipe.zcard(source)
-            pipe.zrevrange(source, offset, stop)
-            if queued:
-                pipe.delete(source)
-            replies = await pipe.execute()
-        total, run_ids = int(replies[queued]), replies[queued + 1]
-        if limit is not None and limit <= 0:
-            return [], total
-        docs = await self._hget_many(
-            [f"{self._p}snap:{_text(run_id)}" for run_id in run_ids], "doc"
-        )
-        return [codec.loads(SnapshotRecord, doc) for doc in docs if doc is not None], total
-
     # -- memory ----------------------------------------------------------------------------
     async def save_thread(self, record: ThreadRecord) -> None:
         await self._r.set(f"{self._p}thread:{record.thread_id}", codec.dumps(record))
@@ -354,30 +312,6 @@ class RedisStorage(RedisClaims, RedisPrune, RedisEdge, RedisEscalations, RedisGr
 
     async def delete_value(self, key: str) -> None:
         await self._r.delete(f"{self._p}kv:{key}")
-
-    # -- helpers ---------------------------------------------------------------------------
-    def _intersect(self, pipe: Any, indexes: list[str], everything: str) -> tuple[str, int]:
-        """The sorted set to read for ``indexes`` and how many commands that queued on ``pipe``.
-
-        Several indexes are intersected into a temporary key (the caller deletes it when the
-        count is not 0); one index is read as it is; none means ``everything``.
-        """
-        if not indexes:
-            return everything, 0
-        if len(indexes) == 1:
-            return indexes[0], 0
-        temp = f"{self._p}tmp:{uuid.uuid4().hex}"
-        pipe.zinterstore(temp, indexes, aggregate="MAX")
-        pipe.expire(temp, _TEMP_KEY_SECONDS)
-        return temp, 2
-
-    async def _hget_many(self, keys: list[str], field: str) -> list[Any]:
-        if not keys:
-            return []
-        async with self._r.pipeline(transaction=False) as pipe:
-            for key in keys:
-                pipe.hget(key, field)
-            return list(await pipe.execute())
 
 
 def _text(value: Any) -> str:

@@ -41,6 +41,7 @@ from storage.sql._due import SQLDue
 from storage.sql._edge import SQLEdgeRecords
 from storage.sql._escalations import SQLEscalations
 from storage.sql._grants import SQLGrants
+from storage.sql._pages import SQLPages
 from storage.sql._prune import prune
 from storage.sql._schema import (
     CLAIM_ORDER,
@@ -63,7 +64,7 @@ from storage.sql.sqlite._decision_path import RunState
 _KV_PURGE_EVERY_SECONDS = 60.0
 
 
-class SQLStorage(SQLEdgeRecords, SQLEscalations, SQLGrants, SQLDue):
+class SQLStorage(SQLEdgeRecords, SQLEscalations, SQLGrants, SQLDue, SQLPages):
     """Storage in a SQL database; ``sqlite+aiosqlite://`` and ``postgresql+asyncpg://`` URLs.
 
     Give it a URL (it creates, and on ``close`` disposes, its engine) or an ``AsyncEngine``

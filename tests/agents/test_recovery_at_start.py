@@ -1,14 +1,19 @@
 """The start-up look for runs whose claim completed but whose snapshot was never updated (data
 written before one transaction covered both): it reads every stored run of the agent, so it
-runs once per store, a page at a time, not at every start of every instance."""
+runs once per store, a page at a time by key (never by offset: a run that ends meanwhile must not
+hide another), not at every start of every instance."""
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Callable
+from datetime import timedelta
 from typing import Any
 
 from pydantic import BaseModel
 
 from agents import Agent
+from agents.deciding._recovery import _SCAN_PAGE
 from agents.memory import Memory
 from agents.models import ScriptedModel, call, reply
 from storage import ClaimRecord, Completion, StateChange, Storage, utcnow
@@ -81,10 +86,61 @@ async def test_the_first_start_finishes_such_a_run_and_later_starts_read_no_stor
     await first.drain()
     assert stream.run_id == run_id and ran == []  # its stored outcome, not a second run
     assert await storage.load_snapshot(run_id) is None  # finished
-    assert counted.calls["list_snapshots"] == 1
-    assert all(kw.get("limit") for name, kw in counted.log if name == "list_snapshots")  # paged
+    assert counted.calls["page_snapshots"] == 1  # one page: by key, no count
+    assert counted.calls["list_snapshots"] == 0  # never an offset
 
     counted.reset()
     restarted = _agent(counted, ScriptedModel([]), ran)  # another start, on the same store
     assert await restarted.recover_interrupted_runs() == []
-    assert counted.calls["list_snapshots"] == 0
+    assert counted.calls["page_snapshots"] == counted.calls["list_snapshots"] == 0
+
+
+class RunEndsBetweenPages(CountingStorage):
+    """A store on which, after each page of the scan, another run ends (its snapshot deleted,
+    as a finishing run's is), while the scan is between two pages."""
+
+    def __init__(self, inner: Storage, ending: list[str]) -> None:
+        super().__init__(inner)
+        self.ending = ending
+
+    def _counted(self, name: str, method: Callable[..., Any]) -> Callable[..., Any]:
+        counted = super()._counted(name, method)
+        if name not in ("page_snapshots", "list_snapshots"):
+            return counted
+
+        async def then_a_run_ends(*args: Any, **kwargs: Any) -> Any:
+            page = await counted(*args, **kwargs)
+            if self.ending:
+                await self.inner.delete_snapshot(self.ending.pop(0))
+            return page
+
+        return then_a_run_ends
+
+
+async def test_a_run_ending_during_the_scan_does_not_hide_the_one_to_finish(
+    storage: Storage,  # noqa: F811
+) -> None:
+    """A page of runs newer than the one to finish, which is first on the second page: under
+    an offset, a run of the first page ending meanwhile moved it up onto the first page, which
+    the scan had read already, so it was never finished."""
+    run_id = await _completed_but_not_applied(storage)
+    stuck = await storage.load_snapshot(run_id)
+    assert stuck is not None
+    newer = [f"newer-{n:03d}" for n in range(_SCAN_PAGE)]
+    older = [f"older-{n:03d}" for n in range(5)]
+    for n, other in enumerate(newer + older):  # waiting runs without a claim: nothing owed
+        seconds = 1 + n if n < len(newer) else len(newer) - n - 1
+        moved = stuck.suspended_at + timedelta(seconds=seconds)
+        await storage.save_snapshot(dataclasses.replace(stuck, run_id=other, suspended_at=moved))
+    ran: list[str] = []
+    ending = RunEndsBetweenPages(storage, [newer[-1]])  # on the first page, read already
+
+    agent = _agent(ending, ScriptedModel([reply("Deleted r1.")]), ran)
+    [stream] = await agent.recover_interrupted_runs()
+    await agent.drain()
+
+    assert stream.run_id == run_id and ran == []
+    assert await storage.load_snapshot(run_id) is None  # finished
+    assert ending.calls["page_snapshots"] == 2 and ending.calls["list_snapshots"] == 0
+    assert ending.made("list_claims_of_runs") == 2  # the claims of a page's runs: one read
+    assert ending.calls["list_claims"] == 0
