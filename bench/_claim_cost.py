@@ -25,8 +25,10 @@ durable claim's price in one-frame syncs), ``log_frames_per_cycle``, ``fsync_log
 ``claim_cost_ratio_to_log_sync`` (its price in syncs of the log it makes durable), and
 ``synced_median_ms`` with ``claim_cost_ratio_in_cycle`` = (``median_ms`` -
 ``nondurable_median_ms``) / (``synced_median_ms`` - ``nondurable_median_ms``): the durable
-claim's price in plain syncs made at the same point of the same cycle. The goal for each: at
-most ``CLAIM_COST_GOAL``.
+claim's price in plain syncs made at the same point of the same cycle; and, from
+``bench._claim_alone`` (a round after each), ``claim_alone_durable_ms``, ``claim_alone_ms``,
+``log_sync_ms`` and ``claim_alone_ratio``: the claim's commit alone, priced in syncs of its own
+log. The goal for each: at most ``CLAIM_COST_GOAL``.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, cast
 
+from bench._claim_alone import ClaimAlone
 from storage import ClaimRecord, StateChange, Storage, create_storage
 
 CLAIM_COST_GOAL = 1.5
@@ -100,6 +103,8 @@ class ClaimCost:
             create_storage(f"sqlite+aiosqlite:///{synced}", durable_claims=False),
             path.with_name(f"{path.stem}-synced.probe"),
         )
+        self._alone = ClaimAlone(path)
+        self._warm_rounds = 0
         self._cycle = cycle
         self._probe_path = path.with_name(f"{path.stem}-fsync.probe")
         self._probe = os.open(self._probe_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
@@ -117,6 +122,8 @@ class ClaimCost:
     async def warm_up(self, n: str) -> None:
         await self._cycle(self._store, n)
         await self._cycle(self._synced_store, f"{n}-synced")
+        await self._alone.once(f"w{n}")
+        self._warm_rounds += 1
         self._sync()
         if not self.log_frames:
             self._frames_in_log(empty_first=True)
@@ -136,6 +143,7 @@ class ClaimCost:
         self.synced_ms.append((await self._cycle(self._synced_store, f"{n}-synced"))[0] * 1000)
         self.fsync_ms.append(self._sync() * 1000)
         self.log_fsync_ms.append(self._sync(max(self.log_frames, 1)) * 1000)
+        await self._alone.once(n)
 
     def _sync(self, frames: int = 1) -> float:
         os.write(self._probe, self._frame * frames)
@@ -148,6 +156,7 @@ class ClaimCost:
         self._probe_path.unlink(missing_ok=True)
         await self._store.close()
         await self._synced.close()
+        await self._alone.close()
 
     def figure(self, durable_median_ms: float) -> dict[str, Any]:
         """The fields above, from the medians of the timed rounds."""
@@ -167,6 +176,7 @@ class ClaimCost:
             "claim_cost_ratio_to_log_sync": _ratio(cost, log_fsync),
             "synced_median_ms": round(synced, 3),
             "claim_cost_ratio_in_cycle": _ratio(cost, synced - nondurable),
+            **self._alone.figure(self._warm_rounds),
             "claim_cost_goal": CLAIM_COST_GOAL,
         }
 

@@ -59,7 +59,12 @@ async def test_cycle_on_a_sqlite_file_prices_the_durable_claim_in_log_syncs(
     # and against a plain sync made at the same point of the same cycle (a third store)
     assert figure["synced_median_ms"] > 0
     assert "claim_cost_ratio_in_cycle" in figure
-    assert not await asyncio.to_thread(lambda: list(tmp_path.glob("*.probe")))  # probes gone
+    # and the claim's commit alone against one sync of its own log
+    assert figure["claim_alone_durable_ms"] > 0 and figure["log_sync_ms"] > 0
+    alone = (figure["claim_alone_durable_ms"] - figure["claim_alone_ms"]) / figure["log_sync_ms"]
+    assert figure["claim_alone_ratio"] == pytest.approx(alone, rel=0.05, abs=0.2)
+    leftovers = await asyncio.to_thread(lambda: sorted(p.name for p in tmp_path.iterdir()))
+    assert not [name for name in leftovers if ".probe" in name or "-alone-" in name]
     plain = await run_cycles(url, cycles=2, warmup=0, in_flight=0, durable_claims=False)
     assert "claim_cost_ratio" not in plain  # nothing to price without durable claims
 
