@@ -9,8 +9,10 @@ Figures:
           or redis_commands/round_trips_per_cycle;
           concurrent_cycles_per_s with --in-flight cycles (default 100) at once, and failures;
           on a SQLite file also nondurable_median_ms, fsync_median_ms (one sync of a growing
-          log-like file) and claim_cost_ratio (what the durable claim adds, in those syncs;
-          goal: at most 1.5)
+          log-like file) and claim_cost_ratio (what the durable claim adds, in those syncs),
+          claim_cost_ratio_to_log_sync, claim_cost_ratio_in_cycle (against a plain sync at the
+          claim) and claim_alone_ratio (the claim's commit alone against one sync of its own
+          log); goal for each: at most 1.5
   list    list_suspended_runs with --runs stored runs (one page, one thread)
   clicks  p50/p99 Slack click-to-ack time under concurrent clicks against the real bot
   home    the App Home tab with --pending approvals waiting (default 10,000) against the real
