@@ -20,11 +20,13 @@ from redis.commands.core import AsyncScript
 
 from storage import _codec as codec
 from storage._records import DueKey, SnapshotRecord
+from storage.redis._lua import DOCS_OF_RUNS
 
 DUE_METHODS = ("list_due", "reschedule")
 """The protocol methods of this half (each wrapped like the others for ``StorageUnavailable``)."""
 
-_LIST_DUE = """
+_LIST_DUE = (
+    """
 -- KEYS: the agent's due zset. ARGV: prefix, until score, after score ('' from the start),
 -- after run, limit. Returns the documents of the due runs after the key, by (score, member).
 local key, p, upto, limit = KEYS[1], ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[5])
@@ -54,12 +56,9 @@ else
     end
   end
 end
-local docs = {}
-for i = 1, #runs do
-  docs[i] = redis.call('HGET', p .. 'snap:' .. runs[i], 'doc') or ''
-end
-return docs
 """
+    + DOCS_OF_RUNS
+)
 
 _RESCHEDULE = """
 -- KEYS: the snapshot hash, the agent's due zset. ARGV: run, expected version, new document,

@@ -20,13 +20,15 @@ from redis.commands.core import AsyncScript
 
 from storage import _codec as codec
 from storage._records import SnapshotKey, SnapshotRecord
+from storage.redis._lua import DOCS_OF_RUNS
 
 LISTING_METHODS = ("list_snapshots", "page_snapshots")
 """The protocol methods of this half (each wrapped like the others for ``StorageUnavailable``)."""
 
 _TEMP_KEY_SECONDS = 30
 
-_PAGE = """
+_PAGE = (
+    """
 -- KEYS: the agent's zset. ARGV: prefix, after score ('' from the newest), after run, limit.
 -- Returns the documents of the next runs after the key, by (score, member) descending.
 local key, p, limit = KEYS[1], ARGV[1], tonumber(ARGV[4])
@@ -60,12 +62,9 @@ else
     end
   end
 end
-local docs = {}
-for i = 1, #runs do
-  docs[i] = redis.call('HGET', p .. 'snap:' .. runs[i], 'doc') or ''
-end
-return docs
 """
+    + DOCS_OF_RUNS
+)
 
 
 class RedisListing:
