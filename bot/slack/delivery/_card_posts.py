@@ -1,5 +1,6 @@
 """Approval cards posted in their thread: at once, kept in the outbox while Slack does not answer,
-and recovered when a call pends with no card at all.
+and recovered when a call pends with no card at all; a card's reminder rewritten when what it
+says no longer holds (``rewrite_reminder``).
 
 Every card message carries its call in Slack message ``metadata`` (``countersign_card``: run id
 and tool call id). Before a kept or recovered card is posted, its thread is read for it, so a
@@ -15,11 +16,14 @@ import logging
 from datetime import datetime, timedelta
 from typing import Any
 
+from slack_sdk.errors import SlackApiError
+
 from agents import PendingToolCall, ToolCallApprovalChunk
 from bot.ops._outage import unavailable, waiting_out
 from bot.slack._services import Services
 from bot.slack.blocks._blocks import CardView, approval_card, approval_fallback, as_dicts
 from bot.slack.blocks._refs import ApprovalRef
+from bot.slack.blocks._reminders import reminder_key
 from bot.slack.delivery._card_index import PostedCard
 from bot.slack.delivery._card_source import described
 from bot.slack.delivery._outbox import (
@@ -251,3 +255,15 @@ async def recover_lost_card(
         ),
     )
     return True
+
+
+async def rewrite_reminder(services: Services, card: PostedCard, text: str) -> None:
+    """The reminder posted for ``card``'s call (if any) says ``text`` instead."""
+    ref = card.view.ref
+    ts = await services.storage.get_value(reminder_key(ref.run_id, ref.tool_call_id))
+    if not ts:
+        return
+    try:
+        await services.client.chat_update(channel=card.channel, ts=ts, text=text)
+    except SlackApiError as exc:
+        logger.warning("could not update reminder %s: %s", ts, exc.response.get("error"))

@@ -14,20 +14,16 @@ is never drawn back as pending (its own update shows it).
 from __future__ import annotations
 
 import contextlib
-import logging
-
-from slack_sdk.errors import SlackApiError
 
 from agents import PendingToolCall
 from bot.slack._ids import thread_id
 from bot.slack._services import Services
 from bot.slack.blocks._card import slack_date
-from bot.slack.blocks._reminders import reminder_extended, reminder_key
+from bot.slack.blocks._reminders import reminder_extended
 from bot.slack.delivery._card_index import PostedCard
+from bot.slack.delivery._card_posts import rewrite_reminder
 from bot.slack.delivery._shown import show_waiting
 from bot.slack.delivery.home._publish import republish
-
-logger = logging.getLogger(__name__)
 
 
 async def show_extension(
@@ -66,12 +62,6 @@ async def show_extension(
 
 async def _update_reminder(services: Services, card: PostedCard, call: PendingToolCall) -> None:
     """A reminder posted for the card's old expiry says the call was extended, until when."""
-    ref = card.view.ref
-    ts = await services.storage.get_value(reminder_key(ref.run_id, ref.tool_call_id))
-    if not ts or call.expires_at is None:
-        return
-    text = reminder_extended(card.view, slack_date(call.expires_at))
-    try:
-        await services.client.chat_update(channel=card.channel, ts=ts, text=text)
-    except SlackApiError as exc:
-        logger.warning("could not update reminder %s: %s", ts, exc.response.get("error"))
+    if call.expires_at is not None:
+        text = reminder_extended(card.view, slack_date(call.expires_at))
+        await rewrite_reminder(services, card, text)

@@ -36,8 +36,9 @@ from bot.slack.blocks._blocks import (
     slack_date,
 )
 from bot.slack.blocks._mrkdwn import mention
-from bot.slack.blocks._reminders import reminder_done, reminder_key
+from bot.slack.blocks._reminders import reminder_done
 from bot.slack.delivery._card_index import PostedCard
+from bot.slack.delivery._card_posts import rewrite_reminder
 from bot.slack.delivery._card_source import described
 from bot.slack.delivery._claimed import (
     claimed_detail,
@@ -336,17 +337,9 @@ async def _quorum(services: Services, card: PostedCard) -> tuple[str, ...]:
 
 async def _update_reminder(services: Services, card: PostedCard, decided: Decided) -> None:
     """A reminder posted for this card says it was decided (no longer "still waiting")."""
-    ref = card.view.ref
     if decided.decision is None or decided.decision.kind == "resume":
         return
-    ts = await services.storage.get_value(reminder_key(ref.run_id, ref.tool_call_id))
-    if not ts:
-        return
-    text = reminder_done(card.view, decided)
-    try:
-        await services.client.chat_update(channel=card.channel, ts=ts, text=text)
-    except SlackApiError as exc:
-        logger.warning("could not update reminder %s: %s", ts, exc.response.get("error"))
+    await rewrite_reminder(services, card, reminder_done(card.view, decided))
 
 
 def may_ask_again(services: Services, view: CardView) -> bool:

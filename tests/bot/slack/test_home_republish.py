@@ -126,3 +126,19 @@ async def test_a_user_groups_members_among_the_viewers_are_republished_and_no_on
         await bot.settle()
         assert _published_to(slack, before) == ["U7"]
         assert not _buttons(_valid(slack.homes["U7"]))
+
+
+async def test_a_decision_looks_among_the_viewers_only_for_the_approvers_its_rule_names(
+    slack: FakeSlackAPI, store: Storage, executions: Executions
+) -> None:
+    """The gate is asked only about viewers who can be approvers at all: those the rule names,
+    in person or as a member of a named group; none of a thousand others."""
+    slack.usergroups["S1"] = ["U7"]
+    async with served(slack, store, executions, GATED, APPROVERS="U5,S1") as bot:
+        await bot.mention("delete abc-123", user="U1")
+        await bot.settle()
+        [run] = (await bot.services.agent.list_suspended_runs()).runs
+        [pending] = run.tool_calls
+        viewers = {"U5", "U7", "U9", *(f"W{n:04d}" for n in range(1_000))}
+        named = await bot.services.policy.who_may_approve(pending, viewers)
+        assert named == {"U5", "U7"}
